@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// specd promises one small binary built from the Swift toolchain alone: no package dependencies, ever.
+let package = Package(
+    name: "specd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "specd", targets: ["specd"]),
+    ],
+    targets: [
+        .target(name: "HTTP"),
+        .target(name: "Rules"),
+        .target(name: "Server", dependencies: ["HTTP", "Rules"]),
+        .executableTarget(name: "specd", dependencies: ["Server"]),
+        .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Server"], path: "bench/Sources"),
+        .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "HTTPFixtures", "Rules"]),
+    ]
+)
+
+// Swift 6 language mode everywhere; strict concurrency comes with it.
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]
+}

@@ -1,0 +1,47 @@
+/// Byte classes from RFC 9110 §5.6 and RFC 9112, as lookup helpers for the parser.
+enum ASCII {
+    static let cr: UInt8 = 13
+    static let lf: UInt8 = 10
+    static let space: UInt8 = 32
+    static let tab: UInt8 = 9
+    static let colon: UInt8 = 58
+
+    /// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+    static let tokenTable: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(byte)] = true }
+        for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = true }
+        for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(byte)] = true }
+        for char in "!#$%&'*+-.^_`|~".utf8 { table[Int(char)] = true }
+        return table
+    }()
+
+    @inline(__always) static func isToken(_ byte: UInt8) -> Bool { tokenTable[Int(byte)] }
+
+    /// field-vchar / SP / HTAB / obs-text: everything but CTLs and DEL.
+    @inline(__always) static func isFieldValueByte(_ byte: UInt8) -> Bool {
+        byte == tab || (byte >= 0x20 && byte != 0x7F)
+    }
+
+    /// Visible ASCII allowed in a request target (no spaces, no controls, no obs-text).
+    @inline(__always) static func isTargetByte(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
+
+    @inline(__always) static func lower(_ byte: UInt8) -> UInt8 {
+        byte >= 65 && byte <= 90 ? byte | 0x20 : byte
+    }
+
+    static func equalsIgnoringCase<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
+    where A.Element == UInt8, B.Element == UInt8 {
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { lower($0) == lower($1) }
+    }
+
+    static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(byte - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,141 @@
+/// The policy of one HTTP/1.1 connection as a pure value: it decides keep-alive, close and timeouts from events
+/// and the instants it is given, and the socket code only carries out the actions it returns. Owned by the thread
+/// that owns the connection.
+public struct ConnectionStateMachine: Sendable {
+    public typealias Instant = ContinuousClock.Instant
+
+    public enum State: Sendable, Equatable {
+        /// Between requests, waiting for the first byte of the next one.
+        case idle(since: Instant)
+        case readingHead(since: Instant)
+        case readingBody(lastProgress: Instant)
+        /// A complete request is with its handler; no read deadline runs.
+        case handling
+        /// The response is a long-lived stream (SSE); its own liveness rules apply.
+        case streaming
+        /// The last response is written; reading and discarding until the linger deadline.
+        case closing(until: Instant)
+        case closed
+    }
+
+    public enum Action: Sendable, Equatable {
+        case none
+        /// Answer 408 with `Connection: close`, then close.
+        case respondTimeout
+        /// Close now, writing nothing more.
+        case close
+        /// Flush what is queued, then close.
+        case closeAfterFlush
+    }
+
+    public private(set) var state: State
+    public private(set) var requestsServed = 0
+    public private(set) var isDraining = false
+    public let timeouts: ConnectionTimeouts
+
+    public init(timeouts: ConnectionTimeouts = .default, now: Instant) {
+        self.timeouts = timeouts
+        state = .idle(since: now)
+    }
+
+    /// Bytes arrived: an idle connection starts the header deadline.
+    public mutating func bytesReceived(now: Instant) {
+        switch state {
+        case .idle: state = .readingHead(since: now)
+        case .readingBody: state = .readingBody(lastProgress: now)
+        default: break
+        }
+    }
+
+    /// A head is complete; a body may follow.
+    public mutating func headReceived(now: Instant, bodyFollows: Bool) {
+        state = bodyFollows ? .readingBody(lastProgress: now) : .handling
+    }
+
+    public mutating func requestComplete() {
+        state = .handling
+    }
+
+    public mutating func streamStarted() {
+        state = .streaming
+    }
+
+    /// Whether the response being written should say `Connection: close`.
+    public func shouldKeepAlive(requestWantsKeepAlive: Bool) -> Bool {
+        requestWantsKeepAlive && !isDraining && requestsServed + 1 < timeouts.maxRequestsPerConnection
+    }
+
+    /// A response was queued. Returns `.closeAfterFlush` when the connection ends with it.
+    public mutating func responseQueued(now: Instant, keepAlive: Bool) -> Action {
+        requestsServed += 1
+        if keepAlive && !isDraining && requestsServed < timeouts.maxRequestsPerConnection {
+            state = .idle(since: now)
+            return .none
+        }
+        state = .closing(until: now + timeouts.lingerClose)
+        return .closeAfterFlush
+    }
+
+    /// A framing error was answered: the connection ends without reading on.
+    public mutating func protocolErrorAnswered(now: Instant) -> Action {
+        state = .closing(until: now + timeouts.lingerClose)
+        return .closeAfterFlush
+    }
+
+    /// The peer closed its side or the socket failed.
+    public mutating func peerClosed() -> Action {
+        switch state {
+        case .handling:
+            // Let the in-flight response be attempted; the write will fail or the close comes after it.
+            return .none
+        default:
+            state = .closed
+            return .close
+        }
+    }
+
+    /// Graceful shutdown: idle connections close now, busy ones after their current response.
+    public mutating func beginDrain(now: Instant) -> Action {
+        isDraining = true
+        switch state {
+        case .idle:
+            state = .closed
+            return .close
+        case .readingHead, .readingBody, .handling:
+            return .none
+        case .streaming:
+            state = .closing(until: now + timeouts.lingerClose)
+            return .closeAfterFlush
+        case .closing, .closed:
+            return .none
+        }
+    }
+
+    /// Checks deadlines; called periodically by the owner with the current instant.
+    public mutating func tick(now: Instant) -> Action {
+        switch state {
+        case .idle(let since):
+            if now - since >= timeouts.keepAliveIdle {
+                state = .closed
+                return .close
+            }
+        case .readingHead(let since):
+            if now - since >= timeouts.header { return timedOut(now: now) }
+        case .readingBody(let lastProgress):
+            if now - lastProgress >= timeouts.bodyIdle { return timedOut(now: now) }
+        case .closing(let until):
+            if now >= until {
+                state = .closed
+                return .close
+            }
+        case .handling, .streaming, .closed:
+            break
+        }
+        return .none
+    }
+
+    private mutating func timedOut(now: Instant) -> Action {
+        state = .closing(until: now + timeouts.lingerClose)
+        return .respondTimeout
+    }
+}

@@ -1,0 +1,82 @@
+/// An ordered list of header fields. Names keep the case they arrived in and are matched case-insensitively
+/// (RFC 9110 §5.1); a name may repeat.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public private(set) var fields: [Field]
+
+    public init() { fields = [] }
+
+    public init(_ pairs: [(String, String)]) {
+        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Replaces every field of that name with one field.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        add(name, value)
+    }
+
+    public mutating func remove(_ name: String) {
+        fields.removeAll { Self.namesMatch($0.name, name) }
+    }
+
+    /// The first value of the field, if present.
+    public subscript(name: String) -> String? {
+        fields.first { Self.namesMatch($0.name, name) }?.value
+    }
+
+    /// Every value of the field, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    /// The comma-separated list elements of every field of that name (RFC 9110 §5.6.1), trimmed, empties dropped.
+    public func listElements(_ name: String) -> [Substring] {
+        values(name).flatMap { value in
+            value.split(separator: ",").map { $0.trimmingOWS() }.filter { !$0.isEmpty }
+        }
+    }
+
+    /// Whether the list-valued field holds a token, compared case-insensitively (`Connection: close`).
+    public func listContains(_ name: String, token: String) -> Bool {
+        listElements(name).contains { ASCII.equalsIgnoringCase($0.utf8, token.utf8) }
+    }
+
+    static func namesMatch(_ a: String, _ b: String) -> Bool {
+        ASCII.equalsIgnoringCase(a.utf8, b.utf8)
+    }
+}
+
+extension Substring {
+    /// Drops optional whitespace (SP / HTAB) from both ends.
+    func trimmingOWS() -> Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
+        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
+        return result
+    }
+}

@@ -1,0 +1,134 @@
+extension HTTPRequestParser {
+    /// Collects the request line and field lines, then checks them all at once when the empty line arrives.
+    mutating func parseHead() throws(HTTPParseError) -> Event? {
+        if lineRanges.isEmpty {
+            if scanIndex < readIndex { scanIndex = readIndex }
+            while true {
+                guard let line = try scanLine(maxLength: limits.maxRequestLineBytes, tooLong: .requestLineTooLong)
+                else { return nil }
+                // RFC 9112 §2.2: a server SHOULD ignore empty lines received before the request line.
+                if line.isEmpty { readIndex = scanIndex; continue }
+                lineRanges.append(line)
+                break
+            }
+        }
+        while true {
+            let fieldBytes = scanIndex - (lineRanges[0].upperBound + 2)
+            let budget = max(limits.maxHeaderBytes - fieldBytes - 2, 0)
+            guard let line = try scanLine(maxLength: budget, tooLong: .headerSectionTooLarge) else { return nil }
+            if line.isEmpty { break }
+            if lineRanges.count > limits.maxHeaderCount { throw .tooManyHeaders }
+            lineRanges.append(line)
+        }
+        let head = try makeHead()
+        readIndex = scanIndex
+        lineRanges.removeAll(keepingCapacity: true)
+        switch head.framing {
+        case .none: state = .fixedBody(remaining: 0)
+        case .length(let length): state = .fixedBody(remaining: length)
+        case .chunked:
+            bodyBytesSeen = 0
+            state = .chunkSize
+        }
+        return .head(head)
+    }
+
+    private func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
+        for range in lineRanges where buffer[range].contains(ASCII.cr) { throw .bareCarriageReturn }
+        let (method, target, version) = try parseRequestLine(lineRanges[0])
+        var headers = HTTPHeaders()
+        for range in lineRanges.dropFirst() {
+            let field = try parseFieldLine(range)
+            headers.add(field.name, field.value)
+        }
+        let framing = try HTTPRequestParser.framing(version: version, headers: headers, limits: limits)
+        var keepAlive: Bool
+        if version == .http11 {
+            keepAlive = !headers.listContains("Connection", token: "close")
+        } else {
+            keepAlive = headers.listContains("Connection", token: "keep-alive")
+                && !headers.listContains("Connection", token: "close")
+        }
+        if method == "CONNECT" { keepAlive = false }
+        var expectsContinue = false
+        if let expect = headers["Expect"] {
+            // RFC 9110 §10.1.1: 100-continue is the only expectation defined; anything else is 417.
+            guard ASCII.equalsIgnoringCase(Substring(expect).trimmingOWS().utf8, "100-continue".utf8) else {
+                throw .unsupportedExpectation
+            }
+            expectsContinue = version == .http11 && framing != .none && framing != .length(0)
+        }
+        return HTTPRequestHead(
+            method: method, target: target, version: version, headers: headers,
+            keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+    }
+
+    private func parseRequestLine(_ range: Range<Int>) throws(HTTPParseError) -> (String, String, HTTPVersion) {
+        let line = buffer[range]
+        guard let firstSpace = line.firstIndex(of: ASCII.space) else { throw .malformedRequestLine }
+        let methodBytes = line[line.startIndex..<firstSpace]
+        guard !methodBytes.isEmpty else { throw .malformedRequestLine }
+        guard methodBytes.allSatisfy(ASCII.isToken) else { throw .invalidMethod }
+        let afterMethod = line[(firstSpace + 1)...]
+        guard let secondSpace = afterMethod.firstIndex(of: ASCII.space) else { throw .malformedRequestLine }
+        let targetBytes = afterMethod[afterMethod.startIndex..<secondSpace]
+        guard !targetBytes.isEmpty else { throw .malformedRequestLine }
+        guard targetBytes.allSatisfy(ASCII.isTargetByte) else { throw .invalidTarget }
+        let versionBytes = afterMethod[(secondSpace + 1)...]
+        let version = try parseVersion(versionBytes)
+        let method = String(decoding: methodBytes, as: UTF8.self)
+        let target = String(decoding: targetBytes, as: UTF8.self)
+        try checkTargetForm(target, method: method)
+        return (method, target, version)
+    }
+
+    private func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
+        guard bytes.count == 8, bytes.starts(with: "HTTP/".utf8) else {
+            if bytes.contains(ASCII.space) { throw .malformedRequestLine }
+            throw .invalidVersion
+        }
+        let base = bytes.startIndex
+        let major = bytes[base + 5], dot = bytes[base + 6], minor = bytes[base + 7]
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard digits.contains(major), dot == UInt8(ascii: "."), digits.contains(minor) else { throw .invalidVersion }
+        guard major == UInt8(ascii: "1") else { throw .unsupportedVersion }
+        // RFC 9110 §2.5: a higher minor version is answered as the highest one we implement.
+        return minor == UInt8(ascii: "0") ? .http10 : .http11
+    }
+
+    private func checkTargetForm(_ target: String, method: String) throws(HTTPParseError) {
+        if target.hasPrefix("/") { return }
+        if target == "*" {
+            guard method == "OPTIONS" else { throw .invalidTarget }
+            return
+        }
+        let lowered = target.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { throw .invalidTarget }
+    }
+
+    /// One `name: value` field line (RFC 9112 §5): no leading whitespace (obs-fold), no whitespace before the
+    /// colon, a token name, and a value free of control characters once optional whitespace is trimmed.
+    func parseFieldLine(_ range: Range<Int>) throws(HTTPParseError) -> HTTPHeaders.Field {
+        let line = buffer[range]
+        guard let first = line.first else { throw .invalidHeaderName }
+        if first == ASCII.space || first == ASCII.tab { throw .obsoleteLineFolding }
+        var index = line.startIndex
+        while index < line.endIndex, line[index] != ASCII.colon {
+            let byte = line[index]
+            if byte == ASCII.space || byte == ASCII.tab {
+                throw line[index...].contains(ASCII.colon) ? .whitespaceBeforeColon : .invalidHeaderName
+            }
+            guard ASCII.isToken(byte) else { throw .invalidHeaderName }
+            index += 1
+        }
+        guard index < line.endIndex, index > line.startIndex else { throw .invalidHeaderName }
+        let name = String(decoding: line[line.startIndex..<index], as: UTF8.self)
+        var valueStart = index + 1
+        var valueEnd = line.endIndex
+        while valueStart < valueEnd, line[valueStart] == ASCII.space || line[valueStart] == ASCII.tab { valueStart += 1 }
+        while valueEnd > valueStart, line[valueEnd - 1] == ASCII.space || line[valueEnd - 1] == ASCII.tab { valueEnd -= 1 }
+        let valueBytes = line[valueStart..<valueEnd]
+        guard valueBytes.allSatisfy(ASCII.isFieldValueByte) else { throw .invalidHeaderValue(name: name) }
+        return HTTPHeaders.Field(name: name, value: String(decoding: valueBytes, as: UTF8.self))
+    }
+}

@@ -1,0 +1,112 @@
+/// Serializes responses in a fixed header order: status line, `Date`, `Content-Type`, framing
+/// (`Content-Length` or `Transfer-Encoding: chunked`), `Connection`, then the remaining fields as given.
+/// Head and body go out in one buffer so one `write` can carry both (DESIGN §13: Nagle and delayed ACKs).
+public enum HTTPResponseEncoder {
+    /// How the body that follows the head is framed.
+    public enum Framing: Sendable, Equatable {
+        case length(Int)
+        case chunked
+        /// No framing header at all: 1xx, 204, 304.
+        case none
+    }
+
+    /// Headers the encoder writes itself; copies in `headers` are ignored so framing can never be doubled.
+    static let managedNames = ["Date", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type"]
+
+    /// Encodes a whole response. `isHead` keeps `Content-Length` but drops the body (RFC 9110 §9.3.2).
+    public static func encode(
+        _ response: HTTPResponse, version: HTTPVersion, keepAlive: Bool, isHead: Bool, date: String,
+        into buffer: inout [UInt8]
+    ) {
+        let framing: Framing = response.status.forbidsBody ? .none : .length(response.body.count)
+        encodeHead(
+            status: response.status, headers: response.headers, framing: framing, version: version,
+            keepAlive: keepAlive, date: date, into: &buffer)
+        if !isHead, !response.status.forbidsBody { buffer.append(contentsOf: response.body) }
+    }
+
+    public static func encodeHead(
+        status: HTTPStatus, headers: HTTPHeaders, framing: Framing, version: HTTPVersion, keepAlive: Bool,
+        date: String, into buffer: inout [UInt8]
+    ) {
+        buffer.append(contentsOf: version.text.utf8)
+        buffer.append(ASCII.space)
+        appendDecimal(status.code, into: &buffer)
+        buffer.append(ASCII.space)
+        buffer.append(contentsOf: status.reason.utf8)
+        appendCRLF(into: &buffer)
+        appendField("Date", date, into: &buffer)
+        if let contentType = headers["Content-Type"] { appendField("Content-Type", contentType, into: &buffer) }
+        switch framing {
+        case .length(let length):
+            buffer.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(length, into: &buffer)
+            appendCRLF(into: &buffer)
+        case .chunked:
+            appendField("Transfer-Encoding", "chunked", into: &buffer)
+        case .none:
+            break
+        }
+        if !keepAlive {
+            appendField("Connection", "close", into: &buffer)
+        } else if version == .http10 {
+            appendField("Connection", "keep-alive", into: &buffer)
+        }
+        for field in headers where !managedNames.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) {
+            appendField(field.name, field.value, into: &buffer)
+        }
+        appendCRLF(into: &buffer)
+    }
+
+    /// One chunk of a chunked body (RFC 9112 §7.1); empty input yields nothing, since a zero chunk ends the body.
+    public static func encodeChunk<Bytes: Collection>(_ bytes: Bytes, into buffer: inout [UInt8])
+    where Bytes.Element == UInt8 {
+        guard !bytes.isEmpty else { return }
+        buffer.append(contentsOf: String(bytes.count, radix: 16).utf8)
+        appendCRLF(into: &buffer)
+        buffer.append(contentsOf: bytes)
+        appendCRLF(into: &buffer)
+    }
+
+    /// The last chunk with no trailers.
+    public static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+
+    /// The interim response sent before reading a body the client is waiting to send.
+    public static func continueResponse(version: HTTPVersion) -> [UInt8] {
+        Array("\(version.text) 100 Continue\r\n\r\n".utf8)
+    }
+
+    @inline(__always) static func appendField(_ name: String, _ value: String, into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: name.utf8)
+        buffer.append(ASCII.colon)
+        buffer.append(ASCII.space)
+        // Values come from our own handlers; CR and LF are dropped anyway so no handler can split a response.
+        for byte in value.utf8 where byte != ASCII.cr && byte != ASCII.lf { buffer.append(byte) }
+        appendCRLF(into: &buffer)
+    }
+
+    @inline(__always) static func appendCRLF(into buffer: inout [UInt8]) {
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
+    }
+
+    static func appendDecimal(_ value: Int, into buffer: inout [UInt8]) {
+        if value < 10 {
+            buffer.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { raw in
+            while rest > 0 {
+                raw[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { buffer.append(raw[index]) }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import HTTP
+import Testing
+
+@Suite struct ConnectionStateMachineTests {
+    let t0 = ContinuousClock.now
+    let timeouts = ConnectionTimeouts(header: .seconds(10), bodyIdle: .seconds(10), keepAliveIdle: .seconds(75),
+                                      maxRequestsPerConnection: 3, lingerClose: .seconds(2))
+
+    @Test func idle_closesQuietlyAfterKeepAliveTimeout() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        #expect(machine.tick(now: t0 + .seconds(74)) == .none)
+        #expect(machine.tick(now: t0 + .seconds(75)) == .close)
+    }
+
+    @Test func slowHeader_answers408AtTheDeadlineThenLingers() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0 + .seconds(1))
+        #expect(machine.tick(now: t0 + .milliseconds(10_999)) == .none)
+        #expect(machine.tick(now: t0 + .seconds(11)) == .respondTimeout)
+        #expect(machine.tick(now: t0 + .seconds(12)) == .none)
+        #expect(machine.tick(now: t0 + .seconds(13)) == .close)
+    }
+
+    @Test func headerDeadline_isNotExtendedByMoreHeaderBytes() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.bytesReceived(now: t0 + .seconds(9))
+        #expect(machine.tick(now: t0 + .seconds(10)) == .respondTimeout)
+    }
+
+    @Test func bodyIdle_isExtendedByProgress() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: true)
+        machine.bytesReceived(now: t0 + .seconds(8))
+        #expect(machine.tick(now: t0 + .seconds(17)) == .none)
+        #expect(machine.tick(now: t0 + .seconds(18)) == .respondTimeout)
+    }
+
+    @Test func handling_hasNoReadDeadline() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: false)
+        #expect(machine.tick(now: t0 + .seconds(1000)) == .none)
+    }
+
+    @Test func keepAlive_endsAtTheRequestLimit() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        for index in 1...3 {
+            machine.bytesReceived(now: t0)
+            machine.headReceived(now: t0, bodyFollows: false)
+            let keepAlive = machine.shouldKeepAlive(requestWantsKeepAlive: true)
+            #expect(keepAlive == (index < 3))
+            #expect(machine.responseQueued(now: t0, keepAlive: keepAlive) == (index < 3 ? .none : .closeAfterFlush))
+        }
+    }
+
+    @Test func clientAskingClose_closesAfterFlush() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: false)
+        #expect(machine.responseQueued(now: t0, keepAlive: false) == .closeAfterFlush)
+    }
+
+    @Test func drain_closesIdleAtOnceAndBusyAfterTheirResponse() {
+        var idle = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        #expect(idle.beginDrain(now: t0) == .close)
+
+        var busy = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        busy.bytesReceived(now: t0)
+        busy.headReceived(now: t0, bodyFollows: false)
+        #expect(busy.beginDrain(now: t0) == .none)
+        #expect(!busy.shouldKeepAlive(requestWantsKeepAlive: true))
+        #expect(busy.responseQueued(now: t0, keepAlive: true) == .closeAfterFlush)
+    }
+
+    @Test func peerClose_whileHandling_letsTheResponseBeAttempted() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: false)
+        #expect(machine.peerClosed() == .none)
+        var idle = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        #expect(idle.peerClosed() == .close)
+    }
+}

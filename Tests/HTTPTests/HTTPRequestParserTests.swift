@@ -1,0 +1,101 @@
+import HTTP
+import HTTPFixtures
+import Testing
+
+@Suite struct HTTPRequestParserTests {
+    @Test(arguments: ValidRequests.all.map(\.name))
+    func parse_validRequest_sameResultWholeByteByByteAndSplitAnywhere(name: String) throws {
+        let fixture = ValidRequests.all.first { $0.name == name }!
+        let outcomes = dripFeedOutcomes(fixture.bytes)
+        guard case .requests(let requests) = outcomes[0].1 else {
+            Issue.record("whole feed failed: \(outcomes[0].1)")
+            return
+        }
+        #expect(requests.count == 1)
+        let request = try #require(requests.first)
+        #expect(request.head.method == fixture.method)
+        #expect(request.head.target == fixture.target)
+        #expect(request.head.version == fixture.version)
+        #expect(request.head.keepAlive == fixture.keepAlive)
+        #expect(request.head.expectsContinue == fixture.expectsContinue)
+        #expect(request.body == fixture.body)
+        #expect(request.trailers == fixture.trailers)
+        for (strategy, outcome) in outcomes.dropFirst() {
+            #expect(outcome == outcomes[0].1, "\(strategy) disagrees with whole")
+        }
+    }
+
+    @Test(arguments: ValidRequests.all.map(\.name))
+    func parse_validRequestPipelinedTwice_yieldsBothInOrder(name: String) {
+        let fixture = ValidRequests.all.first { $0.name == name }!
+        guard case .requests(let single) = feed([fixture.bytes[...]]) else {
+            Issue.record("single parse failed")
+            return
+        }
+        let twice = fixture.bytes + fixture.bytes
+        #expect(feed([twice[...]]) == .requests(single + single))
+        #expect(feed(twice.indices.map { twice[$0...$0] }) == .requests(single + single))
+    }
+
+    @Test func parse_allValidRequestsPipelinedInOneBuffer_yieldsEachInOrder() {
+        let all = ValidRequests.all.flatMap(\.bytes)
+        guard case .requests(let requests) = feed([all[...]]) else {
+            Issue.record("pipelined parse failed")
+            return
+        }
+        #expect(requests.map(\.head.target) == ValidRequests.all.map(\.target))
+        #expect(requests.map(\.body) == ValidRequests.all.map(\.body))
+    }
+
+    @Test func fixtures_coverAtLeastTwentyValidRequests() {
+        #expect(ValidRequests.all.count >= 20)
+    }
+
+    @Test func parse_headerLookup_isCaseInsensitiveAndKeepsRepeats() throws {
+        let bytes = Array("GET / HTTP/1.1\r\nhost: a\r\nAccept: x\r\naccept: y\r\n\r\n".utf8)
+        guard case .requests(let requests) = feed([bytes[...]]) else { throw ParseFailed() }
+        let headers = requests[0].head.headers
+        #expect(headers["HOST"] == "a")
+        #expect(headers.values("Accept") == ["x", "y"])
+    }
+
+    @Test func parse_headReturnedBeforeBodyArrives_soExpectContinueCanBeAnswered() throws {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("POST /x HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n".utf8))
+        guard case .head(let head) = try parser.next() else { throw ParseFailed() }
+        #expect(head.expectsContinue)
+        #expect(try parser.next() == nil)
+        parser.feed(Array("abc".utf8))
+        #expect(try parser.next() == .body(Array("abc".utf8)))
+        #expect(try parser.next() == .end(trailers: [:]))
+        #expect(parser.isIdle)
+    }
+
+    @Test func parse_afterError_keepsFailingWithoutReadingOn() {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+        #expect(throws: HTTPParseError.missingHost) { try parser.next() }
+        #expect(throws: HTTPParseError.missingHost) { try parser.next() }
+    }
+
+    @Test func parse_oversizedContentLength_refusedAtHeadBeforeAnyBody() {
+        var parser = HTTPRequestParser(limits: HTTPLimits(maxBodyBytes: 10))
+        parser.feed(Array("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\n".utf8))
+        #expect(throws: HTTPParseError.bodyTooLarge) { try parser.next() }
+    }
+
+    @Test func parse_requestLineOverLimit_failsBeforeLineEnds() {
+        var parser = HTTPRequestParser(limits: HTTPLimits(maxRequestLineBytes: 16))
+        parser.feed(Array("GET /aaaaaaaaaaaaaaaaaaaaaaaa".utf8))
+        #expect(throws: HTTPParseError.requestLineTooLong) { try parser.next() }
+    }
+
+    @Test func path_stripsQueryAndAbsoluteFormAuthority() {
+        #expect(HTTPRequestHead(method: "GET", target: "/a/b?x=1").path == "/a/b")
+        #expect(HTTPRequestHead(method: "GET", target: "/a/b?x=1").query == "x=1")
+        #expect(HTTPRequestHead(method: "GET", target: "http://h:1/p?q").path == "/p")
+        #expect(HTTPRequestHead(method: "GET", target: "http://h").path == "/")
+    }
+}
+
+struct ParseFailed: Error {}
