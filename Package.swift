@@ -11,7 +11,8 @@ let package = Package(
     targets: [
         .target(name: "HTTP"),
         .target(name: "Rules"),
-        .target(name: "Server", dependencies: ["HTTP", "Rules"]),
+        .target(name: "CLinux"),
+        .target(name: "Server", dependencies: ["HTTP", "Rules", "CLinux"]),
         .executableTarget(name: "specd", dependencies: ["Server"]),
         .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Server"], path: "bench/Sources"),
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
@@ -22,6 +23,6 @@ let package = Package(
 )
 
 // Swift 6 language mode everywhere; strict concurrency comes with it.
-for target in package.targets {
+for target in package.targets where target.name != "CLinux" {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]
 }

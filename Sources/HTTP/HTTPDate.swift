@@ -14,7 +14,7 @@ public enum HTTPDate {
     }
 
     /// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
-    static func civilDate(daysSinceEpoch: Int) -> (year: Int, month: Int, day: Int) {
+    public static func civilDate(daysSinceEpoch: Int) -> (year: Int, month: Int, day: Int) {
         let z = daysSinceEpoch + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

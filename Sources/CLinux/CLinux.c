@@ -1,0 +1,47 @@
+#define _GNU_SOURCE
+#include "CLinux.h"
+
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <errno.h>
+
+int specd_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest) {
+    struct epoll_event event = {0};
+    if (interest & SPECD_EV_READ) event.events |= EPOLLIN | EPOLLRDHUP;
+    if (interest & SPECD_EV_WRITE) event.events |= EPOLLOUT;
+    event.data.fd = fd;
+    int code = op == 0 ? EPOLL_CTL_ADD : op == 1 ? EPOLL_CTL_MOD : EPOLL_CTL_DEL;
+    return epoll_ctl(epfd, code, fd, &event);
+}
+
+int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms) {
+    struct epoll_event ready[512];
+    if (max > 512) max = 512;
+    int count = epoll_wait(epfd, ready, max, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        uint32_t bits = 0;
+        if (ready[i].events & (EPOLLIN | EPOLLRDHUP)) bits |= SPECD_EV_READ;
+        if (ready[i].events & EPOLLOUT) bits |= SPECD_EV_WRITE;
+        if (ready[i].events & EPOLLHUP) bits |= SPECD_EV_HANGUP;
+        if (ready[i].events & EPOLLERR) bits |= SPECD_EV_ERROR;
+        fds[i] = ready[i].data.fd;
+        events[i] = bits;
+    }
+    return count;
+}
+
+int specd_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int specd_accept4(int fd, struct sockaddr *address, socklen_t *length) {
+    return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+#else
+int specd_epoll_create(void) { return -1; }
+int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest) { return -1; }
+int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms) { return -1; }
+int specd_eventfd(void) { return -1; }
+int specd_accept4(int fd, struct sockaddr *address, socklen_t *length) { return -1; }
+#endif

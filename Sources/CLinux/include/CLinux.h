@@ -1,0 +1,25 @@
+#ifndef SPECD_CLINUX_H
+#define SPECD_CLINUX_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* Linux-only calls that Swift's Glibc module does not expose (epoll, eventfd, accept4), wrapped so Swift never
+   touches the packed epoll_event union. */
+
+enum {
+    SPECD_EV_READ = 1,
+    SPECD_EV_WRITE = 2,
+    SPECD_EV_HANGUP = 4,
+    SPECD_EV_ERROR = 8,
+};
+
+int specd_epoll_create(void);
+/* op: 0 add, 1 modify, 2 delete. interest: SPECD_EV_READ | SPECD_EV_WRITE. */
+int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest);
+/* Fills fds[i] and events[i] (SPECD_EV_* bits) for up to max ready descriptors. */
+int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms);
+int specd_eventfd(void);
+int specd_accept4(int fd, struct sockaddr *address, socklen_t *length);
+
+#endif

@@ -1,0 +1,69 @@
+/// Serializes `JSONValue`s compactly, members in their kept order, numbers in their lexical form.
+public enum JSONWriter {
+    public static func write(_ value: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        write(value, into: &out)
+        return out
+    }
+
+    public static func string(_ value: JSONValue) -> String {
+        String(decoding: write(value), as: UTF8.self)
+    }
+
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let number): out.append(contentsOf: number.text.utf8)
+        case .string(let text): writeString(text, into: &out)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                write(item, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, member) in object {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(member, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Escapes `"`, `\` and control characters; everything else goes out as UTF-8.
+    public static func writeString(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(0x5C); out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C); out.append(0x5C)
+            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case 0x00..<0x20, 0x7F:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A quoted, escaped JSON string for building small bodies by hand.
+    public static func quoted(_ text: String) -> String {
+        var out: [UInt8] = []
+        writeString(text, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

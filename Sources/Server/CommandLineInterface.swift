@@ -1,0 +1,57 @@
+import Foundation
+
+/// Subcommand dispatch for the `specd` executable (DESIGN §12), here so it can be tested.
+public enum CommandLineInterface {
+    public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+        var rest = arguments
+        let command = rest.first.map { $0.hasPrefix("-") ? "serve" : $0 } ?? "serve"
+        if rest.first == command { rest.removeFirst() }
+        switch command {
+        case "serve":
+            if rest.contains("--help") || rest.contains("-h") {
+                print(usage)
+                return 0
+            }
+            do {
+                let options = try DaemonOptions.resolve(arguments: rest, environment: environment)
+                return Daemon(options: options).run()
+            } catch {
+                return usageFailure(error.message)
+            }
+        case "version", "--version":
+            print("specd \(Daemon.version)")
+            return 0
+        case "help", "--help", "-h":
+            print(usage)
+            return 0
+        default:
+            return usageFailure("unknown command '\(command)'")
+        }
+    }
+
+    static func usageFailure(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("specd: \(message)\nRun 'specd --help' for usage.\n".utf8))
+        return 1
+    }
+
+    public static var usage: String {
+        var lines = [
+            "specd \(Daemon.version): rule evaluation daemon",
+            "",
+            "Usage:",
+            "  specd [serve] [--config FILE] [options]   run the daemon (default command)",
+            "  specd version                             print the version",
+            "  specd --help                              this text",
+            "",
+            "Options (flag / config file key / environment variable):",
+            "  --config FILE  (SPECD_CONFIG)  JSON config file; flags and environment override it",
+        ]
+        for setting in DaemonOptions.settings {
+            lines.append("  \(setting.flag) VALUE  /  \(setting.configKey)  /  \(setting.environment)")
+            lines.append("      \(setting.help)")
+        }
+        lines.append("")
+        lines.append("Exit codes: 0 clean stop, 1 bad usage or config.")
+        return lines.joined(separator: "\n")
+    }
+}

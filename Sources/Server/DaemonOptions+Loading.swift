@@ -1,0 +1,92 @@
+import Foundation
+import Rules
+
+extension DaemonOptions {
+    /// Resolves `serve` arguments: `--config FILE` is read first (it may also come from `SPECD_CONFIG`), then
+    /// the environment, then the remaining flags. Unknown flags and keys are errors, never ignored.
+    public static func resolve(arguments: [String], environment: [String: String]) throws(UsageError) -> DaemonOptions {
+        var options = DaemonOptions()
+        var flags: [(Setting, String)] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let (name, inlineValue) = splitFlag(argument)
+            guard name == "--config" || settings.contains(where: { $0.flag == name }) else {
+                throw UsageError("unknown option '\(argument)'")
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                index += 1
+                guard index < arguments.count else { throw UsageError("option '\(name)' needs a value") }
+                value = arguments[index]
+            }
+            if name == "--config" {
+                options.configFile = value
+            } else if let setting = settings.first(where: { $0.flag == name }) {
+                flags.append((setting, value))
+            }
+            index += 1
+        }
+        if options.configFile == nil { options.configFile = environment["SPECD_CONFIG"] }
+        if let path = options.configFile { try options.applyConfigFile(path) }
+        for setting in settings {
+            if let value = environment[setting.environment] { try setting.apply(&options, value) }
+        }
+        for (setting, value) in flags { try setting.apply(&options, value) }
+        return options
+    }
+
+    static func splitFlag(_ argument: String) -> (String, String?) {
+        guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
+        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+    }
+
+    mutating func applyConfigFile(_ path: String) throws(UsageError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("cannot read config file '\(path)'")
+        }
+        let document: JSONValue
+        do {
+            document = try JSONParser().parse(Array(data))
+        } catch {
+            throw UsageError("config file '\(path)': \(error)")
+        }
+        guard let object = document.objectValue else { throw UsageError("config file '\(path)' must hold a JSON object") }
+        for (key, value) in object {
+            if key == "limits" {
+                try applyLimits(value, path: path)
+                continue
+            }
+            guard let setting = Self.settings.first(where: { $0.configKey == key }) else {
+                throw UsageError("config file '\(path)': unknown key '\(key)'")
+            }
+            let text: String
+            switch value {
+            case .string(let string): text = string
+            case .number(let number): text = number.text
+            default: throw UsageError("config file '\(path)': '\(key)' must be a string or a number")
+            }
+            try setting.apply(&self, text)
+        }
+    }
+
+    private mutating func applyLimits(_ value: JSONValue, path: String) throws(UsageError) {
+        guard let limits = value.objectValue else { throw UsageError("config file '\(path)': 'limits' must be an object") }
+        for (key, member) in limits {
+            if key == "maxConnections" {
+                guard let number = member.numberValue?.int, number > 0 else {
+                    throw UsageError("config file '\(path)': 'limits.maxConnections' must be a positive integer")
+                }
+                server.maxConnections = number
+                continue
+            }
+            guard let apply = Self.limitKeys[key] else { throw UsageError("config file '\(path)': unknown key 'limits.\(key)'") }
+            guard let number = member.numberValue?.int, number > 0 else {
+                throw UsageError("config file '\(path)': 'limits.\(key)' must be a positive integer")
+            }
+            apply(&self, number)
+        }
+    }
+}

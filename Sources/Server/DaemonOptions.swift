@@ -1,0 +1,78 @@
+import HTTP
+import Rules
+
+/// The resolved settings for `specd serve`: built-in defaults < config file < `SPECD_*` environment < flags.
+public struct DaemonOptions: Sendable, Equatable {
+    public var server = ServerConfiguration()
+    public var logLevel: Logger.Level = .info
+    public var portFile: String?
+    public var configFile: String?
+
+    public init() {}
+
+    /// One setting as it appears in the three sources; `--help` and the README print this table.
+    public struct Setting: Sendable {
+        public let flag: String
+        public let configKey: String
+        public let environment: String
+        public let help: String
+        let apply: @Sendable (inout DaemonOptions, String) throws(UsageError) -> Void
+    }
+
+    public static let settings: [Setting] = [
+        Setting(flag: "--host", configKey: "host", environment: "SPECD_HOST", help: "address to listen on (default 127.0.0.1)") { options, value throws(UsageError) in
+            options.server.host = value
+        },
+        Setting(flag: "--port", configKey: "port", environment: "SPECD_PORT", help: "TCP port, 0 for an ephemeral one (default 8080)") { options, value throws(UsageError) in
+            options.server.port = try integer(value, "port", 0...65535)
+        },
+        Setting(flag: "--port-file", configKey: "portFile", environment: "SPECD_PORT_FILE", help: "write the bound port number to this file") { options, value throws(UsageError) in
+            options.portFile = value
+        },
+        Setting(flag: "--log-level", configKey: "logLevel", environment: "SPECD_LOG_LEVEL", help: "debug|info|warn|error (default info; debug adds the access log)") { options, value throws(UsageError) in
+            guard let level = Logger.Level(name: value) else { throw UsageError("logLevel must be one of debug, info, warn, error, not '\(value)'") }
+            options.logLevel = level
+        },
+        Setting(flag: "--event-loop", configKey: "eventLoop", environment: "SPECD_EVENT_LOOP", help: "epoll|dispatch readiness mechanism (default epoll)") { options, value throws(UsageError) in
+            guard let kind = EventLoopKind(rawValue: value) else { throw UsageError("eventLoop must be epoll or dispatch, not '\(value)'") }
+            options.server.eventLoop = kind
+        },
+        Setting(flag: "--loops", configKey: "loops", environment: "SPECD_LOOPS", help: "number of event loops (default: one per core)") { options, value throws(UsageError) in
+            options.server.loopCount = try integer(value, "loops", 1...256)
+        },
+        Setting(flag: "--max-connections", configKey: "limits.maxConnections", environment: "SPECD_MAX_CONNECTIONS", help: "open connections allowed at once (default 10000)") { options, value throws(UsageError) in
+            options.server.maxConnections = try integer(value, "limits.maxConnections", 1...1_000_000)
+        },
+    ]
+
+    /// Limits that only the config file sets (`limits: {...}`), in bytes, counts or seconds.
+    static let limitKeys: [String: @Sendable (inout DaemonOptions, Int) -> Void] = [
+        "maxRequestLineBytes": { $0.server.limits.maxRequestLineBytes = $1 },
+        "maxHeaderBytes": { $0.server.limits.maxHeaderBytes = $1 },
+        "maxHeaderCount": { $0.server.limits.maxHeaderCount = $1 },
+        "maxBodyBytes": { $0.server.limits.maxBodyBytes = $1 },
+        "headerTimeoutSeconds": { $0.server.timeouts.header = .seconds($1) },
+        "bodyIdleTimeoutSeconds": { $0.server.timeouts.bodyIdle = .seconds($1) },
+        "keepAliveTimeoutSeconds": { $0.server.timeouts.keepAliveIdle = .seconds($1) },
+        "maxRequestsPerConnection": { $0.server.timeouts.maxRequestsPerConnection = $1 },
+        "drainTimeoutSeconds": { $0.server.drainTimeout = .seconds($1) },
+    ]
+
+    static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    public static func == (lhs: DaemonOptions, rhs: DaemonOptions) -> Bool {
+        lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
+    }
+}
+
+/// A command-line or configuration mistake: printed with the usage hint, exit code 1.
+public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,33 @@
+/// A file descriptor's owner on an event loop. All calls arrive on the loop's thread.
+protocol Channel: AnyObject {
+    var fd: Int32 { get }
+    func readable()
+    func writable()
+    /// Periodic deadline check (about four times a second).
+    func tick(now: ContinuousClock.Instant)
+}
+
+/// The one small interface between connection logic and readiness notification, so that the Dispatch-based loop
+/// and the epoll loop can be measured against each other on equal terms.
+protocol EventLoop: AnyObject, Sendable {
+    /// Starts watching the channel's descriptor for readability.
+    func add(_ channel: Channel)
+    func setInterest(_ channel: Channel, read: Bool, write: Bool)
+    /// Stops watching and closes the descriptor.
+    func close(_ channel: Channel)
+    /// Runs `task` on the loop's thread (inline when already there is the caller's business: see `inEventLoop`).
+    func execute(_ task: @escaping @Sendable () -> Void)
+    var inEventLoop: Bool { get }
+    /// Every channel on this loop, for draining.
+    func forEachChannel(_ body: (Channel) -> Void)
+    /// Begins serving (the epoll loop starts its thread; the Dispatch loop its tick timer).
+    func start()
+    /// Stops serving; returns once the loop no longer runs channel code.
+    func stop()
+}
+
+/// Which readiness mechanism the server uses.
+public enum EventLoopKind: String, Sendable, CaseIterable {
+    case epoll
+    case dispatch
+}

@@ -1,0 +1,251 @@
+import HTTP
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One accepted socket: reads bytes into the parser, hands complete requests to the responder, queues responses
+/// in an output buffer that survives partial writes, and carries out what the `ConnectionStateMachine` decides.
+///
+/// Owned by its event loop's thread; other threads reach it only through `loop.execute` (the response sink does).
+final class HTTPConnection: Channel, @unchecked Sendable {
+    let fd: Int32
+    let peer: String
+    private let loop: EventLoop
+    private let context: ServerContext
+    private let readBuffer: ReadBuffer
+    private var parser: HTTPRequestParser
+    private var machine: ConnectionStateMachine
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var wantsWrite = false
+    private var readPaused = false
+
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var requestStart = ContinuousClock.now
+    private var requestID = ""
+    /// Counts requests so a late response for an earlier one can never be taken for the current one.
+    private var generation = 0
+    private var awaitingResponse = false
+    private var dispatching = false
+    private var lingering = false
+    private var isClosed = false
+
+    init(fd: Int32, peer: String, loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer) {
+        self.fd = fd
+        self.readBuffer = readBuffer
+        self.peer = peer
+        self.loop = loop
+        self.context = context
+        parser = HTTPRequestParser(limits: context.configuration.limits)
+        machine = ConnectionStateMachine(timeouts: context.configuration.timeouts, now: .now)
+    }
+
+    // MARK: - Channel
+
+    func readable() {
+        guard !isClosed else { return }
+        let received = readBuffer.withBuffer { buffer -> Int in
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count > 0, !lingering {
+                parser.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]))
+            }
+            return count
+        }
+        if received > 0 {
+            guard !lingering else { return }
+            machine.bytesReceived(now: .now)
+            processInput()
+        } else if received < 0, errno == EAGAIN || errno == EINTR {
+            return
+        } else if received < 0 {
+            close()
+        } else {
+            if lingering { close(); return }
+            perform(machine.peerClosed())
+            if !isClosed {
+                // Half-closed while a handler runs: stop reading, finish the response, then close.
+                readPaused = true
+                updateInterest()
+            }
+        }
+    }
+
+    func writable() {
+        flush()
+    }
+
+    func tick(now: ContinuousClock.Instant) {
+        guard !isClosed else { return }
+        perform(machine.tick(now: now))
+    }
+
+    /// Graceful shutdown: idle connections close now, others after their current response.
+    func drain() {
+        guard !isClosed else { return }
+        perform(machine.beginDrain(now: .now))
+    }
+
+    // MARK: - Requests
+
+    private func processInput() {
+        while !awaitingResponse, !lingering, !isClosed {
+            let event: HTTPRequestParser.Event?
+            do {
+                event = try parser.next()
+            } catch {
+                refuse(error)
+                return
+            }
+            guard let event else { break }
+            switch event {
+            case .head(let newHead):
+                head = newHead
+                body = []
+                requestStart = .now
+                let bodyFollows = newHead.framing != .none && newHead.framing != .length(0)
+                machine.headReceived(now: requestStart, bodyFollows: bodyFollows)
+                if newHead.expectsContinue {
+                    // RFC 9110 §10.1.1: tell the client to send the body it is holding back.
+                    output += HTTPResponseEncoder.continueResponse(version: newHead.version)
+                    flush()
+                }
+            case .body(let part):
+                body += part
+            case .end:
+                machine.requestComplete()
+                dispatch()
+            }
+        }
+        // Pipelined bytes wait in the parser; stop reading while a response is pending and a lot is queued.
+        let shouldPause = awaitingResponse && parser.bufferedByteCount > context.configuration.limits.maxBodyBytes
+        if shouldPause != readPaused {
+            readPaused = shouldPause
+            updateInterest()
+        }
+    }
+
+    private func dispatch() {
+        guard let head else { return }
+        generation += 1
+        awaitingResponse = true
+        let clientID = head.headers["X-Request-Id"]
+        requestID = clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? $0 : nil } ?? context.requestIDs.next()
+        let request = Request(head: head, body: body, id: requestID, peer: peer)
+        body = []
+        let expected = generation
+        let sink = ResponseSink { [self] response in
+            if loop.inEventLoop {
+                complete(response, generation: expected)
+            } else {
+                loop.execute { self.complete(response, generation: expected) }
+            }
+        }
+        dispatching = true
+        context.responder.respond(to: request, sink: sink)
+        dispatching = false
+        if !awaitingResponse, !isClosed { processInput() }
+    }
+
+    private func complete(_ response: HTTPResponse, generation expected: Int) {
+        guard !isClosed, awaitingResponse, expected == generation, let head else { return }
+        awaitingResponse = false
+        let keepAlive = machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
+        var response = response
+        response.headers.set("X-Request-Id", requestID)
+        HTTPResponseEncoder.encode(response, version: head.version, keepAlive: keepAlive, isHead: head.method == "HEAD",
+                                   date: context.dates.current(), into: &output)
+        context.accessLog(head, response.status, requestStart, requestID, peer)
+        self.head = nil
+        let action = machine.responseQueued(now: .now, keepAlive: keepAlive)
+        flush()
+        perform(action)
+        if !dispatching, !isClosed, !lingering { processInput() }
+    }
+
+    /// A framing error: answer once with `Connection: close` and stop parsing (DESIGN §11).
+    private func refuse(_ error: HTTPParseError) {
+        context.logger.debug("request refused", ["code": .string(error.code), "peer": .string(peer)])
+        respondAndClose(APIError(error).response, version: head?.version ?? .http11)
+        perform(machine.protocolErrorAnswered(now: .now))
+    }
+
+    private func respondAndClose(_ response: HTTPResponse, version: HTTPVersion) {
+        var response = response
+        response.headers.set("X-Request-Id", context.requestIDs.next())
+        HTTPResponseEncoder.encode(response, version: version, keepAlive: false, isHead: false,
+                                   date: context.dates.current(), into: &output)
+        flush()
+    }
+
+    // MARK: - Actions and output
+
+    private func perform(_ action: ConnectionStateMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .close:
+            close()
+        case .closeAfterFlush:
+            lingering = true
+            if output.count == outputOffset { finishWriting() }
+        case .respondTimeout:
+            respondAndClose(APIError(.requestTimeout, code: "request_timeout",
+                                     message: "the request was not received in time").response, version: head?.version ?? .http11)
+            lingering = true
+            if output.count == outputOffset { finishWriting() }
+        }
+    }
+
+    private func flush() {
+        guard !isClosed else { return }
+        while outputOffset < output.count {
+            let written = output.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress! + outputOffset, raw.count - outputOffset, Int32(MSG_NOSIGNAL))
+            }
+            if written > 0 {
+                outputOffset += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else if written < 0, errno == EAGAIN {
+                if !wantsWrite {
+                    wantsWrite = true
+                    updateInterest()
+                }
+                return
+            } else {
+                close()
+                return
+            }
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 65_536)
+        outputOffset = 0
+        if wantsWrite {
+            wantsWrite = false
+            updateInterest()
+        }
+        if lingering { finishWriting() }
+    }
+
+    /// Everything is written and the connection ends: half-close so the client reads our last response, then
+    /// discard input until the client closes or the linger deadline passes.
+    private func finishWriting() {
+        guard !isClosed else { return }
+        shutdown(fd, Int32(SHUT_WR))
+        if readPaused {
+            close()
+        }
+    }
+
+    private func updateInterest() {
+        guard !isClosed else { return }
+        loop.setInterest(self, read: !readPaused, write: wantsWrite)
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        loop.close(self)
+        context.connectionClosed()
+    }
+}

@@ -1,0 +1,31 @@
+import HTTP
+
+/// A complete request as handlers see it.
+public struct Request: Sendable {
+    public let head: HTTPRequestHead
+    public let body: [UInt8]
+    /// The `X-Request-Id` this request is answered with.
+    public let id: String
+    public let peer: String
+    /// Decoded `{name}` segments of the matched route.
+    public var parameters: [String: String] = [:]
+
+    public init(head: HTTPRequestHead, body: [UInt8], id: String, peer: String = "") {
+        self.head = head
+        self.body = body
+        self.id = id
+        self.peer = peer
+    }
+
+    public var method: String { head.method }
+    public var path: Substring { head.path }
+    public var headers: HTTPHeaders { head.headers }
+
+    /// Decoded query parameters (the first of each name).
+    public func query(_ name: String) -> String? {
+        guard let query = head.query else { return nil }
+        return PercentDecoding.queryItems(query).first { $0.name == name }?.value
+    }
+
+    public func parameter(_ name: String) -> String { parameters[name] ?? "" }
+}

@@ -1,0 +1,40 @@
+import HTTP
+
+/// Everything the HTTP layer needs to run: where to listen, how, and within which bounds.
+public struct ServerConfiguration: Sendable, Equatable {
+    public var host: String
+    /// 0 binds an ephemeral port.
+    public var port: Int
+    public var eventLoop: EventLoopKind
+    /// Event loops (threads or serial queues); defaults to the number of cores.
+    public var loopCount: Int
+    public var limits: HTTPLimits
+    public var timeouts: ConnectionTimeouts
+    /// Open connections allowed at once; one more is answered 503 and closed.
+    public var maxConnections: Int
+    /// Longest a graceful shutdown waits for in-flight requests.
+    public var drainTimeout: Duration
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, eventLoop: EventLoopKind = .epoll, loopCount: Int = defaultLoopCount,
+        limits: HTTPLimits = .default, timeouts: ConnectionTimeouts = .default, maxConnections: Int = 10_000,
+        drainTimeout: Duration = .seconds(10)
+    ) {
+        self.host = host
+        self.port = port
+        self.eventLoop = eventLoop
+        self.loopCount = loopCount
+        self.limits = limits
+        self.timeouts = timeouts
+        self.maxConnections = maxConnections
+        self.drainTimeout = drainTimeout
+    }
+
+    public static var defaultLoopCount: Int {
+        max(1, min(64, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
