@@ -1,0 +1,181 @@
+import Foundation
+import HTTP
+import HTTPFixtures
+import Server
+import Testing
+
+@Suite(.serialized) struct ConnectionTests {
+    @Test(arguments: EventLoopKind.allCases)
+    func keepAlive_servesManyRequestsOnOneConnection(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        let client = try server.client()
+        for index in 0..<5 {
+            try client.send("GET /r\(index) HTTP/1.1\r\nHost: t\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.header("Connection") == nil)
+        }
+        #expect(server.server.acceptedConnections == 1)
+        #expect(server.responder.targets == (0..<5).map { "/r\($0)" })
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func pipelining_answersInRequestOrderEvenWhenTheFirstIsSlow(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhelloGET /third HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try client.readResponse().bodyText == #"{"slow":true}"#)
+        #expect(try client.readResponse().bodyText == "hello")
+        #expect(try client.readResponse().bodyText == #"{"ok":true}"#)
+        #expect(server.responder.targets == ["/slow", "/echo", "/third"])
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func slowHeader_isAnswered408AndClosed(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.timeouts.header = .milliseconds(300) }
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("GET / HTTP/1.1\r\nHost: t\r\n")
+        let response = try client.readResponse()
+        #expect(response.status == 408)
+        #expect(response.header("Connection") == "close")
+        #expect(response.bodyText.contains("request_timeout"))
+        #expect(client.isClosedByServer())
+        #expect(server.responder.count == 0)
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func bodyOverLimit_isRefused413BeforeItIsSent(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.limits.maxBodyBytes = 1024 }
+        defer { server.stop() }
+        let client = try server.client()
+        // Only the head is sent: the answer must not wait for the 10 MB the client announced.
+        try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10000000\r\n\r\n")
+        let response = try client.readResponse()
+        #expect(response.status == 413)
+        #expect(response.header("Connection") == "close")
+        #expect(client.isClosedByServer())
+        #expect(server.responder.count == 0)
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func expectContinue_getsInterimResponseThenTheAnswer(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
+        #expect(try client.readResponse().status == 100)
+        try client.send("abc")
+        #expect(try client.readResponse().bodyText == "abc")
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func connectionCap_answers503AndClosesTheExtraConnection(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.maxConnections = 2 }
+        defer { server.stop() }
+        let first = try server.client()
+        let second = try server.client()
+        for client in [first, second] {
+            try client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+        }
+        let third = try server.client()
+        let refused = try third.readResponse()
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "1")
+        #expect(third.isClosedByServer())
+        #expect(server.server.rejectedConnections == 1)
+        try first.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try first.readResponse().status == 200)
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func requestLimitPerConnection_closesAfterTheLastOne(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.timeouts.maxRequestsPerConnection = 3 }
+        defer { server.stop() }
+        let client = try server.client()
+        for index in 1...3 {
+            try client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().header("Connection") == (index == 3 ? "close" : nil))
+        }
+        #expect(client.isClosedByServer())
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func idleKeepAlive_isClosedAfterItsTimeout(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.timeouts.keepAliveIdle = .milliseconds(300) }
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        _ = try client.readResponse()
+        #expect(client.isClosedByServer())
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func http10WithoutKeepAlive_closesAfterResponse(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("GET / HTTP/1.0\r\n\r\n")
+        let response = try client.readResponse()
+        #expect(response.header("Connection") == "close")
+        #expect(client.isClosedByServer())
+    }
+
+    @Test func head_hasLengthButNoBody_andRequestIdIsEchoedOrMade() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("HEAD / HTTP/1.1\r\nHost: t\r\nX-Request-Id: abc-123\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        let head = try client.readResponse(isHead: true)
+        #expect(head.header("Content-Length") == "11")
+        #expect(head.header("X-Request-Id") == "abc-123")
+        let get = try client.readResponse()
+        #expect(get.bodyText == #"{"ok":true}"#)
+        #expect(get.header("X-Request-Id")?.isEmpty == false)
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func malformedRequests_getTheirStatusThenCloseAndNoHandlerRuns(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        for fixture in MalformedRequests.all {
+            let client = try server.client()
+            try client.send(fixture.bytes)
+            let response = try client.readResponse()
+            #expect(response.status == fixture.status, "\(fixture.name)")
+            #expect(response.header("Connection") == "close", "\(fixture.name)")
+            #expect(response.bodyText.contains("\"code\":\"\(fixture.error.code)\""), "\(fixture.name)")
+            #expect(response.header("X-Request-Id") != nil, "\(fixture.name)")
+            #expect(client.isClosedByServer(), "\(fixture.name)")
+        }
+        #expect(server.responder.count == 0)
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func shutdown_finishesInFlightClosesIdleAndStopsAccepting(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        let idle = try server.client()
+        try idle.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        _ = try idle.readResponse()
+        let busy = try server.client()
+        try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.05)
+        let started = ContinuousClock.now
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.stop()
+            done.signal()
+        }
+        let response = try busy.readResponse()
+        #expect(response.status == 200)
+        #expect(response.header("Connection") == "close")
+        #expect(busy.isClosedByServer())
+        #expect(idle.isClosedByServer())
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(throws: (any Error).self) { _ = try server.client(timeout: 1).readResponse() }
+    }
+}

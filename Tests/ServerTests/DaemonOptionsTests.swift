@@ -1,0 +1,59 @@
+import Foundation
+import Server
+import Testing
+
+@Suite struct DaemonOptionsTests {
+    func writeConfig(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "specd-config-\(UUID().uuidString).json"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func resolve_defaults() throws {
+        let options = try DaemonOptions.resolve(arguments: [], environment: [:])
+        #expect(options.server.host == "127.0.0.1")
+        #expect(options.server.port == 8080)
+        #expect(options.logLevel == .info)
+    }
+
+    @Test func resolve_flagsBeatEnvironmentWhichBeatsTheConfigFile() throws {
+        let path = try writeConfig(#"{"host": "127.0.0.2", "port": 9000, "logLevel": "warn", "limits": {"maxBodyBytes": 2048, "maxConnections": 7}}"#)
+        let options = try DaemonOptions.resolve(
+            arguments: ["--config", path, "--port=0"],
+            environment: ["SPECD_PORT": "9100", "SPECD_LOG_LEVEL": "debug"])
+        #expect(options.server.host == "127.0.0.2")
+        #expect(options.server.port == 0)
+        #expect(options.logLevel == .debug)
+        #expect(options.server.limits.maxBodyBytes == 2048)
+        #expect(options.server.maxConnections == 7)
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--port"], "option '--port' needs a value"),
+        (["--port", "70000"], "port must be an integer in 0...65535, not '70000'"),
+        (["--log-level", "loud"], "logLevel must be one of debug, info, warn, error, not 'loud'"),
+        (["--event-loop", "kqueue"], "eventLoop must be epoll or dispatch, not 'kqueue'"),
+        (["--config", "/nonexistent/specd.json"], "cannot read config file '/nonexistent/specd.json'"),
+    ])
+    func resolve_badUsage_isAClearError(arguments: [String], message: String) {
+        #expect(throws: UsageError(message)) { try DaemonOptions.resolve(arguments: arguments, environment: [:]) }
+    }
+
+    @Test func resolve_unknownConfigKey_isAnError() throws {
+        let path = try writeConfig(#"{"prot": 1}"#)
+        #expect(throws: UsageError("config file '\(path)': unknown key 'prot'")) {
+            try DaemonOptions.resolve(arguments: ["--config", path], environment: [:])
+        }
+        let bad = try writeConfig(#"{"port": 1,}"#)
+        #expect(throws: UsageError("config file '\(bad)': expected a string key at byte 11")) {
+            try DaemonOptions.resolve(arguments: ["--config", bad], environment: [:])
+        }
+    }
+
+    @Test func usage_listsEveryFlagWithItsConfigKeyAndEnvironmentVariable() {
+        for setting in DaemonOptions.settings {
+            #expect(CommandLineInterface.usage.contains("\(setting.flag) VALUE  /  \(setting.configKey)  /  \(setting.environment)"))
+        }
+    }
+}

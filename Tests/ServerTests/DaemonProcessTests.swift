@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// Runs the real `specd` binary, as an operator would.
+@Suite(.serialized) struct DaemonProcessTests {
+    static var binary: URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("specd"),
+            Bundle.main.bundleURL.appendingPathComponent("specd"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/specd").standardized,
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }
+
+    struct Running {
+        let process: Process
+        let port: Int
+        let stderr: Pipe
+    }
+
+    func start(_ extra: [String] = []) throws -> Running {
+        let portFile = NSTemporaryDirectory() + "specd-port-\(UUID().uuidString)"
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--port-file", portFile] + extra
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                return Running(process: process, port: port, stderr: stderr)
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        process.terminate()
+        throw TestClient.Failure(description: "specd did not write its port file")
+    }
+
+    @Test func sigterm_drainsClosesIdleConnectionsAndExitsZero() throws {
+        let running = try start()
+        let idle = try TestClient(port: running.port)
+        try idle.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try idle.readResponse().status == 200)
+        let started = Date()
+        kill(running.process.processIdentifier, SIGTERM)
+        #expect(idle.isClosedByServer())
+        running.process.waitUntilExit()
+        #expect(running.process.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(started) < 10)
+        let log = String(decoding: running.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let first = log.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.contains(#""msg":"listening""#))
+        #expect(first.contains(#""address":"127.0.0.1:\#(running.port)""#))
+        #expect(log.contains(#""msg":"stopped""#))
+    }
+
+    @Test func unknownFlag_exitsOneWithAClearMessage() throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--frobnicate"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.contains("unknown option '--frobnicate'"))
+    }
+
+    @Test func version_printsAndExitsZero() throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["version"]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasPrefix("specd "))
+    }
+}

@@ -1,0 +1,61 @@
+import HTTP
+import Server
+import Synchronization
+import Testing
+
+@Suite struct RouterTests {
+    func route(_ router: Router, _ method: String, _ target: String) -> HTTPResponse {
+        let captured = Mutex<HTTPResponse?>(nil)
+        let request = Request(head: HTTPRequestHead(method: method, target: target), body: [], id: "t")
+        router.respond(to: request, sink: .capturing { response in captured.withLock { $0 = response } })
+        return captured.withLock { $0 }!
+    }
+
+    var router: Router {
+        var router = Router()
+        router.add("GET", "/v1/users/{user}/flags/{key}", sync: { request throws(APIError) in
+            .json(.ok, "\(request.parameter("user"))|\(request.parameter("key"))")
+        })
+        router.add("DELETE", "/v1/users/{user}", sync: { _ throws(APIError) in HTTPResponse(status: .noContent) })
+        router.add("GET", "/v1/users/{user}", sync: { request throws(APIError) in .json(.ok, request.parameter("user")) })
+        router.add("POST", "/v1/fail", sync: { _ throws(APIError) in throw APIError.invalidField("ops[0].by", "ops[0].by must be an integer") })
+        return router
+    }
+
+    @Test func route_matchesAndPercentDecodesParameters() {
+        let response = route(router, "GET", "/v1/users/a%2Fb%20c/flags/promo-banner?explain=1")
+        #expect(String(decoding: response.body, as: UTF8.self) == "a/b c|promo-banner")
+    }
+
+    @Test func route_headFallsBackToGet() {
+        #expect(route(router, "HEAD", "/v1/users/u1").status == .ok)
+    }
+
+    @Test func route_unknownPath_is404WithErrorJSON() {
+        let response = route(router, "GET", "/v2/nothing")
+        #expect(response.status == .notFound)
+        #expect(String(decoding: response.body, as: UTF8.self).contains(#""code":"not_found""#))
+    }
+
+    @Test func route_wrongMethod_is405WithAllow() {
+        let response = route(router, "PUT", "/v1/users/u1")
+        #expect(response.status == .methodNotAllowed)
+        #expect(response.headers["Allow"] == "DELETE, GET, HEAD")
+    }
+
+    @Test func route_emptyParameterOrExtraSegment_doesNotMatch() {
+        #expect(route(router, "GET", "/v1/users//flags/x").status == .notFound)
+        #expect(route(router, "GET", "/v1/users/u1/extra/x/y").status == .notFound)
+    }
+
+    @Test func route_malformedEscape_is400() {
+        #expect(route(router, "GET", "/v1/users/%zz").status == .badRequest)
+    }
+
+    @Test func route_thrownAPIError_becomesErrorBodyNamingTheField() {
+        let response = route(router, "POST", "/v1/fail")
+        #expect(response.status == .badRequest)
+        #expect(String(decoding: response.body, as: UTF8.self)
+            == #"{"error":{"code":"invalid_field","message":"ops[0].by must be an integer","field":"ops[0].by","retryable":false}}"#)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking raw-socket HTTP client for loopback tests: sends exact bytes, reads exact responses.
+final class TestClient {
+    struct Response {
+        var status: Int
+        var headers: [(String, String)]
+        var body: [UInt8]
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+
+        var bodyText: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, timeout: Double = 5) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            Glibc.close(fd)
+            throw Failure(description: "connect failed: \(errno)")
+        }
+        setTimeout(timeout)
+    }
+
+    deinit { Glibc.close(fd) }
+
+    func setTimeout(_ seconds: Double) {
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw Failure(description: "send failed: \(errno)") }
+            offset += written
+        }
+    }
+
+    /// Reads more bytes; returns false on EOF. Throws on timeout or reset.
+    @discardableResult
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count > 0 {
+            buffer += chunk[0..<count]
+            return true
+        }
+        if count == 0 { return false }
+        throw Failure(description: errno == EAGAIN ? "timed out waiting for the server" : "recv failed: \(errno)")
+    }
+
+    /// Reads one response framed by Content-Length (or none, for 1xx/204/304/HEAD).
+    func readResponse(isHead: Bool = false) throws -> Response {
+        while true {
+            if let end = headEnd() {
+                let headText = String(decoding: buffer[0..<end], as: UTF8.self)
+                var lines = headText.components(separatedBy: "\r\n")
+                let statusLine = lines.removeFirst().split(separator: " ")
+                guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Failure(description: "bad status line") }
+                let headers = lines.filter { !$0.isEmpty }.map { line -> (String, String) in
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+                }
+                var response = Response(status: status, headers: headers, body: [])
+                let length = isHead || status < 200 || status == 204 || status == 304 ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
+                while buffer.count < end + 4 + length {
+                    guard try fill() else { throw Failure(description: "EOF inside a body") }
+                }
+                response.body = Array(buffer[(end + 4)..<(end + 4 + length)])
+                buffer.removeFirst(end + 4 + length)
+                return response
+            }
+            guard try fill() else { throw Failure(description: "EOF before a response") }
+        }
+    }
+
+    /// True when the server closed the connection (EOF) with nothing more to read.
+    func isClosedByServer() -> Bool {
+        guard buffer.isEmpty else { return false }
+        return (try? fill()) == false
+    }
+
+    private func headEnd() -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        for index in 0...(buffer.count - 4)
+        where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+}

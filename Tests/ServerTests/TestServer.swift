@@ -1,0 +1,55 @@
+import Foundation
+import HTTP
+import Server
+import Synchronization
+
+/// A responder that records what reached it and answers by path: `/slow` after a delay on another thread,
+/// `/echo` with the request body, anything else with `{"ok":true}`.
+final class RecordingResponder: Responder {
+    let handled = Mutex<[String]>([])
+    let delay: Duration
+
+    init(delay: Duration = .milliseconds(300)) {
+        self.delay = delay
+    }
+
+    var count: Int { handled.withLock { $0.count } }
+    var targets: [String] { handled.withLock { $0 } }
+
+    func respond(to request: Request, sink: ResponseSink) {
+        handled.withLock { $0.append(request.head.target) }
+        switch request.path {
+        case "/slow":
+            let delay = delay
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                sink.send(.json(.ok, #"{"slow":true}"#))
+            }
+        case "/echo":
+            sink.send(HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: request.body))
+        default:
+            sink.send(.json(.ok, #"{"ok":true}"#))
+        }
+    }
+}
+
+/// Starts an `HTTPServer` on an ephemeral loopback port for one test.
+struct TestServer {
+    let server: HTTPServer
+    let responder: RecordingResponder
+    let logs = MemoryLogSink()
+
+    init(kind: EventLoopKind = .epoll, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, eventLoop: kind, loopCount: 2)
+        configure(&configuration)
+        responder = RecordingResponder()
+        server = HTTPServer(configuration: configuration, responder: responder, logger: Logger(level: .debug, sink: logs))
+        try server.start()
+    }
+
+    var port: Int { server.port }
+
+    func client(timeout: Double = 5) throws -> TestClient { try TestClient(port: port, timeout: timeout) }
+
+    func stop() { server.shutdown() }
+}
