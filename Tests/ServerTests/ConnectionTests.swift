@@ -33,6 +33,18 @@ import Testing
     }
 
     @Test(arguments: EventLoopKind.allCases)
+    func largeResponseToASlowReader_arrivesWholeAfterPartialWrites(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /after HTTP/1.1\r\nHost: t\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.2)
+        let response = try client.readResponse()
+        #expect(response.body == TestServer.bigBody)
+        #expect(try client.readResponse().bodyText == #"{"ok":true}"#)
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
     func slowHeader_isAnswered408AndClosed(kind: EventLoopKind) throws {
         let server = try TestServer(kind: kind) { $0.timeouts.header = .milliseconds(300) }
         defer { server.stop() }

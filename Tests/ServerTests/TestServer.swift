@@ -25,6 +25,10 @@ final class RecordingResponder: Responder {
                 Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
                 sink.send(.json(.ok, #"{"slow":true}"#))
             }
+        case "/big":
+            // Large enough to overflow the socket buffers, so the server must queue and resume on writability.
+            let body = TestServer.bigBody
+            sink.send(HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: body))
         case "/echo":
             sink.send(HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: request.body))
         default:
@@ -35,6 +39,7 @@ final class RecordingResponder: Responder {
 
 /// Starts an `HTTPServer` on an ephemeral loopback port for one test.
 struct TestServer {
+    static let bigBody: [UInt8] = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }
     let server: HTTPServer
     let responder: RecordingResponder
     let logs = MemoryLogSink()
