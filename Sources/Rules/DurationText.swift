@@ -1,0 +1,91 @@
+/// Durations (`"90s"`, `"15m"`, `"2h"`, `"3d"`, `"1w"` or a number of seconds) and calendar periods
+/// (`"month"`, `"2 weeks"`, `"quarter"`) as written in rules (DESIGN §3.2).
+public enum DurationText {
+    /// Milliseconds for a duration; `nil` when malformed or negative. A day is a fixed 86 400 s.
+    public static func parse(_ value: JSONValue) -> Milliseconds? {
+        switch value {
+        case .number(let number):
+            guard number.double >= 0, number.double < 1e12 else { return nil }
+            return Milliseconds((number.double * 1000).rounded())
+        case .string(let text):
+            guard let unit = text.last, let count = Int64(text.dropLast()), count >= 0, text.first != "+" else { return nil }
+            let scale: Int64
+            switch unit {
+            case "s": scale = 1
+            case "m": scale = 60
+            case "h": scale = 3600
+            case "d": scale = 86_400
+            case "w": scale = 604_800
+            default: return nil
+            }
+            guard count < Int64.max / (scale * 1000) else { return nil }
+            return count * scale * 1000
+        default:
+            return nil
+        }
+    }
+}
+
+/// A calendar period added in a time zone: months and years follow the calendar, not a fixed length.
+public struct CalendarPeriod: Sendable, Hashable, CustomStringConvertible {
+    public enum Unit: String, Sendable, CaseIterable {
+        case hour, day, week, month, quarter, year
+    }
+
+    public let unit: Unit
+    public let count: Int
+
+    public init(unit: Unit, count: Int = 1) {
+        self.unit = unit
+        self.count = count
+    }
+
+    /// `"month"`, `"1 month"`, `"2 weeks"`, `"quarter"`; `nil` when malformed.
+    public init?(text: String) {
+        let parts = text.split(separator: " ")
+        var count = 1
+        var name: Substring
+        switch parts.count {
+        case 1: name = parts[0]
+        case 2:
+            guard let parsed = Int(parts[0]), parsed > 0 else { return nil }
+            count = parsed
+            name = parts[1]
+        default: return nil
+        }
+        if name.hasSuffix("s") { name = name.dropLast() }
+        guard let unit = Unit(rawValue: String(name)) else { return nil }
+        self.unit = unit
+        self.count = count
+    }
+
+    public var description: String { count == 1 ? unit.rawValue : "\(count) \(unit.rawValue)s" }
+}
+
+/// Version strings compared numerically per dot component, zero-padded: `1.2 == 1.2.0`, `1.10 > 1.9`.
+public struct Version: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let components: [Int]
+
+    public init?(_ text: String) {
+        var parts: [Int] = []
+        for part in text.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !part.isEmpty, part.utf8.count <= 9, part.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(part)
+            else { return nil }
+            parts.append(value)
+        }
+        guard !parts.isEmpty else { return nil }
+        while parts.count > 1, parts.last == 0 { parts.removeLast() }
+        components = parts
+    }
+
+    public static func < (lhs: Version, rhs: Version) -> Bool {
+        for index in 0..<max(lhs.components.count, rhs.components.count) {
+            let left = index < lhs.components.count ? lhs.components[index] : 0
+            let right = index < rhs.components.count ? rhs.components[index] : 0
+            if left != right { return left < right }
+        }
+        return false
+    }
+
+    public var description: String { components.map(String.init).joined(separator: ".") }
+}

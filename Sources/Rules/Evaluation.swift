@@ -1,0 +1,61 @@
+/// The outcome of evaluating one flag for one user at one instant: data, never an exception (STYLE habit 5).
+public struct Evaluation: Sendable, Equatable {
+    public enum Reason: String, Sendable {
+        case staticValue = "STATIC"
+        case targetingMatch = "TARGETING_MATCH"
+        case defaultValue = "DEFAULT"
+        case disabled = "DISABLED"
+        case split = "SPLIT"
+        case error = "ERROR"
+    }
+
+    public enum ErrorCode: String, Sendable {
+        case flagNotFound = "FLAG_NOT_FOUND"
+        case typeMismatch = "TYPE_MISMATCH"
+        case parseError = "PARSE_ERROR"
+        case invalidContext = "INVALID_CONTEXT"
+        case general = "GENERAL"
+    }
+
+    public let key: String
+    /// `nil` when no value was decided: a decision without fallback that nothing matched, or an error.
+    public var value: JSONValue?
+    public var variant: String?
+    public var reason: Reason
+    /// The matched case; `cases.count` for the fallback; `nil` for boolean flags and undecided answers.
+    public var index: Int?
+    public var matched: Bool
+    public var errorCode: ErrorCode?
+    public var errorMessage: String?
+    public var metadata: JSONObject
+
+    public init(key: String, value: JSONValue?, variant: String? = nil, reason: Reason, index: Int? = nil, matched: Bool,
+                errorCode: ErrorCode? = nil, errorMessage: String? = nil, metadata: JSONObject = [:]) {
+        self.key = key
+        self.value = value
+        self.variant = variant
+        self.reason = reason
+        self.index = index
+        self.matched = matched
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+        self.metadata = metadata
+    }
+
+    public static func notFound(_ key: String) -> Evaluation {
+        Evaluation(key: key, value: nil, reason: .error, matched: false, errorCode: .flagNotFound,
+                   errorMessage: "flag '\(key)' is not defined")
+    }
+
+    /// `{value, variant?, reason, index?, matched}` as the REST API answers it.
+    public var json: JSONValue {
+        var object: JSONObject = ["value": value ?? .null]
+        if let variant { object["variant"] = .string(variant) }
+        object["reason"] = .string(reason.rawValue)
+        if let index { object["index"] = .int(index) }
+        object["matched"] = .bool(matched)
+        if let errorCode { object["errorCode"] = .string(errorCode.rawValue) }
+        if let errorMessage { object["errorMessage"] = .string(errorMessage) }
+        return .object(object)
+    }
+}

@@ -1,0 +1,80 @@
+/// A compiled flag or decision (DESIGN §3.1).
+public struct Flag: Sendable, Equatable {
+    public enum ValueType: String, Sendable {
+        case boolean, string, number, object
+    }
+
+    /// What a case (or the fallback) yields: one value, or a weighted split.
+    public enum Outcome: Sendable, Equatable {
+        case value(JSONValue, variant: String?)
+        case split([SplitEntry], prefix: String)
+    }
+
+    public struct SplitEntry: Sendable, Equatable {
+        public let weight: Int
+        public let value: JSONValue
+        public let variant: String?
+    }
+
+    public struct Case: Sendable, Equatable {
+        public let when: Spec
+        public let outcome: Outcome
+    }
+
+    public enum Body: Sendable, Equatable {
+        /// `{"when": spec}`: true when it holds.
+        case boolean(Spec)
+        /// Cases in order, then the fallback (or none: `matched: false`).
+        case cases([Case], fallback: Outcome?)
+    }
+
+    public let key: String
+    public let body: Body
+    public let enabled: Bool
+    public let valueType: ValueType
+    public let description: String?
+    public let metadata: JSONObject
+    /// The definition as written, for `GET /v1/rules/{key}`.
+    public let source: JSONValue
+
+    public init(key: String, body: Body, enabled: Bool, valueType: ValueType, description: String?, metadata: JSONObject,
+                source: JSONValue) {
+        self.key = key
+        self.body = body
+        self.enabled = enabled
+        self.valueType = valueType
+        self.description = description
+        self.metadata = metadata
+        self.source = source
+    }
+
+    /// Whether the flag has no targeting at all, so its answer is `STATIC`.
+    public var isStatic: Bool {
+        if case .cases(let cases, _) = body { return cases.isEmpty }
+        return false
+    }
+}
+
+/// A compiled trigger (DESIGN §3.3); firing is the store's and the server's business.
+public struct Trigger: Sendable, Equatable {
+    public let key: String
+    /// Events that cause an evaluation; empty means every donation.
+    public let on: [String]
+    public let when: Spec
+    public let throttle: CalendarPeriod?
+    public let delay: Milliseconds?
+    public let edge: Bool
+    public let source: JSONValue
+
+    public init(key: String, on: [String], when: Spec, throttle: CalendarPeriod?, delay: Milliseconds?, edge: Bool, source: JSONValue) {
+        self.key = key
+        self.on = on
+        self.when = when
+        self.throttle = throttle
+        self.delay = delay
+        self.edge = edge
+        self.source = source
+    }
+
+    public func listens(to event: String) -> Bool { on.isEmpty || on.contains(event) }
+}

@@ -1,0 +1,50 @@
+/// A validated, immutable rule set: flags and decisions, triggers, and the named specs they were built from.
+public struct RuleSet: Sendable {
+    public let flags: [String: Flag]
+    /// Flag keys in declaration order.
+    public let flagKeys: [String]
+    public let triggers: [String: Trigger]
+    public let triggerKeys: [String]
+    /// The merged document as written.
+    public let source: JSONValue
+    /// A content hash of the source: equal rule sets have equal versions.
+    public let version: String
+    /// Non-fatal diagnostics found while loading.
+    public let warnings: [Diagnostic]
+
+    init(flags: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
+        self.flags = Dictionary(uniqueKeysWithValues: flags.map { ($0.key, $0) })
+        flagKeys = flags.map(\.key)
+        self.triggers = Dictionary(uniqueKeysWithValues: triggers.map { ($0.key, $0) })
+        triggerKeys = triggers.map(\.key)
+        self.source = source
+        version = RuleSet.hash(JSONWriter.write(source))
+        self.warnings = warnings
+    }
+
+    /// An empty set (no flags, no triggers).
+    public static let empty = RuleSet(flags: [], triggers: [], source: ["flags": [:]], warnings: [])
+
+    /// FNV-1a 64-bit, hex: stable across runs and platforms (unlike `Hasher`).
+    static func hash(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let text = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
+}
+
+/// Loading failed: every error (and warning) found, none loaded.
+public struct RuleSetError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let diagnostics: [Diagnostic]
+
+    public init(_ diagnostics: [Diagnostic]) {
+        self.diagnostics = diagnostics
+    }
+
+    public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}

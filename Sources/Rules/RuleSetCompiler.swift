@@ -1,0 +1,90 @@
+/// Validates a whole rule document and builds a `RuleSet`, or reports every problem together (DESIGN §3.5).
+public enum RuleSetCompiler {
+    static let sections: Set<String> = ["specs", "flags", "triggers", "$schema", "description"]
+
+    public static func compile(_ document: JSONValue) -> Result<RuleSet, RuleSetError> {
+        guard case .object(let root) = document else {
+            return .failure(RuleSetError([Diagnostic(.error, path: "", code: "wrong_type", message: "a rule set is a JSON object")]))
+        }
+        var diagnostics: [Diagnostic] = []
+        for key in root.keys where !sections.contains(key) {
+            diagnostics.append(Diagnostic(.error, path: "/" + key, code: "unknown_field", message: "unknown section '\(key)'"))
+        }
+        let named = section(root, "specs", &diagnostics)
+        let flagsJSON = section(root, "flags", &diagnostics)
+        let triggersJSON = section(root, "triggers", &diagnostics)
+        var specs = SpecCompiler(named: named)
+        // Every named spec is checked once on its own, used or not.
+        for name in named.keys {
+            specs.flagKey = name
+            _ = specs.compile(.object(["ref": .string(name)]), at: JSONPointer("/specs").appending(name))
+        }
+        var flags: [Flag] = []
+        for (key, definition) in flagsJSON {
+            specs.flagKey = key
+            var compiler = FlagCompiler(key: key, path: JSONPointer("/flags").appending(key), specs: specs)
+            if let flag = compiler.compile(definition) { flags.append(flag) }
+            specs = compiler.specs
+        }
+        var triggers: [Trigger] = []
+        for (key, definition) in triggersJSON {
+            specs.flagKey = key
+            if let trigger = compileTrigger(key, definition, specs: &specs) { triggers.append(trigger) }
+        }
+        diagnostics += specs.diagnostics
+        for trigger in triggers {
+            for (index, event) in trigger.on.enumerated() where !specs.referencedEvents.contains(event) {
+                diagnostics.append(Diagnostic(.warning, path: "/triggers/\(trigger.key)/on/\(index)", code: "unreferenced_trigger_event",
+                                              message: "no spec refers to event '\(event)'"))
+            }
+        }
+        if diagnostics.contains(where: { $0.severity == .error }) { return .failure(RuleSetError(diagnostics)) }
+        return .success(RuleSet(flags: flags, triggers: triggers, source: document, warnings: diagnostics))
+    }
+
+    private static func section(_ root: JSONObject, _ name: String, _ diagnostics: inout [Diagnostic]) -> JSONObject {
+        guard let value = root[name] else { return [:] }
+        guard case .object(let object) = value else {
+            diagnostics.append(Diagnostic(.error, path: "/" + name, code: "wrong_type", message: "'\(name)' must be an object"))
+            return [:]
+        }
+        return object
+    }
+
+    private static func compileTrigger(_ key: String, _ definition: JSONValue, specs: inout SpecCompiler) -> Trigger? {
+        let path = JSONPointer("/triggers").appending(key)
+        guard let fields = specs.fields(definition, at: path, required: [], optional: ["on", "when", "throttle", "delay", "edge", "description"])
+        else { return nil }
+        var ok = true
+        var on: [String] = []
+        if let value = fields["on"] {
+            if case .array(let items) = value, !items.isEmpty, items.allSatisfy({ ($0.stringValue ?? "").isEmpty == false }) {
+                on = items.compactMap(\.stringValue)
+            } else {
+                specs.error(path.appending("on"), "wrong_type", "'on' is a non-empty array of event names")
+                ok = false
+            }
+        }
+        var when = Spec.always(true)
+        if let value = fields["when"] {
+            if let compiled = specs.compile(value, at: path.appending("when")) { when = compiled } else { ok = false }
+        }
+        var throttle: CalendarPeriod?
+        if let value = fields["throttle"] {
+            if case .string(let text) = value, let period = CalendarPeriod(text: text) {
+                throttle = period
+            } else {
+                specs.error(path.appending("throttle"), "invalid_period",
+                            "a period is hour, day, week, month, quarter or year, optionally with a count (\"2 weeks\")")
+                ok = false
+            }
+        }
+        var delay: Milliseconds?
+        if let value = fields["delay"] {
+            if let parsed = specs.duration(value, at: path.appending("delay")) { delay = parsed } else { ok = false }
+        }
+        let edge = specs.boolean(fields, "edge", at: path) ?? false
+        guard ok else { return nil }
+        return Trigger(key: key, on: on, when: when, throttle: throttle, delay: delay, edge: edge, source: definition)
+    }
+}

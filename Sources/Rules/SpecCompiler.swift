@@ -1,0 +1,174 @@
+/// Turns spec JSON into `Spec`, collecting every problem as a diagnostic instead of stopping at the first
+/// (DESIGN §3.5). References are inlined per flag so rollouts can salt with their flag's key.
+struct SpecCompiler {
+    /// Named specs as written.
+    let named: JSONObject
+    var diagnostics: [Diagnostic] = []
+    /// Event names any spec mentions, for the unreferenced-trigger-event warning.
+    var referencedEvents: Set<String> = []
+    /// The flag being compiled; rollouts salt with it.
+    var flagKey = ""
+    private var resolving: [String] = []
+
+    init(named: JSONObject) {
+        self.named = named
+    }
+
+    static let operators: Set<String> = [
+        "all", "any", "none", "not", "atLeast", "ref", "always", "flag", "counter", "maxCount", "timeSince", "cooldown",
+        "sinceLaunch", "eventExists", "eventDate", "dateRange", "hourIn", "weekday", "segment", "segments",
+        "subscription", "attr", "donations", "lastDonation", "lastDonationVersion", "firstDonationVersion",
+        "appVersion", "rollout",
+    ]
+
+    mutating func error(_ path: JSONPointer, _ code: String, _ message: String) {
+        let diagnostic = Diagnostic(.error, path: path.text, code: code, message: message)
+        if !diagnostics.contains(diagnostic) { diagnostics.append(diagnostic) }
+    }
+
+    mutating func warning(_ path: JSONPointer, _ code: String, _ message: String) {
+        let diagnostic = Diagnostic(.warning, path: path.text, code: code, message: message)
+        if !diagnostics.contains(diagnostic) { diagnostics.append(diagnostic) }
+    }
+
+    /// `nil` when the node is invalid (its diagnostics are recorded).
+    mutating func compile(_ json: JSONValue, at path: JSONPointer) -> Spec? {
+        guard case .object(let object) = json else {
+            error(path, "wrong_type", "a spec must be an object with one operator, not \(json.typeName)")
+            return nil
+        }
+        let operatorKeys = object.keys.filter { Self.operators.contains($0) }
+        guard operatorKeys.count == 1, let name = operatorKeys.first else {
+            if operatorKeys.isEmpty {
+                let unknown = object.keys.first ?? ""
+                error(object.isEmpty ? path : path.appending(unknown), "unknown_operator",
+                      object.isEmpty ? "a spec needs one operator" : "unknown operator '\(unknown)'")
+            } else {
+                error(path, "multiple_operators", "a spec has exactly one operator, found \(operatorKeys.joined(separator: ", "))")
+            }
+            return nil
+        }
+        let siblings: Set<String> = name == "hourIn" || name == "weekday" ? ["tz"] : []
+        for key in object.keys where key != name && !siblings.contains(key) {
+            error(path.appending(key), "unknown_field", "unknown field '\(key)' beside '\(name)'")
+        }
+        let value = object[name]!
+        let at = path.appending(name)
+        switch name {
+        case "all", "any", "none":
+            guard let children = compileList(value, at: at) else { return nil }
+            return name == "all" ? .all(children) : name == "any" ? .any(children) : .none(children)
+        case "not":
+            return compile(value, at: at).map { .not($0) }
+        case "atLeast":
+            return compileAtLeast(value, at: at)
+        case "ref":
+            return compileRef(value, at: at)
+        case "always":
+            guard case .bool(let constant) = value else { return wrongType(at, "a boolean") }
+            return .always(constant)
+        default:
+            return compileLeaf(name, value, object: object, path: path)
+        }
+    }
+
+    mutating func compileList(_ value: JSONValue, at path: JSONPointer) -> [Spec]? {
+        guard case .array(let items) = value else { return wrongType(path, "an array of specs") }
+        guard !items.isEmpty else {
+            error(path, "empty_combinator", "a combinator needs at least one spec")
+            return nil
+        }
+        var children: [Spec] = []
+        var failed = false
+        for (index, item) in items.enumerated() {
+            if let child = compile(item, at: path.appending(index)) { children.append(child) } else { failed = true }
+        }
+        return failed ? nil : children
+    }
+
+    private mutating func compileAtLeast(_ value: JSONValue, at path: JSONPointer) -> Spec? {
+        guard let object = fields(value, at: path, required: ["n", "of"], optional: []) else { return nil }
+        let count = integer(object, "n", at: path, minimum: 0)
+        let children = compileList(object["of"]!, at: path.appending("of"))
+        guard let count, let children else { return nil }
+        return .atLeast(count, children)
+    }
+
+    private mutating func compileRef(_ value: JSONValue, at path: JSONPointer) -> Spec? {
+        guard case .string(let name) = value else { return wrongType(path, "a spec name") }
+        guard let definition = named[name] else {
+            error(path, "unknown_ref", "no spec named '\(name)' in specs")
+            return nil
+        }
+        guard !resolving.contains(name) else {
+            error(path, "cycle", "spec '\(name)' refers to itself through " + (resolving + [name]).joined(separator: " → "))
+            return nil
+        }
+        resolving.append(name)
+        defer { resolving.removeLast() }
+        return compile(definition, at: JSONPointer("/specs").appending(name)).map { .ref(name, $0) }
+    }
+
+    // MARK: - Field helpers
+
+    mutating func wrongType<T>(_ path: JSONPointer, _ expected: String) -> T? {
+        error(path, "wrong_type", "expected \(expected)")
+        return nil
+    }
+
+    /// The node's object, with unknown fields and missing required ones reported.
+    mutating func fields(_ value: JSONValue, at path: JSONPointer, required: [String], optional: [String]) -> JSONObject? {
+        guard case .object(let object) = value else { return wrongType(path, "an object") }
+        var ok = true
+        for key in object.keys where !required.contains(key) && !optional.contains(key) {
+            error(path.appending(key), "unknown_field", "unknown field '\(key)'")
+            ok = false
+        }
+        for key in required where object[key] == nil {
+            error(path.appending(key), "missing_field", "'\(key)' is required")
+            ok = false
+        }
+        return ok ? object : nil
+    }
+
+    mutating func string(_ object: JSONObject, _ key: String, at path: JSONPointer) -> String? {
+        guard let value = object[key] else { return nil }
+        guard case .string(let text) = value, !text.isEmpty else { return wrongType(path.appending(key), "a non-empty string") }
+        return text
+    }
+
+    mutating func integer(_ object: JSONObject, _ key: String, at path: JSONPointer, minimum: Int? = nil) -> Int? {
+        guard let value = object[key] else { return nil }
+        guard case .number(let number) = value, let integer = number.int else { return wrongType(path.appending(key), "an integer") }
+        if let minimum, integer < minimum {
+            error(path.appending(key), "negative_limit", "'\(key)' must be at least \(minimum)")
+            return nil
+        }
+        return integer
+    }
+
+    mutating func duration(_ value: JSONValue, at path: JSONPointer) -> Milliseconds? {
+        guard let milliseconds = DurationText.parse(value) else {
+            error(path, "invalid_duration", "a duration is like \"90s\", \"15m\", \"2h\", \"3d\", \"1w\" or a number of seconds")
+            return nil
+        }
+        return milliseconds
+    }
+
+    mutating func instant(_ value: JSONValue, at path: JSONPointer) -> Instant? {
+        guard case .string(let text) = value, let instant = ISO8601.parse(text) else {
+            error(path, "invalid_date", "expected an ISO 8601 date-time such as \"2026-01-01T09:00:00Z\"")
+            return nil
+        }
+        return instant
+    }
+
+    mutating func timeZone(_ value: JSONValue?, at path: JSONPointer) -> (ok: Bool, zone: String?) {
+        guard let value else { return (true, nil) }
+        guard case .string(let name) = value, TimeZones.isValid(name) else {
+            error(path, "invalid_timezone", "expected an IANA time zone such as \"Europe/Paris\"")
+            return (false, nil)
+        }
+        return (true, name)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+
+/// IANA zones by name, looked up once and cached: `TimeZone(identifier:)` is far too slow for an evaluation path.
+public enum TimeZones {
+    private static let cache = Mutex<[String: TimeZone]>([:])
+
+    public static func zone(_ name: String?) -> TimeZone? {
+        guard let name else { return nil }
+        if let cached = cache.withLock({ $0[name] }) { return cached }
+        guard let zone = TimeZone(identifier: name) else { return nil }
+        cache.withLock { $0[name] = zone }
+        return zone
+    }
+
+    public static func isValid(_ name: String) -> Bool { zone(name) != nil }
+
+    /// Seconds east of UTC in the zone at that instant (DST included); 0 for UTC or an unknown zone.
+    public static func offset(_ name: String?, at instant: Instant) -> Int64 {
+        guard let name, name != "UTC", let zone = zone(name) else { return 0 }
+        return Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)))
+    }
+
+    /// Local wall-clock fields of an instant in a zone.
+    public static func local(_ instant: Instant, in name: String?) -> (hour: Int, isoWeekday: Int, localMilliseconds: Int64) {
+        let local = instant.milliseconds + offset(name, at: instant) * 1000
+        let days = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
+        let millisOfDay = local - days * 86_400_000
+        // 1970-01-01 was a Thursday (ISO weekday 4).
+        let weekday = Int(((days + 3) % 7 + 7) % 7) + 1
+        return (Int(millisOfDay / 3_600_000), weekday, local)
+    }
+
+    /// Adds a calendar period in the zone (months and years by the calendar, DST-correct).
+    public static func add(_ period: CalendarPeriod, to instant: Instant, in name: String?) -> Instant {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone(name) ?? TimeZone(identifier: "UTC")!
+        var components = DateComponents()
+        switch period.unit {
+        case .hour: components.hour = period.count
+        case .day: components.day = period.count
+        case .week: components.day = 7 * period.count
+        case .month: components.month = period.count
+        case .quarter: components.month = 3 * period.count
+        case .year: components.year = period.count
+        }
+        let date = Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)
+        let result = calendar.date(byAdding: components, to: date) ?? date
+        return Instant(milliseconds: Int64((result.timeIntervalSince1970 * 1000).rounded()))
+    }
+}
