@@ -17,7 +17,7 @@ let package = Package(
         .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Server"], path: "bench/Sources"),
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules"], exclude: ["Fixtures"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "HTTPFixtures", "Rules"]),
     ]
 )

@@ -1,4 +1,5 @@
 /// The outcome of evaluating one flag for one user at one instant: data, never an exception (STYLE habit 5).
+/// The flag's metadata is not copied in (it would cost every evaluation); callers read it from the `Flag`.
 public struct Evaluation: Sendable, Equatable {
     public enum Reason: String, Sendable {
         case staticValue = "STATIC"
@@ -27,10 +28,9 @@ public struct Evaluation: Sendable, Equatable {
     public var matched: Bool
     public var errorCode: ErrorCode?
     public var errorMessage: String?
-    public var metadata: JSONObject
 
     public init(key: String, value: JSONValue?, variant: String? = nil, reason: Reason, index: Int? = nil, matched: Bool,
-                errorCode: ErrorCode? = nil, errorMessage: String? = nil, metadata: JSONObject = [:]) {
+                errorCode: ErrorCode? = nil, errorMessage: String? = nil) {
         self.key = key
         self.value = value
         self.variant = variant
@@ -39,7 +39,6 @@ public struct Evaluation: Sendable, Equatable {
         self.matched = matched
         self.errorCode = errorCode
         self.errorMessage = errorMessage
-        self.metadata = metadata
     }
 
     public static func notFound(_ key: String) -> Evaluation {

@@ -29,29 +29,29 @@ extension Flag {
         switch body {
         case .boolean(let spec):
             guard enabled else {
-                return Evaluation(key: key, value: .bool(false), reason: .disabled, matched: false, metadata: metadata)
+                return Evaluation(key: key, value: .bool(false), reason: .disabled, matched: false)
             }
             let holds = spec.holds(input)
             return Evaluation(key: key, value: .bool(holds), variant: nil, reason: holds ? .targetingMatch : .defaultValue,
-                              matched: holds, metadata: metadata)
+                              matched: holds)
         case .cases(let cases, let fallback):
             guard enabled else {
                 let decided = fallback.map { resolve($0, input) }
                 return Evaluation(key: key, value: decided?.value, variant: decided?.variant, reason: .disabled,
-                                  matched: false, metadata: metadata)
+                                  matched: false)
             }
-            for (index, candidate) in cases.enumerated() where candidate.when.holds(input) {
-                let decided = resolve(candidate.outcome, input)
+            for index in cases.indices where cases[index].when.holds(input) {
+                let decided = resolve(cases[index].outcome, input)
                 return Evaluation(key: key, value: decided.value, variant: decided.variant,
-                                  reason: decided.isSplit ? .split : .targetingMatch, index: index, matched: true, metadata: metadata)
+                                  reason: decided.isSplit ? .split : .targetingMatch, index: index, matched: true)
             }
             guard let fallback else {
-                return Evaluation(key: key, value: nil, reason: .defaultValue, matched: false, metadata: metadata)
+                return Evaluation(key: key, value: nil, reason: .defaultValue, matched: false)
             }
             let decided = resolve(fallback, input)
             let reason: Evaluation.Reason = decided.isSplit ? .split : (cases.isEmpty ? .staticValue : .defaultValue)
             return Evaluation(key: key, value: decided.value, variant: decided.variant, reason: reason, index: cases.count,
-                              matched: true, metadata: metadata)
+                              matched: true)
         }
     }
 
@@ -69,7 +69,7 @@ extension Flag {
 extension Spec {
     /// Whether the spec holds for the input (DESIGN §3.2 semantics, missing-data rules included).
     public func holds(_ input: EvaluationInput) -> Bool {
-        let context = input.context
+        // `input.context` is read in place: binding it to a local would copy (and retain) every collection.
         switch self {
         case .all(let children): return children.allSatisfy { $0.holds(input) }
         case .any(let children): return children.contains { $0.holds(input) }
@@ -85,19 +85,19 @@ extension Spec {
         case .ref(_, let spec): return spec.holds(input)
         case .always(let constant): return constant
         case .flag(let key, let equals, let ifMissing):
-            guard let value = context.flags[key] else { return ifMissing }
+            guard let value = input.context.flags[key] else { return ifMissing }
             return value == equals
-        case .counter(let key, let comparison): return comparison.holds(context.counters[key] ?? 0)
-        case .maxCount(let counter, let limit): return (context.counters[counter] ?? 0) < limit
+        case .counter(let key, let comparison): return comparison.holds(input.context.counters[key] ?? 0)
+        case .maxCount(let counter, let limit): return (input.context.counters[counter] ?? 0) < limit
         case .elapsedSince(_, let event, let duration):
-            guard let at = context.events[event] else { return true }
+            guard let at = input.context.events[event] else { return true }
             return input.now - at >= duration
         case .sinceLaunch(let duration):
-            guard let launched = context.launchedAt else { return duration <= 0 }
+            guard let launched = input.context.launchedAt else { return duration <= 0 }
             return input.now - launched >= duration
-        case .eventExists(let event): return context.events[event] != nil
+        case .eventExists(let event): return input.context.events[event] != nil
         case .eventDate(let event, let before, let after):
-            guard let at = context.events[event] else { return false }
+            guard let at = input.context.events[event] else { return false }
             if let before, !(at < before) { return false }
             if let after, !(at > after) { return false }
             return true
@@ -106,27 +106,27 @@ extension Spec {
             if let to, input.now > to { return false }
             return true
         case .hourIn(let from, let to, let zone):
-            let hour = TimeZones.local(input.now, in: zone ?? context.timeZone).hour
+            let hour = TimeZones.local(input.now, in: zone ?? input.context.timeZone).hour
             return from <= to ? (hour >= from && hour <= to) : (hour >= from || hour <= to)
         case .weekday(let days, let zone):
-            return days.contains(TimeZones.local(input.now, in: zone ?? context.timeZone).isoWeekday)
-        case .segment(let name): return context.segments.contains(name)
-        case .segmentsAny(let names): return names.contains { context.segments.contains($0) }
-        case .segmentsAll(let names): return names.allSatisfy { context.segments.contains($0) }
+            return days.contains(TimeZones.local(input.now, in: zone ?? input.context.timeZone).isoWeekday)
+        case .segment(let name): return input.context.segments.contains(name)
+        case .segmentsAny(let names): return names.contains { input.context.segments.contains($0) }
+        case .segmentsAll(let names): return names.allSatisfy { input.context.segments.contains($0) }
         case .subscription(let status):
-            guard case .string(let actual)? = context.attributes["subscription_status"] else { return false }
+            guard case .string(let actual)? = input.context.attributes["subscription_status"] else { return false }
             return actual == status
-        case .attribute(let key, let test): return test.holds(context.attributes[key])
+        case .attribute(let key, let test): return test.holds(input.context.attributes[key])
         case .donations(let event, let comparison, let within):
-            guard let summary = context.donations[event] else { return comparison.holds(0) }
+            guard let summary = input.context.donations[event] else { return comparison.holds(0) }
             let count = within.map { summary.count(within: $0, now: input.now) } ?? summary.count
             return comparison.holds(count)
         case .lastDonation(let event, let within, let inside):
-            guard let last = context.donations[event]?.last?.at else { return !inside }
+            guard let last = input.context.donations[event]?.last?.at else { return !inside }
             let isWithin = input.now - last <= within && last <= input.now
             return isWithin == inside
         case .donationVersion(let event, let first, let test):
-            let summary = context.donations[event]
+            let summary = input.context.donations[event]
             guard let mark = first ? summary?.first : summary?.last, let text = mark.appVersion, let version = Version(text),
                   let right = test.operand.resolve(input) else { return false }
             return test.holds(version, right)

@@ -1,5 +1,6 @@
-/// A compiled flag or decision (DESIGN §3.1).
-public struct Flag: Sendable, Equatable {
+/// A compiled flag or decision (DESIGN §3.1). A class, immutable: handing one out of the rule set costs one
+/// retain instead of one per field.
+public final class Flag: Sendable, Equatable {
     public enum ValueType: String, Sendable {
         case boolean, string, number, object
     }
@@ -46,6 +47,10 @@ public struct Flag: Sendable, Equatable {
         self.description = description
         self.metadata = metadata
         self.source = source
+    }
+
+    public static func == (lhs: Flag, rhs: Flag) -> Bool {
+        lhs.key == rhs.key && lhs.body == rhs.body && lhs.enabled == rhs.enabled && lhs.source == rhs.source
     }
 
     /// Whether the flag has no targeting at all, so its answer is `STATIC`.

@@ -80,10 +80,12 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(double) }
 }
 
-/// A JSON object that remembers member order (for faithful round trips) and looks members up by hash.
+/// A JSON object that remembers member order (for faithful round trips). Small objects are searched linearly,
+/// which beats hashing at the sizes contexts and rules use; large ones keep a dictionary index as well.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var keys: [String] = []
-    private var storage: [String: JSONValue] = [:]
+    public private(set) var values: [JSONValue] = []
+    private var index: [String: Int]?
 
     public init() {}
 
@@ -98,28 +100,56 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     public var count: Int { keys.count }
     public var isEmpty: Bool { keys.isEmpty }
 
+    @inline(__always)
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        for position in keys.indices where keys[position] == key { return position }
+        return nil
+    }
+
     public subscript(key: String) -> JSONValue? {
-        get { storage[key] }
+        get { position(of: key).map { values[$0] } }
         set {
-            if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if storage.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+            if let position = position(of: key) {
+                if let newValue {
+                    values[position] = newValue
+                } else {
+                    keys.remove(at: position)
+                    values.remove(at: position)
+                    index = nil
+                    if keys.count > 24 { rebuildIndex() }
+                }
+            } else if let newValue {
+                keys.append(key)
+                values.append(newValue)
+                if index != nil { index![key] = keys.count - 1 } else if keys.count > 24 { rebuildIndex() }
             }
         }
     }
 
-    public func makeIterator() -> AnyIterator<(key: String, value: JSONValue)> {
-        var index = 0
-        return AnyIterator {
-            guard index < keys.count else { return nil }
-            defer { index += 1 }
-            let key = keys[index]
-            return (key, storage[key]!)
-        }
+    private mutating func rebuildIndex() {
+        index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
     }
 
+    public func makeIterator() -> Zip2Sequence<[String], [JSONValue]>.Iterator { zip(keys, values).makeIterator() }
+
     /// Members compare as sets: order is kept for writing, not meaning.
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.storage == rhs.storage }
-    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for (key, value) in lhs where rhs[key] != value { return false }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // Order-insensitive, to agree with ==.
+        var combined = 0
+        for (key, value) in self {
+            var member = Hasher()
+            member.combine(key)
+            member.combine(value)
+            combined ^= member.finalize()
+        }
+        hasher.combine(count)
+        hasher.combine(combined)
+    }
 }

@@ -3,14 +3,14 @@ public struct UserContext: Sendable, Equatable {
     public var launchedAt: Instant?
     /// IANA zone name; `nil` means UTC.
     public var timeZone: String?
-    public var counters: [String: Int] = [:]
-    public var events: [String: Instant] = [:]
-    public var flags: [String: Bool] = [:]
-    public var attributes: [String: JSONValue] = [:]
+    public var counters: CompactMap<Int> = [:]
+    public var events: CompactMap<Instant> = [:]
+    public var flags: CompactMap<Bool> = [:]
+    public var attributes: CompactMap<JSONValue> = [:]
     public var segments: Set<String> = []
-    public var donations: [String: DonationSummary] = [:]
+    public var donations: CompactMap<DonationSummary> = [:]
     /// When each trigger last fired for this user (throttles survive rule replacement).
-    public var triggerFires: [String: Instant] = [:]
+    public var triggerFires: CompactMap<Instant> = [:]
 
     public init() {}
 }

@@ -12,12 +12,24 @@ public enum CommandLineInterface {
                 print(usage)
                 return 0
             }
+            let options: DaemonOptions
             do {
-                let options = try DaemonOptions.resolve(arguments: rest, environment: environment)
-                return Daemon(options: options).run()
+                options = try DaemonOptions.resolve(arguments: rest, environment: environment)
             } catch {
                 return usageFailure(error.message)
             }
+            do {
+                return try Daemon(options: options).run()
+            } catch {
+                let logger = Logger(level: .info)
+                for diagnostic in error.diagnostics {
+                    logger.error("invalid rules", ["file": .string(diagnostic.file ?? options.rulesPath ?? ""), "path": .string(diagnostic.path),
+                                                   "code": .string(diagnostic.code), "message": .string(diagnostic.message)])
+                }
+                return 1
+            }
+        case "validate":
+            return ValidateCommand.run(arguments: rest)
         case "version", "--version":
             print("specd \(Daemon.version)")
             return 0
@@ -40,6 +52,7 @@ public enum CommandLineInterface {
             "",
             "Usage:",
             "  specd [serve] [--config FILE] [options]   run the daemon (default command)",
+            "  specd validate FILE|DIR... [--json]       check rule sets; exit 1 on any error",
             "  specd version                             print the version",
             "  specd --help                              this text",
             "",

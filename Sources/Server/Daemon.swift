@@ -11,17 +11,23 @@ public final class Daemon: Sendable {
     let logger: Logger
     let server: HTTPServer
 
-    public init(options: DaemonOptions, logSink: LogSink = StandardErrorSink()) {
+    let rules: LiveRules
+
+    /// Loads the rules first: a daemon that cannot serve its rules does not start (exit 1).
+    public init(options: DaemonOptions, logSink: LogSink = StandardErrorSink()) throws(RuleSetError) {
         self.options = options
         logger = Logger(level: options.logLevel, sink: logSink)
-        server = HTTPServer(configuration: options.server, responder: Daemon.makeRouter(), logger: logger)
+        let loaded = try LiveRules.load(options.rulesPath).get()
+        rules = LiveRules(loaded, source: options.rulesPath ?? "embedded")
+        server = HTTPServer(configuration: options.server, responder: Daemon.makeRouter(rules: rules), logger: logger)
     }
 
-    static func makeRouter() -> Router {
+    static func makeRouter(rules: LiveRules) -> Router {
         var router = Router()
         router.add("GET", "/healthz", sync: { _ throws(APIError) in
             .json(.ok, #"{"status":"ok"}"#, headers: ["Cache-Control": "no-store"])
         })
+        RulesRoutes(rules: rules).register(in: &router)
         return router
     }
 
@@ -45,6 +51,10 @@ public final class Daemon: Sendable {
         logger.info("listening", ["address": .string("\(options.server.host):\(server.port)"),
                                   "eventLoop": .string(options.server.eventLoop.rawValue),
                                   "loops": .int(options.server.loopCount), "version": .string(Daemon.version)])
+        let ruleSet = rules.current
+        logger.info("rules loaded", ["source": .string(options.rulesPath ?? "embedded rules.example.json"),
+                                     "version": .string(ruleSet.version), "flags": .int(ruleSet.flagKeys.count),
+                                     "triggers": .int(ruleSet.triggerKeys.count), "warnings": .int(ruleSet.warnings.count)])
         if let portFile = options.portFile {
             do {
                 try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)

@@ -7,6 +7,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var logLevel: Logger.Level = .info
     public var portFile: String?
     public var configFile: String?
+    /// A rule file or directory; `nil` serves the embedded example rules.
+    public var rulesPath: String?
 
     public init() {}
 
@@ -28,6 +30,9 @@ public struct DaemonOptions: Sendable, Equatable {
         },
         Setting(flag: "--port-file", configKey: "portFile", environment: "SPECD_PORT_FILE", help: "write the bound port number to this file") { options, value throws(UsageError) in
             options.portFile = value
+        },
+        Setting(flag: "--rules", configKey: "rules", environment: "SPECD_RULES", help: "rule file or directory (default: the embedded example rules)") { options, value throws(UsageError) in
+            options.rulesPath = value
         },
         Setting(flag: "--log-level", configKey: "logLevel", environment: "SPECD_LOG_LEVEL", help: "debug|info|warn|error (default info; debug adds the access log)") { options, value throws(UsageError) in
             guard let level = Logger.Level(name: value) else { throw UsageError("logLevel must be one of debug, info, warn, error, not '\(value)'") }
@@ -67,6 +72,7 @@ public struct DaemonOptions: Sendable, Equatable {
 
     public static func == (lhs: DaemonOptions, rhs: DaemonOptions) -> Bool {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
+            && lhs.rulesPath == rhs.rulesPath
     }
 }
 

@@ -1,1 +1,13 @@
-print("bench")
+import Foundation
+
+/// specd-bench: in-process benchmarks (not timed tests). `swift run -c release specd-bench rules|json|all`.
+let suites: [String: () -> Void] = ["rules": RulesBenchmark.run, "json": JSONBenchmark.run]
+let requested = CommandLine.arguments.dropFirst().first ?? "all"
+if requested == "all" {
+    for name in suites.keys.sorted() { suites[name]!() }
+} else if let suite = suites[requested] {
+    suite()
+} else {
+    FileHandle.standardError.write(Data("usage: specd-bench [\(suites.keys.sorted().joined(separator: "|"))|all]\n".utf8))
+    exit(1)
+}
