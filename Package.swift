@@ -11,13 +11,16 @@ let package = Package(
     targets: [
         .target(name: "HTTP"),
         .target(name: "Rules"),
+        .target(name: "Store", dependencies: ["Rules"]),
         .target(name: "CLinux"),
-        .target(name: "Server", dependencies: ["HTTP", "Rules", "CLinux"]),
+        .target(name: "Server", dependencies: ["HTTP", "Rules", "Store", "CLinux"]),
         .executableTarget(name: "specd", dependencies: ["Server"]),
-        .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Server"], path: "bench/Sources"),
+        .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "Server"], path: "bench/Sources"),
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules"], exclude: ["Fixtures"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Rules"]),
+        .executableTarget(name: "store-crash-writer", dependencies: ["Store", "Rules"], path: "Tests/CrashWriter"),
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "HTTPFixtures", "Rules"]),
     ]
 )

@@ -1,0 +1,262 @@
+import Foundation
+import Synchronization
+
+/// When a write is acknowledged (DESIGN §7).
+public enum FsyncPolicy: String, Sendable, CaseIterable {
+    /// After the fsync that covers it; concurrent writers share one fsync (group commit).
+    case always
+    /// After the write reaches the file; fsync runs every interval, so a crash may lose that window.
+    case interval
+    /// After the write reaches the file; never fsynced by us (tests, benchmarks).
+    case never
+}
+
+/// The single-writer append log. Callers assign a seq and queue the encoded record under their own lock (so seq
+/// order is log order); one writer thread drains whatever has queued with one `write` and, under `always`, one
+/// `fsync`, then acknowledges every record that flush covered.
+public final class AppendLog: @unchecked Sendable {
+    public typealias Completion = @Sendable (Result<UInt64, StorageFailure>) -> Void
+
+    struct Waiter {
+        let seq: UInt64
+        let completion: Completion
+    }
+
+    let directory: String
+    let fileSystem: FileSystem
+    let policy: FsyncPolicy
+    let interval: Duration
+    let segmentLimit: Int
+
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var queued: [UInt8] = []
+    private var queuedLastSeq: UInt64 = 0
+    private var waiters: [Waiter] = []
+    private var nextSeq: UInt64
+    private var acknowledgedSeq: UInt64
+    private var failure: StorageFailure?
+    private var rotationRequested = false
+    private var stopping = false
+    private var stopped = false
+    // Writer thread only.
+    private var fd: Int32 = -1
+    private var segmentPath = ""
+    private var segmentBytes = 0
+    private var unsyncedSeq: UInt64 = 0
+    private var lastSync = ContinuousClock.now
+    private let fsyncCount = Atomic<Int>(0)
+
+    /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
+    public init(directory: String, fileSystem: FileSystem, policy: FsyncPolicy, nextSeq: UInt64, interval: Duration = .milliseconds(100),
+                segmentLimit: Int = 64 << 20, appendTo existingSegment: String? = nil) throws(IOError) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+        self.policy = policy
+        self.interval = interval
+        self.segmentLimit = segmentLimit
+        self.nextSeq = nextSeq
+        acknowledgedSeq = nextSeq - 1
+        writtenThrough = nextSeq - 1
+        if let existingSegment {
+            segmentPath = existingSegment
+            fd = try fileSystem.openForAppend(existingSegment)
+            segmentBytes = fileSystem.size(existingSegment) ?? 0
+        } else {
+            try openSegment(firstSeq: nextSeq)
+        }
+        let thread = Thread { [self] in writerLoop() }
+        thread.name = "specd-log-writer"
+        thread.start()
+    }
+
+    public static func segmentName(firstSeq: UInt64) -> String {
+        let digits = String(firstSeq)
+        return "segment-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".log"
+    }
+
+    /// The last seq handed out.
+    public var lastSeq: UInt64 { condition.withLock { nextSeq - 1 } }
+    public var fsyncs: Int { fsyncCount.load(ordering: .relaxed) }
+    public var failed: StorageFailure? { condition.withLock { failure } }
+
+    /// Assigns the next seq and queues the record. Call it while holding whatever orders your writes: the seq
+    /// order is the order in the file.
+    public func append(_ payload: [UInt8]) throws(StorageFailure) -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+        let seq = nextSeq
+        nextSeq += 1
+        LogRecord.encode(seq: seq, payload: payload, into: &queued)
+        queuedLastSeq = seq
+        condition.signal()
+        return seq
+    }
+
+    /// Calls `completion` once `seq` is acknowledged under the policy, or failed. May call it at once.
+    public func whenAcknowledged(_ seq: UInt64, _ completion: @escaping Completion) {
+        condition.lock()
+        if seq <= acknowledgedSeq {
+            condition.unlock()
+            completion(.success(seq))
+            return
+        }
+        if let failure {
+            condition.unlock()
+            completion(.failure(failure))
+            return
+        }
+        waiters.append(Waiter(seq: seq, completion: completion))
+        condition.unlock()
+    }
+
+    /// Blocks until `seq` is acknowledged; for tests, benchmarks and shutdown.
+    public func waitAcknowledged(_ seq: UInt64) throws(StorageFailure) {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<UInt64, StorageFailure>?>(nil)
+        whenAcknowledged(seq) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        if case .failure(let failure)? = outcome.withLock({ $0 }) { throw failure }
+    }
+
+    /// The records queued so far will end the current segment; later ones start a new one.
+    public func requestRotation() {
+        condition.withLock {
+            rotationRequested = true
+            condition.signal()
+        }
+    }
+
+    /// Flushes, fsyncs and stops the writer.
+    public func close() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        while !stopped { condition.wait() }
+        condition.unlock()
+    }
+
+    // MARK: - Writer thread
+
+    private func writerLoop() {
+        while true {
+            condition.lock()
+            while queued.isEmpty, !rotationRequested, !stopping {
+                if policy == .interval, unsyncedSeq > 0 {
+                    // Dirty: sleep until the interval is due, unless more work arrives first.
+                    let due = lastSync + interval
+                    if ContinuousClock.now >= due { break }
+                    let wait = due - ContinuousClock.now
+                    _ = condition.wait(until: Date().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18))
+                } else {
+                    condition.wait()
+                }
+            }
+            let batch = queued
+            let batchLastSeq = queuedLastSeq
+            let rotate = rotationRequested
+            let stop = stopping
+            queued.removeAll(keepingCapacity: batch.count < 1 << 20)
+            rotationRequested = false
+            let broken = failure != nil
+            condition.unlock()
+            if broken {
+                unsyncedSeq = 0
+                if stop {
+                    finishStopping()
+                    return
+                }
+                continue
+            }
+            do throws(IOError) {
+                if !batch.isEmpty {
+                    try fileSystem.writeAll(fd, batch, path: segmentPath)
+                    segmentBytes += batch.count
+                    unsyncedSeq = batchLastSeq
+                    writtenThrough = batchLastSeq
+                }
+                if unsyncedSeq > 0 {
+                    let due = policy == .always || stop || rotate || (policy == .interval && ContinuousClock.now - lastSync >= interval)
+                    if due, policy != .never || stop { try sync() }
+                }
+                if !batch.isEmpty { acknowledge(through: batchLastSeq) }
+                if rotate || segmentBytes >= segmentLimit {
+                    if unsyncedSeq > 0 { try sync() }
+                    fileSystem.close(fd)
+                    fd = -1
+                    try openSegment(firstSeq: writtenThrough + 1)
+                }
+            } catch {
+                fail(StorageFailure(error))
+            }
+            if stop {
+                finishStopping()
+                return
+            }
+        }
+    }
+
+    private var writtenThrough: UInt64 = 0
+
+    private func sync() throws(IOError) {
+        try fileSystem.fsync(fd, path: segmentPath)
+        fsyncCount.add(1, ordering: .relaxed)
+        unsyncedSeq = 0
+        lastSync = .now
+    }
+
+    private func acknowledge(through seq: UInt64) {
+        condition.lock()
+        acknowledgedSeq = max(acknowledgedSeq, seq)
+        var ready: [Waiter] = []
+        waiters.removeAll { waiter in
+            guard waiter.seq <= seq else { return false }
+            ready.append(waiter)
+            return true
+        }
+        condition.unlock()
+        for waiter in ready { waiter.completion(.success(waiter.seq)) }
+    }
+
+    /// After a failed write or fsync nothing more is acknowledged: memory may be ahead of the disk (DESIGN §7).
+    private func fail(_ error: StorageFailure) {
+        condition.lock()
+        if failure == nil { failure = error }
+        let failed = waiters
+        waiters.removeAll()
+        queued.removeAll()
+        condition.unlock()
+        for waiter in failed { waiter.completion(.failure(error)) }
+    }
+
+    private func finishStopping() {
+        if fd >= 0 { fileSystem.close(fd) }
+        fd = -1
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func openSegment(firstSeq: UInt64) throws(IOError) {
+        segmentPath = (directory as NSString).appendingPathComponent(Self.segmentName(firstSeq: firstSeq))
+        fd = try fileSystem.openForAppend(segmentPath)
+        segmentBytes = 0
+        try fileSystem.fsyncDirectory(directory)
+    }
+}
+
+/// The log can no longer acknowledge writes until the daemon restarts.
+public struct StorageFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    public let underlying: IOError
+
+    public init(_ underlying: IOError) {
+        self.underlying = underlying
+    }
+
+    public var description: String { "storage failed: \(underlying)" }
+}

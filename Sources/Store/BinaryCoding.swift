@@ -1,0 +1,129 @@
+import Rules
+
+/// Appends a compact binary encoding: LEB128 varints (zigzag for signed), length-prefixed UTF-8 strings.
+struct BinaryWriter {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func unsigned(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    mutating func signed(_ value: Int64) { unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+    mutating func int(_ value: Int) { signed(Int64(value)) }
+    mutating func instant(_ value: Instant) { signed(value.milliseconds) }
+
+    mutating func string(_ value: String) {
+        unsigned(UInt64(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    mutating func optionalString(_ value: String?) {
+        if let value {
+            byte(1)
+            string(value)
+        } else {
+            byte(0)
+        }
+    }
+
+    mutating func json(_ value: JSONValue) {
+        let encoded = JSONWriter.write(value)
+        unsigned(UInt64(encoded.count))
+        bytes.append(contentsOf: encoded)
+    }
+
+    mutating func fixed32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func fixed64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+}
+
+/// Reads what `BinaryWriter` wrote; every read is bounds-checked and throws `.truncated` or `.malformed`.
+struct BinaryReader {
+    enum Failure: Error, Equatable {
+        case truncated
+        case malformed
+    }
+
+    let bytes: [UInt8]
+    var offset: Int
+    let end: Int
+
+    init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
+        self.bytes = bytes
+        offset = start
+        self.end = end ?? bytes.count
+    }
+
+    var isAtEnd: Bool { offset >= end }
+
+    mutating func byte() throws(Failure) -> UInt8 {
+        guard offset < end else { throw .truncated }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func unsigned() throws(Failure) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            guard shift < 64 else { throw .malformed }
+            result |= UInt64(next & 0x7F) << shift
+            if next & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func signed() throws(Failure) -> Int64 {
+        let raw = try unsigned()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    mutating func int() throws(Failure) -> Int { Int(try signed()) }
+    mutating func instant() throws(Failure) -> Instant { Instant(milliseconds: try signed()) }
+
+    mutating func count() throws(Failure) -> Int {
+        let value = try unsigned()
+        guard value <= UInt64(end - offset) else { throw .truncated }
+        return Int(value)
+    }
+
+    mutating func string() throws(Failure) -> String {
+        let length = try count()
+        guard let text = String(validating: bytes[offset..<(offset + length)], as: UTF8.self) else { throw .malformed }
+        offset += length
+        return text
+    }
+
+    mutating func optionalString() throws(Failure) -> String? {
+        try byte() == 1 ? try string() : nil
+    }
+
+    mutating func json() throws(Failure) -> JSONValue {
+        let length = try count()
+        defer { offset += length }
+        do {
+            return try JSONParser(maxDepth: 64, maxBytes: Int.max).parse(Array(bytes[offset..<(offset + length)]))
+        } catch {
+            throw .malformed
+        }
+    }
+
+    mutating func fixed32() throws(Failure) -> UInt32 {
+        guard offset + 4 <= end else { throw .truncated }
+        defer { offset += 4 }
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+    }
+
+    mutating func fixed64() throws(Failure) -> UInt64 {
+        let low = UInt64(try fixed32())
+        let high = UInt64(try fixed32())
+        return low | high << 32
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Rules
+import Synchronization
+
+/// The durable store as the daemon uses it: recovery at open, the in-memory shards, the append log, snapshots
+/// every N records and at close.
+public final class Database: Sendable {
+    public struct Options: Sendable {
+        public var directory: String
+        public var fsync: FsyncPolicy
+        public var fsyncInterval: Duration
+        public var snapshotEvery: Int
+        public var history: HistoryPolicy
+        public var shardCount: Int
+        public var segmentLimit: Int
+
+        public init(directory: String, fsync: FsyncPolicy = .interval, fsyncInterval: Duration = .milliseconds(100),
+                    snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), shardCount: Int = 64,
+                    segmentLimit: Int = 64 << 20) {
+            self.directory = directory
+            self.fsync = fsync
+            self.fsyncInterval = fsyncInterval
+            self.snapshotEvery = snapshotEvery
+            self.history = history
+            self.shardCount = shardCount
+            self.segmentLimit = segmentLimit
+        }
+    }
+
+    public let options: Options
+    public let store: UserStore
+    public let log: AppendLog
+    public let recovery: Recovery.Report
+    let fileSystem: FileSystem
+    private let snapshotState = Mutex<(lastSeq: UInt64, running: Bool, lastAt: ContinuousClock.Instant?, failures: Int)>((0, false, nil, 0))
+    private let snapshotQueue = DispatchQueue(label: "specd.snapshot")
+
+    /// Recovers and opens. Throws `.corrupt` (exit 2) when the data cannot be trusted.
+    public init(options: Options, fileSystem: FileSystem = PosixFileSystem()) throws(Recovery.Failure) {
+        self.options = options
+        self.fileSystem = fileSystem
+        do {
+            try fileSystem.createDirectory(options.directory)
+        } catch {
+            throw .unreadable(error)
+        }
+        var users: [String: UserContext] = [:]
+        var replay: [Mutation] = []
+        let report = try Recovery.run(directory: options.directory, fileSystem: fileSystem, repair: true,
+                                      apply: { replay.append($0) }, loadSnapshot: { users = $0 })
+        recovery = report
+        do {
+            log = try AppendLog(directory: options.directory, fileSystem: fileSystem, policy: options.fsync,
+                                nextSeq: report.lastSeq + 1, interval: options.fsyncInterval, segmentLimit: options.segmentLimit,
+                                appendTo: report.lastSegment)
+        } catch {
+            throw .unreadable(error)
+        }
+        store = UserStore(shardCount: options.shardCount, policy: options.history, log: log, initial: users)
+        for mutation in replay { store.replay(mutation) }
+        snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
+    }
+
+    /// Applies a mutation and calls `completion` once it is acknowledged under the fsync policy.
+    public func write(_ mutation: Mutation, completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void) {
+        let applied: UserStore.Applied
+        do {
+            applied = try store.apply(mutation)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        log.whenAcknowledged(applied.seq) { result in
+            switch result {
+            case .success: completion(.success(applied))
+            case .failure(let failure): completion(.failure(.storageFailed(failure)))
+            }
+        }
+        maybeSnapshot(after: applied.seq)
+    }
+
+    /// The blocking form of `write`, for tests, benchmarks and tools.
+    public func writeAndWait(_ mutation: Mutation) throws(StoreError) -> UserStore.Applied {
+        let applied = try store.apply(mutation)
+        do {
+            try log.waitAcknowledged(applied.seq)
+        } catch {
+            throw .storageFailed(error)
+        }
+        maybeSnapshot(after: applied.seq)
+        return applied
+    }
+
+    private func maybeSnapshot(after seq: UInt64) {
+        let due = snapshotState.withLock { state -> Bool in
+            guard !state.running, seq >= state.lastSeq + UInt64(options.snapshotEvery) else { return false }
+            state.running = true
+            return true
+        }
+        guard due else { return }
+        snapshotQueue.async { [self] in _ = try? takeSnapshot() }
+    }
+
+    /// Writes a snapshot of the current state and deletes what it covers: older snapshots and whole segments.
+    @discardableResult
+    public func takeSnapshot() throws(IOError) -> UInt64 {
+        snapshotState.withLock { $0.running = true }
+        defer { snapshotState.withLock { $0.running = false } }
+        let (seq, shards) = store.capture(rotating: true)
+        do {
+            _ = try SnapshotFile.write(shards, seq: seq, directory: options.directory, fileSystem: fileSystem)
+        } catch {
+            snapshotState.withLock { $0.failures += 1 }
+            throw error
+        }
+        snapshotState.withLock {
+            $0.lastSeq = seq
+            $0.lastAt = .now
+        }
+        try compact(upTo: seq)
+        return seq
+    }
+
+    /// Removes snapshots older than `seq` and segments whose records all precede it, so an erased user's
+    /// records are gone from disk for good.
+    private func compact(upTo seq: UInt64) throws(IOError) {
+        let found: (snapshots: [(UInt64, String)], segments: [(UInt64, String)], temporary: [String])
+        do {
+            found = try Recovery.files(in: options.directory, fileSystem: fileSystem)
+        } catch {
+            return
+        }
+        for (snapshotSeq, path) in found.snapshots where snapshotSeq < seq { try fileSystem.remove(path) }
+        let segments = found.segments
+        for (index, segment) in segments.enumerated() where index + 1 < segments.count {
+            // A segment ends where the next begins.
+            if segments[index + 1].0 <= seq + 1 { try fileSystem.remove(segment.1) }
+        }
+        try fileSystem.fsyncDirectory(options.directory)
+    }
+
+    public var lastSnapshotSeq: UInt64 { snapshotState.withLock { $0.lastSeq } }
+    public var lastSnapshotAt: ContinuousClock.Instant? { snapshotState.withLock { $0.lastAt } }
+
+    /// Clean shutdown: snapshot, then flush and fsync the log.
+    public func close() throws(IOError) {
+        defer { log.close() }
+        if log.failed == nil { try takeSnapshot() }
+    }
+}
+
+extension Database {
+    /// The payload size of a mutation's log record (tests use it to find record boundaries).
+    public static func encodedLength(of mutation: Mutation) -> Int { MutationCodec.encode(mutation).count }
+}

@@ -1,0 +1,52 @@
+/// The on-disk record: `[length u32][crc32c u32][seq u64][payload]`, little-endian. The CRC covers the seq and
+/// the payload, so a flipped bit anywhere but the length is caught by the CRC, and a flipped length is caught by
+/// the CRC of the bytes it then claims.
+enum LogRecord {
+    static let headerSize = 16
+    /// Anything longer is treated as damage, not as a record to read.
+    static let maxPayload = 64 << 20
+
+    static func encode(seq: UInt64, payload: [UInt8], into out: inout [UInt8]) {
+        var writer = BinaryWriter()
+        writer.fixed64(seq)
+        let crc = CRC32C.checksum(writer.bytes + payload)
+        var header = BinaryWriter()
+        header.fixed32(UInt32(payload.count))
+        header.fixed32(crc)
+        out += header.bytes
+        out += writer.bytes
+        out += payload
+    }
+
+    enum Scan: Equatable {
+        case record(seq: UInt64, payload: Range<Int>, next: Int)
+        /// The bytes from here to the end cannot hold a whole record.
+        case incomplete
+        /// A complete-looking record whose CRC does not match, or an impossible length.
+        case damaged
+    }
+
+    static func scan(_ bytes: [UInt8], at offset: Int) -> Scan {
+        guard offset + headerSize <= bytes.count else { return .incomplete }
+        var reader = BinaryReader(bytes, from: offset)
+        guard let length = try? reader.fixed32(), let crc = try? reader.fixed32(), let seq = try? reader.fixed64() else { return .incomplete }
+        guard Int(length) <= maxPayload else { return .damaged }
+        let end = offset + headerSize + Int(length)
+        guard end <= bytes.count else { return .incomplete }
+        let computed = bytes.withUnsafeBytes { raw in
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(offset + 8)..<end]))
+        }
+        guard computed == crc else { return .damaged }
+        return .record(seq: seq, payload: (offset + headerSize)..<end, next: end)
+    }
+
+    /// Whether any valid record starts after `offset`: if so, a bad record there is corruption, not a torn tail.
+    static func validRecordExists(in bytes: [UInt8], after offset: Int, minimumSeq: UInt64) -> Bool {
+        var candidate = offset + 1
+        while candidate + headerSize <= bytes.count {
+            if case .record(let seq, _, _) = scan(bytes, at: candidate), seq >= minimumSeq { return true }
+            candidate += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,140 @@
+import Rules
+
+/// The pure heart of the store: `(state, batch, now) → (state, effects)`. No I/O, no clock; the same inputs
+/// always give the same outputs, which is what makes replaying the log exact.
+public enum Reducer {
+    /// Applies a batch all or nothing. `nil` state means the user does not exist; `erase` returns to `nil`.
+    public static func apply(_ mutation: Mutation, to state: UserContext?, policy: HistoryPolicy = HistoryPolicy())
+        throws(ReducerError) -> (state: UserContext?, effects: [Effect])
+    {
+        var current = state
+        var effects: [Effect] = []
+        for (index, action) in mutation.actions.enumerated() {
+            if case .erase = action {
+                if current != nil { effects.append(.erased) }
+                current = nil
+                continue
+            }
+            var context = current ?? {
+                effects.append(.created)
+                var fresh = UserContext()
+                // DESIGN §3.2: launchedAt is the first time the user was seen.
+                fresh.launchedAt = mutation.now
+                return fresh
+            }()
+            try reduce(&context, action, index: index, now: mutation.now, policy: policy, effects: &effects)
+            current = context
+        }
+        return (current, effects)
+    }
+
+    static func reduce(_ context: inout UserContext, _ action: Action, index: Int, now: Instant, policy: HistoryPolicy,
+                       effects: inout [Effect]) throws(ReducerError) {
+        switch action {
+        case .increment(let counter, let amount):
+            try requireKey(counter, index)
+            let (sum, overflow) = (context.counters[counter] ?? 0).addingReportingOverflow(amount)
+            if overflow { throw .counterOverflow(index: index, counter: counter) }
+            context.counters[counter] = sum
+        case .decrement(let counter, let amount):
+            try requireKey(counter, index)
+            guard amount >= 0 else { throw .negativeAmount(index: index) }
+            context.counters[counter] = max(0, (context.counters[counter] ?? 0) - amount)
+        case .setCounter(let counter, let value):
+            try requireKey(counter, index)
+            context.counters[counter] = value
+        case .resetCounter(let counter):
+            try requireKey(counter, index)
+            context.counters[counter] = 0
+        case .recordEvent(let event, let at):
+            try requireKey(event, index)
+            context.events[event] = at
+        case .removeEvent(let event):
+            context.events[event] = nil
+        case .setFlag(let flag, let value):
+            try requireKey(flag, index)
+            context.flags[flag] = value
+        case .toggleFlag(let flag):
+            try requireKey(flag, index)
+            context.flags[flag] = !(context.flags[flag] ?? false)
+        case .setAttribute(let key, let value):
+            try requireKey(key, index)
+            context.attributes[key] = value
+        case .removeAttribute(let key):
+            context.attributes[key] = nil
+        case .addSegment(let segment):
+            try requireKey(segment, index)
+            context.segments.insert(segment)
+        case .removeSegment(let segment):
+            context.segments.remove(segment)
+        case .setTimeZone(let zone):
+            guard TimeZones.isValid(zone) else { throw .unknownTimeZone(index: index, zone: zone) }
+            context.timeZone = zone
+        case .setLaunchedAt(let at):
+            context.launchedAt = at
+        case .clear(let scope):
+            clear(&context, scope)
+        case .donate(let event, let at, let appVersion):
+            try requireKey(event, index)
+            var summary = context.donations[event] ?? DonationSummary()
+            summary.count += 1
+            let mark = DonationSummary.Mark(at: at, appVersion: appVersion)
+            if summary.first == nil { summary.first = mark }
+            summary.last = mark
+            insertSorted(at, into: &summary.recent)
+            prune(&summary.recent, now: now, policy: policy)
+            context.donations[event] = summary
+            context.events[event] = at
+            effects.append(.donated(event: event, summary: summary))
+        case .resetDonations(let event):
+            // DESIGN §4: a reset zeroes the summary and leaves trigger throttles alone.
+            context.donations[event] = nil
+            effects.append(.donationsReset(event: event))
+        case .recordTriggerFire(let trigger, let at):
+            try requireKey(trigger, index)
+            context.triggerFires[trigger] = at
+            effects.append(.triggerFired(trigger: trigger, at: at))
+        case .erase:
+            break
+        }
+    }
+
+    static func clear(_ context: inout UserContext, _ scope: Action.ClearScope) {
+        switch scope {
+        case .counters: context.counters.removeAll()
+        case .events: context.events.removeAll()
+        case .flags: context.flags.removeAll()
+        case .attributes: context.attributes.removeAll()
+        case .segments: context.segments.removeAll()
+        case .all:
+            context.counters.removeAll()
+            context.events.removeAll()
+            context.flags.removeAll()
+            context.attributes.removeAll()
+            context.segments.removeAll()
+        }
+    }
+
+    @inline(__always)
+    static func requireKey(_ key: String, _ index: Int) throws(ReducerError) {
+        if key.isEmpty { throw .emptyKey(index: index) }
+    }
+
+    /// Keeps history ascending even when donations arrive with earlier timestamps.
+    static func insertSorted(_ instant: Instant, into recent: inout [Instant]) {
+        if let last = recent.last, instant < last {
+            let position = recent.firstIndex { $0 > instant } ?? recent.count
+            recent.insert(instant, at: position)
+        } else {
+            recent.append(instant)
+        }
+    }
+
+    static func prune(_ recent: inout [Instant], now: Instant, policy: HistoryPolicy) {
+        let oldest = now - policy.maxAge
+        var drop = 0
+        while drop < recent.count, recent[drop] < oldest { drop += 1 }
+        drop = max(drop, recent.count - policy.maxEntries)
+        if drop > 0 { recent.removeFirst(drop) }
+    }
+}

@@ -1,0 +1,115 @@
+import Rules
+import Synchronization
+
+/// Every user's context in memory, split over lock-striped shards so concurrent writers to different users rarely
+/// meet. Writes run the pure reducer and queue the log record under the shard lock, so the log's order is the
+/// order in which each user's state changed.
+public final class UserStore: Sendable {
+    final class Shard: Sendable {
+        let users = Mutex<[String: UserContext]>([:])
+    }
+
+    private let shards: [Shard]
+    let policy: HistoryPolicy
+    let log: AppendLog?
+
+    public init(shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), log: AppendLog? = nil, initial: [String: UserContext] = [:]) {
+        shards = (0..<max(1, shardCount)).map { _ in Shard() }
+        self.policy = policy
+        self.log = log
+        for (user, context) in initial { shard(for: user).users.withLock { $0[user] = context } }
+    }
+
+    @inline(__always)
+    private func shard(for user: String) -> Shard {
+        // A cheap, stable spread (FNV-1a): Swift's per-process seeded Hasher would also do, but this keeps shard
+        // assignment reproducible in tests.
+        var hash: UInt32 = 2_166_136_261
+        for byte in user.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return shards[Int(hash % UInt32(shards.count))]
+    }
+
+    public func context(of user: String) -> UserContext? {
+        shard(for: user).users.withLock { $0[user] }
+    }
+
+    public var userCount: Int { shards.reduce(0) { total, shard in total + shard.users.withLock { $0.count } } }
+
+    /// The outcome of one applied mutation.
+    public struct Applied: Sendable {
+        /// The log seq (0 when there is no log).
+        public let seq: UInt64
+        public let previous: UserContext?
+        public let state: UserContext?
+        public let effects: [Effect]
+    }
+
+    /// Applies the mutation atomically: either the reducer refuses it (nothing changes, nothing is logged) or the
+    /// new state is in memory and its record queued. Durability is the caller's wait (`log.whenAcknowledged`).
+    public func apply(_ mutation: Mutation) throws(StoreError) -> Applied {
+        let shard = shard(for: mutation.user)
+        return try shard.users.withLock { users throws(StoreError) -> Applied in
+            let previous = users[mutation.user]
+            let result: (state: UserContext?, effects: [Effect])
+            do throws(ReducerError) {
+                result = try Reducer.apply(mutation, to: previous, policy: policy)
+            } catch {
+                throw .rejected(error)
+            }
+            var seq: UInt64 = 0
+            if let log {
+                do throws(StorageFailure) {
+                    seq = try log.append(MutationCodec.encode(mutation))
+                } catch {
+                    throw .storageFailed(error)
+                }
+            }
+            users[mutation.user] = result.state
+            return Applied(seq: seq, previous: previous, state: result.state, effects: result.effects)
+        }
+    }
+
+    /// Replays a logged mutation during recovery (no logging; a refused one is skipped, as it was live).
+    func replay(_ mutation: Mutation) {
+        shard(for: mutation.user).users.withLock { users in
+            if let result = try? Reducer.apply(mutation, to: users[mutation.user], policy: policy) {
+                users[mutation.user] = result.state
+            }
+        }
+    }
+
+    /// A consistent cut: every shard locked at once, so the copies hold exactly the records up to the returned seq.
+    /// Copying a dictionary is O(1) (copy-on-write); writers pay for the copy later, one shard at a time.
+    func capture(rotating: Bool) -> (seq: UInt64, shards: [[String: UserContext]]) {
+        var copies: [[String: UserContext]] = []
+        var seq: UInt64 = 0
+        func lock(_ index: Int) {
+            if index == shards.count {
+                seq = log?.lastSeq ?? 0
+                if rotating { log?.requestRotation() }
+                return
+            }
+            shards[index].users.withLock { users in
+                copies.append(users)
+                lock(index + 1)
+            }
+        }
+        lock(0)
+        return (seq, copies)
+    }
+
+    /// Every user, for tests and comparisons.
+    public var allUsers: [String: UserContext] {
+        var all: [String: UserContext] = [:]
+        for shard in shards { shard.users.withLock { all.merge($0) { $1 } } }
+        return all
+    }
+}
+
+/// Why a write was not applied.
+public enum StoreError: Error, Equatable, Sendable {
+    /// The batch was invalid; nothing was applied.
+    case rejected(ReducerError)
+    /// The log failed earlier or now; no write is acknowledged until restart.
+    case storageFailed(StorageFailure)
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Rules
+import Store
+import Synchronization
+import Testing
+
+@Suite(.serialized) struct DurabilityTests {
+    func open(_ directory: String, fsync: FsyncPolicy = .never, snapshotEvery: Int = 1_000_000,
+              fileSystem: FileSystem = PosixFileSystem()) throws -> Database {
+        try Database(options: .init(directory: directory, fsync: fsync, snapshotEvery: snapshotEvery), fileSystem: fileSystem)
+    }
+
+    /// Random mutations applied live, then the same directory recovered: identical state.
+    @Test(arguments: [false, true])
+    func replay_recoversExactlyTheLiveState(snapshotInTheMiddle: Bool) throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory)
+        var generator = SplitMix(seed: snapshotInTheMiddle ? 11 : 12)
+        var applied = 0
+        var actions = 0
+        while actions < 10_000 {
+            let count = 1 + generator.next(3)
+            let now = t0 + Int64(actions) * 1000
+            let batch = (0..<count).map { _ in generator.action(now: now) }
+            actions += count
+            if (try? database.store.apply(Mutation(user: "user-\(generator.next(50))", now: now, actions: batch))) != nil { applied += 1 }
+            if snapshotInTheMiddle, actions >= 5000, actions - count < 5000 { try database.takeSnapshot() }
+        }
+        let live = database.store.allUsers
+        database.log.close()
+        let recovered = try open(directory)
+        defer { recovered.log.close() }
+        #expect(recovered.store.allUsers == live)
+        #expect(recovered.recovery.replayedRecords == (snapshotInTheMiddle ? applied - Int(recovered.recovery.snapshotSeq) : applied))
+        #expect(applied > 3000)
+    }
+
+    @Test func restart_continuesSeqAndAppendsToTheSameLog() throws {
+        let directory = temporaryDirectory()
+        let first = try open(directory)
+        for index in 0..<10 { _ = try first.writeAndWait(mutation("u", .increment(counter: "k", by: index))) }
+        first.log.close()
+        let second = try open(directory)
+        let applied = try second.writeAndWait(mutation("u", .increment(counter: "k", by: 1)))
+        #expect(applied.seq == 11)
+        second.log.close()
+        let third = try open(directory)
+        defer { third.log.close() }
+        #expect(third.store.context(of: "u")?.counters["k"] == 46)
+    }
+
+    /// Cut the last record at every byte offset: the daemon starts with every complete record.
+    @Test func tornTail_atEveryOffset_isTruncatedWithAWarning() throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory)
+        for index in 1...5 { _ = try database.writeAndWait(mutation("u", .setCounter(counter: "k", value: index))) }
+        database.log.close()
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasPrefix("segment-") })
+        let path = directory + "/" + segment
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        let lastRecordLength = 16 + MutationCodecProbe.payloadLength(mutation("u", .setCounter(counter: "k", value: 5)))
+        let lastStart = whole.count - lastRecordLength
+        for cut in lastStart..<whole.count {
+            let copy = temporaryDirectory()
+            try whole.prefix(cut).write(to: URL(fileURLWithPath: copy + "/" + segment))
+            let recovered = try open(copy)
+            #expect(recovered.store.context(of: "u")?.counters["k"] == 4, "cut at \(cut)")
+            #expect(recovered.recovery.warnings.count == (cut == lastStart ? 0 : 1))
+            // The truncated log keeps working.
+            #expect(try recovered.writeAndWait(mutation("u", .setCounter(counter: "k", value: 9))).seq == 5)
+            recovered.log.close()
+            #expect(try open(copy).store.context(of: "u")?.counters["k"] == 9)
+        }
+    }
+
+    /// A single flipped bit in any record but the last refuses to start and names the file and offset.
+    @Test func bitFlipBeforeTheTail_refusesNamingTheOffset() throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory)
+        for index in 1...4 { _ = try database.writeAndWait(mutation("user-\(index)", .setCounter(counter: "k", value: index))) }
+        database.log.close()
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasPrefix("segment-") })
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + segment)))
+        let recordLength = whole.count / 4
+        for byte in 0..<(recordLength * 3) {
+            for bit in [0, 3, 7] {
+                var damaged = whole
+                damaged[byte] ^= UInt8(1 << bit)
+                let copy = temporaryDirectory()
+                try Data(damaged).write(to: URL(fileURLWithPath: copy + "/" + segment))
+                do {
+                    _ = try open(copy)
+                    Issue.record("flip at byte \(byte) bit \(bit) was accepted")
+                } catch {
+                    guard case .corrupt(let file, let offset, _)? = error as? Recovery.Failure else {
+                        Issue.record("unexpected \(error)")
+                        continue
+                    }
+                    #expect(file.hasSuffix(segment))
+                    #expect(offset == byte / recordLength * recordLength, "flip at \(byte)")
+                }
+            }
+        }
+    }
+
+    @Test func snapshot_compactsSegmentsAndErasedUsersLeaveTheDisk() throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory)
+        _ = try database.writeAndWait(mutation("secret-user-id", .setAttribute(key: "email", value: "private@example.com")))
+        _ = try database.writeAndWait(mutation("keeper", .increment(counter: "k", by: 1)))
+        _ = try database.writeAndWait(mutation("secret-user-id", .erase))
+        #expect(database.store.context(of: "secret-user-id") == nil)
+        try database.takeSnapshot()
+        _ = try database.writeAndWait(mutation("keeper", .increment(counter: "k", by: 1)))
+        database.log.close()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+            #expect(bytes.range(of: Data("secret-user-id".utf8)) == nil, "\(name) still holds the erased user")
+        }
+        let recovered = try open(directory)
+        defer { recovered.log.close() }
+        #expect(recovered.store.context(of: "secret-user-id") == nil)
+        #expect(recovered.store.context(of: "keeper")?.counters["k"] == 2)
+    }
+
+    @Test func groupCommit_concurrentWritersShareFsyncs() throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory, fsync: .always)
+        defer { database.log.close() }
+        let writers = 16
+        let perWriter = 50
+        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            for index in 0..<perWriter {
+                _ = try? database.writeAndWait(mutation("user-\(writer)", .setCounter(counter: "k", value: index)))
+            }
+        }
+        #expect(database.log.lastSeq == UInt64(writers * perWriter))
+        #expect(database.log.fsyncs < writers * perWriter)
+    }
+
+    @Test func failedWrite_refusesEveryLaterWrite() throws {
+        let directory = temporaryDirectory()
+        let faulty = FaultyFileSystem(failAt: 4, fault: .error(EIO))
+        let database = try open(directory, fsync: .always, fileSystem: faulty)
+        defer { database.log.close() }
+        var outcomes: [Bool] = []
+        for index in 0..<5 { outcomes.append((try? database.writeAndWait(mutation("u", .setCounter(counter: "k", value: index)))) != nil) }
+        #expect(outcomes.contains(false))
+        let firstFailure = outcomes.firstIndex(of: false)!
+        #expect(outcomes[firstFailure...].allSatisfy { !$0 })
+        #expect(database.log.failed != nil)
+    }
+
+    /// Fail each mutating call of a write + snapshot cycle in turn: every acknowledged write survives, nothing
+    /// unacknowledged is half-applied, and the directory always recovers.
+    @Test(arguments: [FaultyFileSystem.Fault.error(EIO), .error(ENOSPC), .shortWrite])
+    func faultInjection_neverLosesAnAcknowledgedWrite(fault: FaultyFileSystem.Fault) throws {
+        let probe = FaultyFileSystem()
+        try runCycle(directory: temporaryDirectory(), fileSystem: probe)
+        let calls = probe.calls
+        #expect(calls > 10)
+        for failAt in 1...calls {
+            let directory = temporaryDirectory()
+            let acknowledged = try runCycle(directory: directory, fileSystem: FaultyFileSystem(failAt: failAt, fault: fault))
+            let recovered = try open(directory)
+            defer { recovered.log.close() }
+            for user in ["u0", "u1", "u2"] {
+                let context = recovered.store.context(of: user)
+                let counter = context?.counters["n"] ?? 0
+                #expect(counter >= acknowledged[user, default: 0], "call \(failAt): \(user) lost an acknowledged write")
+                // Both actions of a batch or neither.
+                #expect(context?.attributes["n"] == (counter == 0 ? nil : .int(counter)), "call \(failAt): half-applied batch")
+            }
+        }
+    }
+
+    @discardableResult
+    func runCycle(directory: String, fileSystem: FileSystem) throws -> [String: Int] {
+        guard let database = try? open(directory, fsync: .always, fileSystem: fileSystem) else { return [:] }
+        var acknowledged: [String: Int] = [:]
+        for index in 0..<30 {
+            let user = "u\(index % 3)"
+            let next = (database.store.context(of: user)?.counters["n"] ?? 0) + 1
+            if (try? database.writeAndWait(mutation(user, .setCounter(counter: "n", value: next), .setAttribute(key: "n", value: .int(next))))) != nil {
+                acknowledged[user] = next
+            }
+            if index == 15 { _ = try? database.takeSnapshot() }
+        }
+        database.log.close()
+        return acknowledged
+    }
+}
+
+/// The encoded size of a mutation, to find record boundaries in tests.
+enum MutationCodecProbe {
+    static func payloadLength(_ mutation: Mutation) -> Int { Database.encodedLength(of: mutation) }
+}
