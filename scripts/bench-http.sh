@@ -24,7 +24,7 @@ cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; w
 trap cleanup EXIT
 
 start_specd() { # $1 = event loop kind; the port lands in $WORK/$1.port
-  "$BIN" serve --port 0 --port-file "$WORK/$1.port" --event-loop "$1" --log-level warn >/dev/null 2>"$WORK/$1.log" &
+  "$BIN" serve --port 0 --port-file "$WORK/$1.port" --event-loop "$1" --log-level warn --data-dir "$WORK/data-$1" --fsync never >/dev/null 2>"$WORK/$1.log" &
   PIDS+=($!)
   for _ in $(seq 200); do [ -s "$WORK/$1.port" ] && return 0; sleep 0.05; done
   echo "specd ($1) did not start" >&2; cat "$WORK/$1.log" >&2; exit 1

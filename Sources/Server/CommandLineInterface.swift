@@ -22,14 +22,22 @@ public enum CommandLineInterface {
                 return try Daemon(options: options).run()
             } catch {
                 let logger = Logger(level: .info)
-                for diagnostic in error.diagnostics {
-                    logger.error("invalid rules", ["file": .string(diagnostic.file ?? options.rulesPath ?? ""), "path": .string(diagnostic.path),
-                                                   "code": .string(diagnostic.code), "message": .string(diagnostic.message)])
+                switch error {
+                case .rules(let failure):
+                    for diagnostic in failure.diagnostics {
+                        logger.error("invalid rules", ["file": .string(diagnostic.file ?? options.rulesPath ?? ""), "path": .string(diagnostic.path),
+                                                       "code": .string(diagnostic.code), "message": .string(diagnostic.message)])
+                    }
+                    return 1
+                case .data(let failure):
+                    logger.error("data directory unusable: refusing to start", ["dataDir": .string(options.dataDirectory), "error": .string(failure.description)])
+                    return 2
                 }
-                return 1
             }
         case "validate":
             return ValidateCommand.run(arguments: rest)
+        case "check-data":
+            return CheckDataCommand.run(arguments: rest, environment: environment)
         case "version", "--version":
             print("specd \(Daemon.version)")
             return 0
@@ -53,6 +61,7 @@ public enum CommandLineInterface {
             "Usage:",
             "  specd [serve] [--config FILE] [options]   run the daemon (default command)",
             "  specd validate FILE|DIR... [--json]       check rule sets; exit 1 on any error",
+            "  specd check-data [--data-dir DIR]         verify log segments and snapshots offline; exit 1 on corruption",
             "  specd version                             print the version",
             "  specd --help                              this text",
             "",
@@ -64,7 +73,7 @@ public enum CommandLineInterface {
             lines.append("      \(setting.help)")
         }
         lines.append("")
-        lines.append("Exit codes: 0 clean stop, 1 bad usage or config.")
+        lines.append("Exit codes: 0 clean stop, 1 bad usage, config or rules, 2 data directory corrupt or unusable.")
         return lines.joined(separator: "\n")
     }
 }

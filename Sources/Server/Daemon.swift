@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTP
 import Rules
+import Store
 
 /// `specd serve`: builds the router, runs the server until SIGTERM or SIGINT, then drains and exits.
 public final class Daemon: Sendable {
@@ -12,13 +13,35 @@ public final class Daemon: Sendable {
     let server: HTTPServer
 
     let rules: LiveRules
+    let database: Database
+    let recoveryDuration: Duration
 
-    /// Loads the rules first: a daemon that cannot serve its rules does not start (exit 1).
-    public init(options: DaemonOptions, logSink: LogSink = StandardErrorSink()) throws(RuleSetError) {
+    /// Why the daemon could not start.
+    public enum StartupFailure: Error {
+        /// Bad rules: exit 1.
+        case rules(RuleSetError)
+        /// The data directory is corrupt or unusable: exit 2.
+        case data(Recovery.Failure)
+    }
+
+    /// Loads the rules, then recovers the data directory: a daemon that cannot trust either does not start.
+    public init(options: DaemonOptions, logSink: LogSink = StandardErrorSink()) throws(StartupFailure) {
         self.options = options
         logger = Logger(level: options.logLevel, sink: logSink)
-        let loaded = try LiveRules.load(options.rulesPath).get()
+        let loaded: RuleSet
+        switch LiveRules.load(options.rulesPath) {
+        case .success(let set): loaded = set
+        case .failure(let error): throw .rules(error)
+        }
         rules = LiveRules(loaded, source: options.rulesPath ?? "embedded")
+        let started = ContinuousClock.now
+        do {
+            database = try Database(options: .init(directory: options.dataDirectory, fsync: options.fsync,
+                                                   snapshotEvery: options.snapshotEvery))
+        } catch {
+            throw .data(error)
+        }
+        recoveryDuration = ContinuousClock.now - started
         server = HTTPServer(configuration: options.server, responder: Daemon.makeRouter(rules: rules), logger: logger)
     }
 
@@ -29,6 +52,16 @@ public final class Daemon: Sendable {
         })
         RulesRoutes(rules: rules).register(in: &router)
         return router
+    }
+
+    private func logRecovery() {
+        let report = database.recovery
+        for warning in report.warnings { logger.warn("recovery", ["detail": .string(warning)]) }
+        logger.info("recovered", ["dataDir": .string(options.dataDirectory), "snapshotSeq": .int(Int(report.snapshotSeq)),
+                                  "replayedRecords": .int(report.replayedRecords), "lastSeq": .int(Int(report.lastSeq)),
+                                  "users": .int(database.store.userCount), "fsync": .string(options.fsync.rawValue),
+                                  "durationMs": .int(Int(recoveryDuration.components.seconds * 1000
+                                      + recoveryDuration.components.attoseconds / 1_000_000_000_000_000))])
     }
 
     /// Serves until a termination signal; returns the process exit code.
@@ -46,6 +79,7 @@ public final class Daemon: Sendable {
             try server.start()
         } catch {
             logger.error("cannot listen", ["address": .string("\(options.server.host):\(options.server.port)"), "error": .string("\(error)")])
+            database.log.close()
             return 1
         }
         logger.info("listening", ["address": .string("\(options.server.host):\(server.port)"),
@@ -55,12 +89,14 @@ public final class Daemon: Sendable {
         logger.info("rules loaded", ["source": .string(options.rulesPath ?? "embedded rules.example.json"),
                                      "version": .string(ruleSet.version), "flags": .int(ruleSet.flagKeys.count),
                                      "triggers": .int(ruleSet.triggerKeys.count), "warnings": .int(ruleSet.warnings.count)])
+        logRecovery()
         if let portFile = options.portFile {
             do {
                 try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
             } catch {
                 logger.error("cannot write port file", ["path": .string(portFile), "error": .string("\(error)")])
                 server.shutdown()
+                database.log.close()
                 return 1
             }
         }
@@ -70,6 +106,12 @@ public final class Daemon: Sendable {
         server.shutdown()
         let elapsed = ContinuousClock.now - started
         logger.info("stopped", ["drainMs": .int(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))])
+        do {
+            try database.close()
+            logger.info("data flushed", ["snapshotSeq": .int(Int(database.lastSnapshotSeq))])
+        } catch {
+            logger.error("final snapshot failed", ["error": .string("\(error)")])
+        }
         for source in signals { source.cancel() }
         return 0
     }

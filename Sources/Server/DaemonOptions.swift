@@ -1,5 +1,6 @@
 import HTTP
 import Rules
+import Store
 
 /// The resolved settings for `specd serve`: built-in defaults < config file < `SPECD_*` environment < flags.
 public struct DaemonOptions: Sendable, Equatable {
@@ -9,6 +10,10 @@ public struct DaemonOptions: Sendable, Equatable {
     public var configFile: String?
     /// A rule file or directory; `nil` serves the embedded example rules.
     public var rulesPath: String?
+    public var dataDirectory = "./data"
+    public var fsync: FsyncPolicy = .interval
+    /// Records between automatic snapshots.
+    public var snapshotEvery = 100_000
 
     public init() {}
 
@@ -33,6 +38,16 @@ public struct DaemonOptions: Sendable, Equatable {
         },
         Setting(flag: "--rules", configKey: "rules", environment: "SPECD_RULES", help: "rule file or directory (default: the embedded example rules)") { options, value throws(UsageError) in
             options.rulesPath = value
+        },
+        Setting(flag: "--data-dir", configKey: "dataDir", environment: "SPECD_DATA_DIR", help: "data directory for the log and snapshots (default ./data)") { options, value throws(UsageError) in
+            options.dataDirectory = value
+        },
+        Setting(flag: "--fsync", configKey: "fsync", environment: "SPECD_FSYNC", help: "always|interval|never: when writes are acknowledged (default interval, 100 ms)") { options, value throws(UsageError) in
+            guard let policy = FsyncPolicy(rawValue: value) else { throw UsageError("fsync must be always, interval or never, not '\(value)'") }
+            options.fsync = policy
+        },
+        Setting(flag: "--snapshot-every", configKey: "snapshotEvery", environment: "SPECD_SNAPSHOT_EVERY", help: "log records between snapshots (default 100000)") { options, value throws(UsageError) in
+            options.snapshotEvery = try integer(value, "snapshotEvery", 1...1_000_000_000)
         },
         Setting(flag: "--log-level", configKey: "logLevel", environment: "SPECD_LOG_LEVEL", help: "debug|info|warn|error (default info; debug adds the access log)") { options, value throws(UsageError) in
             guard let level = Logger.Level(name: value) else { throw UsageError("logLevel must be one of debug, info, warn, error, not '\(value)'") }
@@ -72,7 +87,8 @@ public struct DaemonOptions: Sendable, Equatable {
 
     public static func == (lhs: DaemonOptions, rhs: DaemonOptions) -> Bool {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
-            && lhs.rulesPath == rhs.rulesPath
+            && lhs.rulesPath == rhs.rulesPath && lhs.dataDirectory == rhs.dataDirectory && lhs.fsync == rhs.fsync
+            && lhs.snapshotEvery == rhs.snapshotEvery
     }
 }
 

@@ -1,1 +1,36 @@
-print("x")
+import Foundation
+import Rules
+import Store
+
+// Test helper for the kill -9 crash test: writes with fsync=always from several threads and prints
+// "ack USER N" after each acknowledged write, until it is killed.
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let threads = Int(arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: store-crash-writer DIR THREADS\n".utf8))
+    exit(1)
+}
+let database: Database
+do {
+    database = try Database(options: .init(directory: arguments[1], fsync: .always, snapshotEvery: 500))
+} catch {
+    FileHandle.standardError.write(Data("recovery failed: \(error)\n".utf8))
+    exit(2)
+}
+let output = NSLock()
+for thread in 0..<threads {
+    Thread.detachNewThread {
+        let user = "u\(thread)"
+        while true {
+            let next = (database.store.context(of: user)?.counters["n"] ?? 0) + 1
+            let now = Instant(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+            let batch = Mutation(user: user, now: now, actions: [.setCounter(counter: "n", value: next), .setAttribute(key: "n", value: .int(next))])
+            guard (try? database.writeAndWait(batch)) != nil else { exit(3) }
+            output.lock()
+            // One unbuffered write per ack: what the parent reads was acknowledged before it was printed.
+            FileHandle.standardOutput.write(Data("ack \(user) \(next)\n".utf8))
+            output.unlock()
+        }
+    }
+}
+FileHandle.standardOutput.write(Data("ready\n".utf8))
+while true { sleep(60) }

@@ -18,11 +18,13 @@ import Testing
         let stderr: Pipe
     }
 
-    func start(_ extra: [String] = []) throws -> Running {
-        let portFile = NSTemporaryDirectory() + "specd-port-\(UUID().uuidString)"
+    static func temporaryPath(_ name: String) -> String { NSTemporaryDirectory() + "specd-\(name)-\(UUID().uuidString)" }
+
+    func start(_ extra: [String] = [], dataDir: String = temporaryPath("data")) throws -> Running {
+        let portFile = Self.temporaryPath("port")
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--port-file", portFile] + extra
+        process.arguments = ["serve", "--port", "0", "--port-file", portFile, "--data-dir", dataDir] + extra
         let stderr = Pipe()
         process.standardError = stderr
         try process.run()
@@ -53,6 +55,45 @@ import Testing
         #expect(first.contains(#""msg":"listening""#))
         #expect(first.contains(#""address":"127.0.0.1:\#(running.port)""#))
         #expect(log.contains(#""msg":"stopped""#))
+        #expect(log.contains(#""msg":"data flushed""#))
+    }
+
+    func runToExit(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func corruptDataDirectory_refusesToStartWithExitTwo_andCheckDataNamesTheOffset() throws {
+        let dataDir = Self.temporaryPath("data")
+        let running = try start(dataDir: dataDir)
+        kill(running.process.processIdentifier, SIGTERM)
+        running.process.waitUntilExit()
+        // Two records, the first damaged: not a torn tail.
+        let segment = dataDir + "/segment-00000000000000000001.log"
+        var bytes: [UInt8] = []
+        for seq in 1...2 as ClosedRange<UInt64> {
+            var payload: [UInt8] = [1, 0x75, 0, 1, 18]
+            payload[0] = 1
+            bytes += RecordBuilder.record(seq: seq, payload: payload)
+        }
+        bytes[20] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: segment))
+        let check = try runToExit(["check-data", "--data-dir", dataDir])
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("segment-00000000000000000001.log at byte 0"))
+        let serve = try runToExit(["serve", "--port", "0", "--data-dir", dataDir])
+        #expect(serve.status == 2)
+        #expect(serve.stderr.contains("refusing to start"))
     }
 
     @Test func unknownFlag_exitsOneWithAClearMessage() throws {

@@ -1,0 +1,38 @@
+import Foundation
+import Store
+
+/// `specd check-data [--data-dir DIR]`: the recovery checks, offline and read-only.
+enum CheckDataCommand {
+    static func run(arguments: [String], environment: [String: String]) -> Int32 {
+        var directory = environment["SPECD_DATA_DIR"] ?? "./data"
+        var index = 0
+        while index < arguments.count {
+            let (name, inline) = DaemonOptions.splitFlag(arguments[index])
+            guard name == "--data-dir" else { return CommandLineInterface.usageFailure("unknown option '\(arguments[index])' for check-data") }
+            if let inline {
+                directory = inline
+            } else {
+                index += 1
+                guard index < arguments.count else { return CommandLineInterface.usageFailure("option '--data-dir' needs a value") }
+                directory = arguments[index]
+            }
+            index += 1
+        }
+        guard FileManager.default.fileExists(atPath: directory) else {
+            print("\(directory): no data directory")
+            return 1
+        }
+        var users = 0
+        do {
+            let report = try Recovery.run(directory: directory, fileSystem: PosixFileSystem(), repair: false,
+                                          apply: { _ in }, loadSnapshot: { users = $0.count })
+            for warning in report.warnings { print("warning: \(warning)") }
+            print("\(directory): ok; snapshot \(report.snapshot ?? "none") (seq \(report.snapshotSeq), \(users) users), "
+                + "\(report.replayedRecords) later records, last seq \(report.lastSeq)")
+            return 0
+        } catch {
+            print("error: \(error.description)")
+            return 1
+        }
+    }
+}
