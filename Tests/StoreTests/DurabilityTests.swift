@@ -129,11 +129,18 @@ import Testing
         defer { database.log.close() }
         let writers = 16
         let perWriter = 50
-        DispatchQueue.concurrentPerform(iterations: writers) { writer in
-            for index in 0..<perWriter {
-                _ = try? database.writeAndWait(mutation("user-\(writer)", .setCounter(counter: "k", value: index)))
+        // Real threads, not concurrentPerform (which runs only one per core): writers must wait on fsyncs together.
+        let group = DispatchGroup()
+        for writer in 0..<writers {
+            group.enter()
+            Thread.detachNewThread {
+                for index in 0..<perWriter {
+                    _ = try? database.writeAndWait(mutation("user-\(writer)", .setCounter(counter: "k", value: index)))
+                }
+                group.leave()
             }
         }
+        group.wait()
         #expect(database.log.lastSeq == UInt64(writers * perWriter))
         #expect(database.log.fsyncs < writers * perWriter)
     }
