@@ -7,7 +7,7 @@ public struct UserContext: Sendable, Equatable {
     public var events: CompactMap<Instant> = [:]
     public var flags: CompactMap<Bool> = [:]
     public var attributes: CompactMap<JSONValue> = [:]
-    public var segments: Set<String> = []
+    public var segments: SegmentSet = []
     public var donations: CompactMap<DonationSummary> = [:]
     /// When each trigger last fired for this user (throttles survive rule replacement).
     public var triggerFires: CompactMap<Instant> = [:]

@@ -45,9 +45,11 @@ public final class Database: Sendable {
             throw .unreadable(error)
         }
         var users: [String: UserContext] = [:]
-        var replay: [Mutation] = []
-        let report = try Recovery.run(directory: options.directory, fileSystem: fileSystem, repair: true,
-                                      apply: { replay.append($0) }, loadSnapshot: { users = $0 })
+        let shardCount = max(1, options.shardCount)
+        var buckets = [[Mutation]](repeating: [], count: shardCount)
+        let report = try Recovery.run(directory: options.directory, fileSystem: fileSystem, repair: true, apply: { mutation in
+            buckets[UserStore.shardIndex(of: mutation.user, shardCount: shardCount)].append(mutation)
+        }, loadSnapshot: { users = $0 })
         recovery = report
         do {
             log = try AppendLog(directory: options.directory, fileSystem: fileSystem, policy: options.fsync,
@@ -56,8 +58,8 @@ public final class Database: Sendable {
         } catch {
             throw .unreadable(error)
         }
-        store = UserStore(shardCount: options.shardCount, policy: options.history, log: log, initial: users)
-        for mutation in replay { store.replay(mutation) }
+        store = UserStore(shardCount: shardCount, policy: options.history, log: log, initial: users)
+        store.replay(buckets)
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
     }
 

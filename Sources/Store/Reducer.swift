@@ -8,24 +8,54 @@ public enum Reducer {
         throws(ReducerError) -> (state: UserContext?, effects: [Effect])
     {
         var current = state
-        var effects: [Effect] = []
-        for (index, action) in mutation.actions.enumerated() {
-            if case .erase = action {
-                if current != nil { effects.append(.erased) }
-                current = nil
-                continue
-            }
-            var context = current ?? {
-                effects.append(.created)
-                var fresh = UserContext()
-                // DESIGN §3.2: launchedAt is the first time the user was seen.
-                fresh.launchedAt = mutation.now
-                return fresh
-            }()
-            try reduce(&context, action, index: index, now: mutation.now, policy: policy, effects: &effects)
-            current = context
-        }
+        let effects = try applyInPlace(mutation, to: &current, policy: policy)
         return (current, effects)
+    }
+
+    /// The same step, mutating `state` where it lies (no copy-on-write copy when the caller holds the only
+    /// reference, as replay does). A one-action batch checks before it changes anything; a longer batch works
+    /// on a copy and commits it only when every action succeeded.
+    public static func applyInPlace(_ mutation: Mutation, to state: inout UserContext?, policy: HistoryPolicy = HistoryPolicy())
+        throws(ReducerError) -> [Effect]
+    {
+        var effects: [Effect] = []
+        if mutation.actions.count == 1 {
+            try step(mutation.actions[0], index: 0, state: &state, now: mutation.now, policy: policy, effects: &effects)
+            return effects
+        }
+        var working = state
+        for (index, action) in mutation.actions.enumerated() {
+            try step(action, index: index, state: &working, now: mutation.now, policy: policy, effects: &effects)
+        }
+        state = working
+        return effects
+    }
+
+    private static func step(_ action: Action, index: Int, state: inout UserContext?, now: Instant, policy: HistoryPolicy,
+                             effects: inout [Effect]) throws(ReducerError) {
+        if case .erase = action {
+            if state != nil { effects.append(.erased) }
+            state = nil
+            return
+        }
+        if state == nil {
+            var fresh = UserContext()
+            // DESIGN §3.2: launchedAt is the first time the user was seen.
+            fresh.launchedAt = now
+            try reduce(&fresh, action, index: index, now: now, policy: policy, effects: &effects)
+            effects.insert(.created, at: effects.count - effectsAdded(by: action))
+            state = fresh
+            return
+        }
+        try reduce(&state!, action, index: index, now: now, policy: policy, effects: &effects)
+    }
+
+    /// How many effects `reduce` appends for an action, so `.created` can precede them.
+    private static func effectsAdded(by action: Action) -> Int {
+        switch action {
+        case .donate, .resetDonations, .recordTriggerFire: return 1
+        default: return 0
+        }
     }
 
     static func reduce(_ context: inout UserContext, _ action: Action, index: Int, now: Instant, policy: HistoryPolicy,
@@ -35,41 +65,41 @@ public enum Reducer {
             try requireKey(counter, index)
             let (sum, overflow) = (context.counters[counter] ?? 0).addingReportingOverflow(amount)
             if overflow { throw .counterOverflow(index: index, counter: counter) }
-            context.counters[counter] = sum
+            context.counters[KeyInterner.intern(counter)] = sum
         case .decrement(let counter, let amount):
             try requireKey(counter, index)
             guard amount >= 0 else { throw .negativeAmount(index: index) }
-            context.counters[counter] = max(0, (context.counters[counter] ?? 0) - amount)
+            context.counters[KeyInterner.intern(counter)] = max(0, (context.counters[counter] ?? 0) - amount)
         case .setCounter(let counter, let value):
             try requireKey(counter, index)
-            context.counters[counter] = value
+            context.counters[KeyInterner.intern(counter)] = value
         case .resetCounter(let counter):
             try requireKey(counter, index)
-            context.counters[counter] = 0
+            context.counters[KeyInterner.intern(counter)] = 0
         case .recordEvent(let event, let at):
             try requireKey(event, index)
-            context.events[event] = at
+            context.events[KeyInterner.intern(event)] = at
         case .removeEvent(let event):
             context.events[event] = nil
         case .setFlag(let flag, let value):
             try requireKey(flag, index)
-            context.flags[flag] = value
+            context.flags[KeyInterner.intern(flag)] = value
         case .toggleFlag(let flag):
             try requireKey(flag, index)
-            context.flags[flag] = !(context.flags[flag] ?? false)
+            context.flags[KeyInterner.intern(flag)] = !(context.flags[flag] ?? false)
         case .setAttribute(let key, let value):
             try requireKey(key, index)
-            context.attributes[key] = value
+            context.attributes[KeyInterner.intern(key)] = value
         case .removeAttribute(let key):
             context.attributes[key] = nil
         case .addSegment(let segment):
             try requireKey(segment, index)
-            context.segments.insert(segment)
+            context.segments.insert(KeyInterner.intern(segment))
         case .removeSegment(let segment):
             context.segments.remove(segment)
         case .setTimeZone(let zone):
             guard TimeZones.isValid(zone) else { throw .unknownTimeZone(index: index, zone: zone) }
-            context.timeZone = zone
+            context.timeZone = KeyInterner.intern(zone)
         case .setLaunchedAt(let at):
             context.launchedAt = at
         case .clear(let scope):
@@ -78,13 +108,14 @@ public enum Reducer {
             try requireKey(event, index)
             var summary = context.donations[event] ?? DonationSummary()
             summary.count += 1
-            let mark = DonationSummary.Mark(at: at, appVersion: appVersion)
+            let mark = DonationSummary.Mark(at: at, appVersion: appVersion.map(KeyInterner.intern))
             if summary.first == nil { summary.first = mark }
             summary.last = mark
             insertSorted(at, into: &summary.recent)
             prune(&summary.recent, now: now, policy: policy)
-            context.donations[event] = summary
-            context.events[event] = at
+            let key = KeyInterner.intern(event)
+            context.donations[key] = summary
+            context.events[key] = at
             effects.append(.donated(event: event, summary: summary))
         case .resetDonations(let event):
             // DESIGN §4: a reset zeroes the summary and leaves trigger throttles alone.
@@ -92,7 +123,7 @@ public enum Reducer {
             effects.append(.donationsReset(event: event))
         case .recordTriggerFire(let trigger, let at):
             try requireKey(trigger, index)
-            context.triggerFires[trigger] = at
+            context.triggerFires[KeyInterner.intern(trigger)] = at
             effects.append(.triggerFired(trigger: trigger, at: at))
         case .erase:
             break

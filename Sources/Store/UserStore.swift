@@ -1,3 +1,4 @@
+import Dispatch
 import Rules
 import Synchronization
 
@@ -22,11 +23,31 @@ public final class UserStore: Sendable {
 
     @inline(__always)
     private func shard(for user: String) -> Shard {
-        // A cheap, stable spread (FNV-1a): Swift's per-process seeded Hasher would also do, but this keeps shard
-        // assignment reproducible in tests.
+        shards[Self.shardIndex(of: user, shardCount: shards.count)]
+    }
+
+    /// A cheap, stable spread (FNV-1a): Swift's per-process seeded Hasher would also do, but this keeps shard
+    /// assignment reproducible, so recovery can sort records into shards before the store exists.
+    @inline(__always)
+    static func shardIndex(of user: String, shardCount: Int) -> Int {
         var hash: UInt32 = 2_166_136_261
         for byte in user.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        return shards[Int(hash % UInt32(shards.count))]
+        return Int(hash % UInt32(shardCount))
+    }
+
+    /// Replays recovered mutations, one shard per task in parallel: users in different shards are independent,
+    /// and within a shard the log order is kept.
+    func replay(_ buckets: [[Mutation]]) {
+        precondition(buckets.count == shards.count)
+        let policy = policy
+        DispatchQueue.concurrentPerform(iterations: shards.count) { index in
+            shards[index].users.withLock { users in
+                for mutation in buckets[index] {
+                    // A mutation the reducer refused was refused live too, and never logged; skipping is exact.
+                    _ = try? Reducer.applyInPlace(mutation, to: &users[mutation.user], policy: policy)
+                }
+            }
+        }
     }
 
     public func context(of user: String) -> UserContext? {
@@ -66,15 +87,6 @@ public final class UserStore: Sendable {
             }
             users[mutation.user] = result.state
             return Applied(seq: seq, previous: previous, state: result.state, effects: result.effects)
-        }
-    }
-
-    /// Replays a logged mutation during recovery (no logging; a refused one is skipped, as it was live).
-    func replay(_ mutation: Mutation) {
-        shard(for: mutation.user).users.withLock { users in
-            if let result = try? Reducer.apply(mutation, to: users[mutation.user], policy: policy) {
-                users[mutation.user] = result.state
-            }
         }
     }
 

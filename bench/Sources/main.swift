@@ -1,7 +1,7 @@
 import Foundation
 
 /// specd-bench: in-process benchmarks (not timed tests). `swift run -c release specd-bench rules|json|all`.
-let suites: [String: () -> Void] = ["rules": RulesBenchmark.run, "json": JSONBenchmark.run]
+let suites: [String: () -> Void] = ["rules": RulesBenchmark.run, "json": JSONBenchmark.run, "store": StoreBenchmark.run]
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 if requested == "all" {
     for name in suites.keys.sorted() { suites[name]!() }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Store benchmark with a same-run reference: Redis 7 (apt) on a loopback port with appendonly + appendfsync always.
+#   - durable writes/s: redis-benchmark -t incr -c 32 vs specd-bench store (32 writer threads, fsync=always)
+#   - memory per user: 1 M typical contexts as Redis hashes (INFO memory) vs specd's in-memory contexts
+#   SPECD_BENCH_USERS=1000000 SPECD_BENCH_SECONDS=5 REDIS_REQUESTS=200000 scripts/bench-store.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+USERS=${SPECD_BENCH_USERS:-1000000}
+REQUESTS=${REDIS_REQUESTS:-200000}
+export SPECD_BENCH_USERS=$USERS
+
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "installing redis-server from apt" >&2
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+fi
+swift build -c release --product specd-bench >/dev/null
+BENCH=$(swift build -c release --show-bin-path)/specd-bench
+
+WORK=$(mktemp -d)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cleanup() { redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+redis-server --bind 127.0.0.1 --port "$PORT" --dir "$WORK" --appendonly yes --appendfsync always --save "" \
+  --daemonize yes --logfile "$WORK/redis.log" >/dev/null
+for _ in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+
+echo "== redis: durable INCR, -c 32, $REQUESTS requests (appendfsync always)"
+redis_rps=$(timeout 300 redis-benchmark -p "$PORT" -t incr -c 32 -n "$REQUESTS" --csv | awk -F'","' '/INCR/ {print $2}')
+echo "  redis INCR: $redis_rps requests/s"
+
+echo "== redis: $USERS typical contexts as hashes"
+redis-cli -p "$PORT" config set appendonly no >/dev/null
+redis-cli -p "$PORT" flushall >/dev/null
+before=$(redis-cli -p "$PORT" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r')
+python3 - "$USERS" <<'PY' | redis-cli -p "$PORT" --pipe >/dev/null
+import sys
+users = int(sys.argv[1])
+out = sys.stdout
+def command(*parts):
+    out.write("*%d\r\n" % len(parts))
+    for part in parts:
+        data = str(part)
+        out.write("$%d\r\n%s\r\n" % (len(data.encode()), data))
+base = 1773144000000
+for i in range(users):
+    t = base + i
+    command("HSET", "user:user-%d" % i,
+            "launchedAt", t, "c:screen_views", i % 50, "c:promo_banner_count", 1, "c:rating_prompt_count", 0,
+            "c:editor_opened", 3, "c:purchases", i % 7,
+            "e:last_promo_banner", t, "e:installed", t - 86400000, "e:last_tip_shown", t - 3600000,
+            "f:promo", 1, "f:tips_disabled", 0,
+            "a:subscription_status", '"premium"', "a:country", '"FR"', "s:vip", 1,
+            "d:appStarted", '{"count":3,"first":[%d,"1.0"],"last":[%d,"1.2"],"recent":[%d,%d,%d]}' % (t - 172800000, t, t - 172800000, t - 86400000, t),
+            "d:paywallViewed", '{"count":1,"first":[%d,"1.2"],"last":[%d,"1.2"],"recent":[%d]}' % (t, t, t))
+PY
+after=$(redis-cli -p "$PORT" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r')
+redis_bytes=$(( (after - before) / USERS ))
+echo "  redis: $redis_bytes bytes per user (used_memory growth)"
+
+echo "== specd"
+out=$(timeout 600 "$BENCH" store)
+echo "$out"
+specd_always=$(awk '/fsync=always/ {print $4}' <<<"$out")
+specd_bytes=$(awk '/bytes per user/ {print $4}' <<<"$out")
+echo "== ratios (same run)"
+awk -v s="$specd_always" -v r="$redis_rps" 'BEGIN {printf "  durable writes: specd/redis = %.2f\n", s / r}'
+awk -v s="$specd_bytes" -v r="$redis_bytes" 'BEGIN {printf "  bytes per user: specd/redis = %.2f\n", s / r}'
