@@ -94,9 +94,11 @@ struct BinaryReader {
         return Int(value)
     }
 
+    /// Strings were validated UTF-8 when they were written, and every record's CRC has been checked before it is
+    /// decoded, so decoding skips a second validation pass (invalid bytes would become U+FFFD, never a crash).
     mutating func string() throws(Failure) -> String {
         let length = try count()
-        guard let text = String(validating: bytes[offset..<(offset + length)], as: UTF8.self) else { throw .malformed }
+        let text = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<(offset + length)]), as: UTF8.self) }
         offset += length
         return text
     }

@@ -1,0 +1,119 @@
+/// The context as JSON (DESIGN §5): what `GET /v1/users/{u}` answers and `POST /v1/evaluate` accepts.
+public enum ContextJSON {
+    /// A field the inline context got wrong, named as the API reports it (`context.counters.k`).
+    public struct FieldError: Error, Equatable, Sendable {
+        public let field: String
+        public let message: String
+    }
+
+    public static func encode(user: String, _ context: UserContext) -> JSONValue {
+        var object: JSONObject = ["user": .string(user)]
+        if let launchedAt = context.launchedAt { object["launchedAt"] = .string(ISO8601.format(launchedAt)) }
+        if let zone = context.timeZone { object["tz"] = .string(zone) }
+        object["counters"] = .object(JSONObject(context.counters.sorted.map { ($0.key, JSONValue.int($0.value)) }))
+        object["events"] = .object(JSONObject(context.events.sorted.map { ($0.key, JSONValue.string(ISO8601.format($0.value))) }))
+        object["flags"] = .object(JSONObject(context.flags.sorted.map { ($0.key, JSONValue.bool($0.value)) }))
+        object["attributes"] = .object(JSONObject(context.attributes.sorted.map { ($0.key, $0.value) }))
+        object["segments"] = .array(context.segments.sorted().map(JSONValue.string))
+        object["donations"] = .object(JSONObject(context.donations.sorted.map { ($0.key, summary($0.value)) }))
+        if !context.triggerFires.isEmpty {
+            object["triggers"] = .object(JSONObject(context.triggerFires.sorted.map { ($0.key, JSONValue.string(ISO8601.format($0.value))) }))
+        }
+        return .object(object)
+    }
+
+    public static func summary(_ summary: DonationSummary) -> JSONValue {
+        var object: JSONObject = ["count": .int(summary.count)]
+        object["first"] = summary.first.map(mark) ?? .null
+        object["last"] = summary.last.map(mark) ?? .null
+        object["recent"] = .array(summary.recent.map { .string(ISO8601.format($0)) })
+        return .object(object)
+    }
+
+    static func mark(_ mark: DonationSummary.Mark) -> JSONValue {
+        ["at": .string(ISO8601.format(mark.at)), "appVersion": mark.appVersion.map(JSONValue.string) ?? .null]
+    }
+
+    /// Reads an inline context; every field is optional. Unknown fields are errors, so typos do not pass silently.
+    public static func decode(_ value: JSONValue, field base: String = "context") throws(FieldError) -> UserContext {
+        guard case .object(let object) = value else { throw FieldError(field: base, message: "\(base) must be an object") }
+        var context = UserContext()
+        for (key, member) in object {
+            let field = base + "." + key
+            switch key {
+            case "user", "appVersion":
+                continue
+            case "launchedAt":
+                context.launchedAt = try instant(member, field)
+            case "tz":
+                guard case .string(let zone) = member, TimeZones.isValid(zone) else { throw FieldError(field: field, message: "\(field) must be an IANA time zone") }
+                context.timeZone = zone
+            case "counters":
+                for (name, count) in try members(member, field) {
+                    guard let integer = count.numberValue?.int else { throw FieldError(field: field + "." + name, message: "\(field).\(name) must be an integer") }
+                    context.counters[name] = integer
+                }
+            case "events":
+                for (name, at) in try members(member, field) { context.events[name] = try instant(at, field + "." + name) }
+            case "flags":
+                for (name, flag) in try members(member, field) {
+                    guard case .bool(let on) = flag else { throw FieldError(field: field + "." + name, message: "\(field).\(name) must be a boolean") }
+                    context.flags[name] = on
+                }
+            case "attributes":
+                for (name, attribute) in try members(member, field) { context.attributes[name] = attribute }
+            case "segments":
+                guard case .array(let items) = member else { throw FieldError(field: field, message: "\(field) must be an array of strings") }
+                for (index, item) in items.enumerated() {
+                    guard case .string(let segment) = item else { throw FieldError(field: "\(field)[\(index)]", message: "\(field)[\(index)] must be a string") }
+                    context.segments.insert(segment)
+                }
+            case "donations":
+                for (event, summary) in try members(member, field) { context.donations[event] = try donation(summary, field + "." + event) }
+            case "triggers":
+                for (name, at) in try members(member, field) { context.triggerFires[name] = try instant(at, field + "." + name) }
+            default:
+                throw FieldError(field: field, message: "\(field) is not a context field")
+            }
+        }
+        return context
+    }
+
+    static func members(_ value: JSONValue, _ field: String) throws(FieldError) -> JSONObject {
+        guard case .object(let object) = value else { throw FieldError(field: field, message: "\(field) must be an object") }
+        return object
+    }
+
+    static func instant(_ value: JSONValue, _ field: String) throws(FieldError) -> Instant {
+        guard case .string(let text) = value, let instant = ISO8601.parse(text) else {
+            throw FieldError(field: field, message: "\(field) must be an ISO 8601 date-time")
+        }
+        return instant
+    }
+
+    static func donation(_ value: JSONValue, _ field: String) throws(FieldError) -> DonationSummary {
+        let object = try members(value, field)
+        var summary = DonationSummary()
+        for (key, member) in object {
+            switch key {
+            case "count":
+                guard let count = member.numberValue?.int, count >= 0 else { throw FieldError(field: field + ".count", message: "\(field).count must be a non-negative integer") }
+                summary.count = count
+            case "first", "last":
+                if member.isNull { continue }
+                let markObject = try members(member, field + "." + key)
+                guard let at = markObject["at"] else { throw FieldError(field: field + "." + key + ".at", message: "\(field).\(key).at is required") }
+                let version = markObject["appVersion"]?.stringValue
+                let mark = DonationSummary.Mark(at: try instant(at, field + "." + key + ".at"), appVersion: version)
+                if key == "first" { summary.first = mark } else { summary.last = mark }
+            case "recent":
+                guard case .array(let items) = member else { throw FieldError(field: field + ".recent", message: "\(field).recent must be an array") }
+                summary.recent = try items.enumerated().map { index, item throws(FieldError) in try instant(item, "\(field).recent[\(index)]") }.sorted()
+            default:
+                throw FieldError(field: field + "." + key, message: "\(field).\(key) is not a donation field")
+            }
+        }
+        if summary.last == nil, let latest = summary.recent.last { summary.last = .init(at: latest, appVersion: nil) }
+        return summary
+    }
+}
