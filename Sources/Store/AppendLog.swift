@@ -37,6 +37,8 @@ public final class AppendLog: @unchecked Sendable {
     private var acknowledgedSeq: UInt64
     private var failure: StorageFailure?
     private var rotationRequested = false
+    private var rotationsRequested = 0
+    private var rotationsDone = 0
     private var stopping = false
     private var stopped = false
     // Writer thread only.
@@ -123,12 +125,23 @@ public final class AppendLog: @unchecked Sendable {
         if case .failure(let failure)? = outcome.withLock({ $0 }) { throw failure }
     }
 
-    /// The records queued so far will end the current segment; later ones start a new one.
-    public func requestRotation() {
+    /// The records queued so far will end the current segment; later ones start a new one. Returns a ticket
+    /// for `waitForRotation`.
+    @discardableResult
+    public func requestRotation() -> Int {
         condition.withLock {
             rotationRequested = true
+            rotationsRequested += 1
             condition.signal()
+            return rotationsRequested
         }
+    }
+
+    /// Blocks until the rotation with that ticket happened (or the log failed or stopped).
+    public func waitForRotation(_ ticket: Int) {
+        condition.lock()
+        while rotationsDone < ticket, failure == nil, !stopped { condition.wait() }
+        condition.unlock()
     }
 
     /// Flushes, fsyncs and stops the writer.
@@ -189,6 +202,12 @@ public final class AppendLog: @unchecked Sendable {
                     fileSystem.close(fd)
                     fd = -1
                     try openSegment(firstSeq: writtenThrough + 1)
+                    if rotate {
+                        condition.lock()
+                        rotationsDone = rotationsRequested
+                        condition.broadcast()
+                        condition.unlock()
+                    }
                 }
             } catch {
                 fail(StorageFailure(error))
@@ -229,6 +248,7 @@ public final class AppendLog: @unchecked Sendable {
         let failed = waiters
         waiters.removeAll()
         queued.removeAll()
+        condition.broadcast()
         condition.unlock()
         for waiter in failed { waiter.completion(.failure(error)) }
     }

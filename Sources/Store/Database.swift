@@ -108,7 +108,7 @@ public final class Database: Sendable {
     public func takeSnapshot() throws(IOError) -> UInt64 {
         snapshotState.withLock { $0.running = true }
         defer { snapshotState.withLock { $0.running = false } }
-        let (seq, shards) = store.capture(rotating: true)
+        let (seq, shards, rotation) = store.capture(rotating: true)
         do {
             _ = try SnapshotFile.write(shards, seq: seq, directory: options.directory, fileSystem: fileSystem)
         } catch {
@@ -119,6 +119,8 @@ public final class Database: Sendable {
             $0.lastSeq = seq
             $0.lastAt = .now
         }
+        // Compaction may only delete segments once the records after `seq` go to a new one.
+        if let rotation { log.waitForRotation(rotation) }
         try compact(upTo: seq)
         return seq
     }

@@ -92,13 +92,14 @@ public final class UserStore: Sendable {
 
     /// A consistent cut: every shard locked at once, so the copies hold exactly the records up to the returned seq.
     /// Copying a dictionary is O(1) (copy-on-write); writers pay for the copy later, one shard at a time.
-    func capture(rotating: Bool) -> (seq: UInt64, shards: [[String: UserContext]]) {
+    func capture(rotating: Bool) -> (seq: UInt64, shards: [[String: UserContext]], rotation: Int?) {
         var copies: [[String: UserContext]] = []
         var seq: UInt64 = 0
+        var rotation: Int?
         func lock(_ index: Int) {
             if index == shards.count {
                 seq = log?.lastSeq ?? 0
-                if rotating { log?.requestRotation() }
+                if rotating { rotation = log?.requestRotation() }
                 return
             }
             shards[index].users.withLock { users in
@@ -107,7 +108,7 @@ public final class UserStore: Sendable {
             }
         }
         lock(0)
-        return (seq, copies)
+        return (seq, copies, rotation)
     }
 
     /// Every user, for tests and comparisons.
