@@ -10,6 +10,8 @@ public struct APIError: Error, Sendable, Equatable {
     public var field: String?
     public var retryable: Bool
     public var extraHeaders: HTTPHeaders
+    /// Structured detail, such as rule diagnostics.
+    public var details: JSONValue?
 
     public init(_ status: HTTPStatus, code: String, message: String, field: String? = nil, retryable: Bool = false,
                 headers: HTTPHeaders = [:]) {
@@ -19,12 +21,14 @@ public struct APIError: Error, Sendable, Equatable {
         self.field = field
         self.retryable = retryable
         self.extraHeaders = headers
+        self.details = nil
     }
 
     public var body: [UInt8] {
         var error: JSONObject = ["code": .string(code), "message": .string(message)]
         if let field { error["field"] = .string(field) }
         error["retryable"] = .bool(retryable)
+        if let details { error["details"] = details }
         return JSONWriter.write(.object(["error": .object(error)]))
     }
 

@@ -25,7 +25,7 @@ public final class Daemon: Sendable {
     }
 
     /// Loads the rules, then recovers the data directory: a daemon that cannot trust either does not start.
-    public init(options: DaemonOptions, logSink: LogSink = StandardErrorSink()) throws(StartupFailure) {
+    public init(options: DaemonOptions, logSink: LogSink = StandardErrorSink(), clock: WallClock = SystemClock()) throws(StartupFailure) {
         self.options = options
         logger = Logger(level: options.logLevel, sink: logSink)
         let loaded: RuleSet
@@ -42,16 +42,12 @@ public final class Daemon: Sendable {
             throw .data(error)
         }
         recoveryDuration = ContinuousClock.now - started
-        server = HTTPServer(configuration: options.server, responder: Daemon.makeRouter(rules: rules), logger: logger)
-    }
-
-    static func makeRouter(rules: LiveRules) -> Router {
-        var router = Router()
-        router.add("GET", "/healthz", sync: { _ throws(APIError) in
-            .json(.ok, #"{"status":"ok"}"#, headers: ["Cache-Control": "no-store"])
-        })
-        RulesRoutes(rules: rules).register(in: &router)
-        return router
+        let serverBox = ServerBox()
+        let api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: logger,
+                      authenticator: Authenticator(tokens: options.tokens), rulesPath: options.rulesPath,
+                      isDraining: { serverBox.server?.isDraining ?? false }, openConnections: { serverBox.server?.openConnections ?? 0 })
+        server = HTTPServer(configuration: options.server, responder: api.makeRouter(), logger: logger)
+        serverBox.server = server
     }
 
     private func logRecovery() {
@@ -62,6 +58,14 @@ public final class Daemon: Sendable {
                                   "users": .int(database.store.userCount), "fsync": .string(options.fsync.rawValue),
                                   "durationMs": .int(Int(recoveryDuration.components.seconds * 1000
                                       + recoveryDuration.components.attoseconds / 1_000_000_000_000_000))])
+    }
+
+    /// Reload on SIGHUP, as `POST /v1/admin/reload` does.
+    private func reloadRules() {
+        switch rules.reload(from: options.rulesPath) {
+        case .success(let set): logger.info("rules reloaded", ["version": .string(set.version), "flags": .int(set.flagKeys.count)])
+        case .failure(let error): logger.warn("rules reload failed: previous rules keep serving", ["errors": .int(error.errors.count)])
+        }
     }
 
     /// Serves until a termination signal; returns the process exit code.
@@ -75,6 +79,10 @@ public final class Daemon: Sendable {
             source.resume()
             return source
         }
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangup.setEventHandler { [self] in reloadRules() }
+        hangup.resume()
         do {
             try server.start()
         } catch {
@@ -90,6 +98,9 @@ public final class Daemon: Sendable {
                                      "version": .string(ruleSet.version), "flags": .int(ruleSet.flagKeys.count),
                                      "triggers": .int(ruleSet.triggerKeys.count), "warnings": .int(ruleSet.warnings.count)])
         logRecovery()
+        logger.info("auth", options.tokens.isEmpty
+            ? ["mode": "none", "detail": "no tokens configured: listening on loopback only"]
+            : ["mode": "tokens", "tokens": .int(options.tokens.count)])
         if let portFile = options.portFile {
             do {
                 try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
@@ -113,6 +124,13 @@ public final class Daemon: Sendable {
             logger.error("final snapshot failed", ["error": .string("\(error)")])
         }
         for source in signals { source.cancel() }
+        hangup.cancel()
         return 0
     }
+}
+
+/// Lets the API ask the server about draining and connections, though the server is built after the API.
+final class ServerBox: @unchecked Sendable {
+    // Written once during `Daemon.init`, before any request can read it.
+    var server: HTTPServer?
 }

@@ -35,6 +35,10 @@ extension DaemonOptions {
             if let value = environment[setting.environment] { try setting.apply(&options, value) }
         }
         for (setting, value) in flags { try setting.apply(&options, value) }
+        // DESIGN §5: without tokens anyone who can connect could write; so without tokens, loopback only.
+        if options.tokens.isEmpty, !Socket.isLoopback(options.server.host) {
+            throw UsageError("refusing to listen on \(options.server.host) without tokens: configure tokens or use a loopback address")
+        }
         return options
     }
 
@@ -59,6 +63,10 @@ extension DaemonOptions {
                 try applyLimits(value, path: path)
                 continue
             }
+            if key == "tokens" {
+                tokens = try Self.parseTokens(value, path: path)
+                continue
+            }
             guard let setting = Self.settings.first(where: { $0.configKey == key }) else {
                 throw UsageError("config file '\(path)': unknown key '\(key)'")
             }
@@ -70,6 +78,29 @@ extension DaemonOptions {
             }
             try setting.apply(&self, text)
         }
+    }
+
+    static func parseTokens(_ value: JSONValue, path: String) throws(UsageError) -> [Token] {
+        guard case .array(let items) = value else { throw UsageError("config file '\(path)': 'tokens' must be an array") }
+        var tokens: [Token] = []
+        for (index, item) in items.enumerated() {
+            let at = "config file '\(path)': tokens[\(index)]"
+            guard case .object(let fields) = item, case .string(let name)? = fields["name"], case .string(let secret)? = fields["secret"],
+                  case .array(let scopeValues)? = fields["scopes"]
+            else { throw UsageError("\(at) needs name, secret and scopes") }
+            for key in fields.keys where !["name", "secret", "scopes"].contains(key) { throw UsageError("\(at): unknown key '\(key)'") }
+            guard secret.utf8.count >= 16 else { throw UsageError("\(at).secret must be at least 16 characters") }
+            var scopes: Set<Scope> = []
+            for scope in scopeValues {
+                guard let parsed = scope.stringValue.flatMap(Scope.init(rawValue:)) else {
+                    throw UsageError("\(at).scopes: each scope is evaluate, write or admin")
+                }
+                scopes.insert(parsed)
+            }
+            guard !tokens.contains(where: { $0.name == name }) else { throw UsageError("\(at).name '\(name)' is used twice") }
+            tokens.append(Token(name: name, secret: secret, scopes: scopes))
+        }
+        return tokens
     }
 
     private mutating func applyLimits(_ value: JSONValue, path: String) throws(UsageError) {

@@ -14,6 +14,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var fsync: FsyncPolicy = .interval
     /// Records between automatic snapshots.
     public var snapshotEvery = 100_000
+    /// Bearer tokens (config file only, never logged). None: loopback only.
+    public var tokens: [Token] = []
 
     public init() {}
 
@@ -88,7 +90,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public static func == (lhs: DaemonOptions, rhs: DaemonOptions) -> Bool {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
             && lhs.rulesPath == rhs.rulesPath && lhs.dataDirectory == rhs.dataDirectory && lhs.fsync == rhs.fsync
-            && lhs.snapshotEvery == rhs.snapshotEvery
+            && lhs.snapshotEvery == rhs.snapshotEvery && lhs.tokens == rhs.tokens
     }
 }
 

@@ -15,25 +15,30 @@ public struct Router: Responder {
         let method: String
         let pattern: String
         let segments: [Segment]
+        let scope: Scope?
         let handler: Handler
     }
 
     private(set) var routes: [Route] = []
+    /// Checks a request against the route's scope before the handler runs; `nil` lets it through.
+    public var authorize: @Sendable (Request, Scope?) -> APIError? = { _, _ in nil }
+    /// Told of every routed response: pattern, method, status, seconds from request to response.
+    public var observe: (@Sendable (String, String, Int, Double) -> Void)?
 
     public init() {}
 
-    /// Every registered `(method, pattern)`, for the OpenAPI completeness check.
-    public var table: [(method: String, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+    /// Every registered `(method, pattern, scope)`, for the OpenAPI completeness check and the auth matrix.
+    public var table: [(method: String, pattern: String, scope: Scope?)] { routes.map { ($0.method, $0.pattern, $0.scope) } }
 
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+    public mutating func add(_ method: String, _ pattern: String, scope: Scope? = nil, _ handler: @escaping Handler) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
-        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, segments: segments, scope: scope, handler: handler))
     }
 
     /// Registers a handler that answers at once; a thrown `APIError` becomes its error response.
-    public mutating func add(_ method: String, _ pattern: String, sync handler: @escaping SyncHandler) {
+    public mutating func add(_ method: String, _ pattern: String, scope: Scope? = nil, sync handler: @escaping SyncHandler) {
         let handler: Handler = { request, sink in
             do throws(APIError) {
                 sink.send(try handler(request))
@@ -41,7 +46,7 @@ public struct Router: Responder {
                 sink.send(error.response)
             }
         }
-        add(method, pattern, handler)
+        add(method, pattern, scope: scope, handler)
     }
 
     public func respond(to request: Request, sink: ResponseSink) {
@@ -60,7 +65,22 @@ public struct Router: Responder {
             }
             var routed = request
             routed.parameters = decoded
-            route.handler(routed, sink)
+            var target = sink
+            if let observe {
+                let started = ContinuousClock.now
+                let pattern = route.pattern
+                let method = request.method
+                target = ResponseSink { response in
+                    let elapsed = ContinuousClock.now - started
+                    observe(pattern, method, response.status.code, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    sink.send(response)
+                }
+            }
+            if let refusal = authorize(routed, route.scope) {
+                target.send(refusal.response)
+                return
+            }
+            route.handler(routed, target)
             return
         }
         if allowed.isEmpty {

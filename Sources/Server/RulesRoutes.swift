@@ -7,9 +7,9 @@ struct RulesRoutes: Sendable {
     let rules: LiveRules
 
     func register(in router: inout Router) {
-        router.add("GET", "/v1/rules", sync: { request throws(APIError) in try list(request) })
-        router.add("GET", "/v1/rules/{key}", sync: { request throws(APIError) in try definition(request) })
-        router.add("POST", "/v1/rules/validate", sync: { request throws(APIError) in try validate(request) })
+        router.add("GET", "/v1/rules", scope: .admin, sync: { request throws(APIError) in try list(request) })
+        router.add("GET", "/v1/rules/{key}", scope: .admin, sync: { request throws(APIError) in try definition(request) })
+        router.add("POST", "/v1/rules/validate", scope: .admin, sync: { request throws(APIError) in try validate(request) })
     }
 
     private func list(_ request: Request) throws(APIError) -> HTTPResponse {

@@ -64,10 +64,11 @@ public final class Database: Sendable {
     }
 
     /// Applies a mutation and calls `completion` once it is acknowledged under the fsync policy.
-    public func write(_ mutation: Mutation, completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void) {
+    public func write(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
+                      completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void) {
         let applied: UserStore.Applied
         do {
-            applied = try store.apply(mutation)
+            applied = try store.apply(mutation, followUp: followUp)
         } catch {
             completion(.failure(error))
             return

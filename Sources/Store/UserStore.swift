@@ -67,13 +67,24 @@ public final class UserStore: Sendable {
 
     /// Applies the mutation atomically: either the reducer refuses it (nothing changes, nothing is logged) or the
     /// new state is in memory and its record queued. Durability is the caller's wait (`log.whenAcknowledged`).
-    public func apply(_ mutation: Mutation) throws(StoreError) -> Applied {
+    ///
+    /// `followUp` sees the state before and after and may add actions to the same batch (trigger fires), so the
+    /// log holds one record and replay needs no rules.
+    public func apply(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil) throws(StoreError) -> Applied {
         let shard = shard(for: mutation.user)
         return try shard.users.withLock { users throws(StoreError) -> Applied in
             let previous = users[mutation.user]
-            let result: (state: UserContext?, effects: [Effect])
+            var mutation = mutation
+            var result: (state: UserContext?, effects: [Effect])
             do throws(ReducerError) {
                 result = try Reducer.apply(mutation, to: previous, policy: policy)
+                if let followUp {
+                    let extra = followUp(previous, result.state)
+                    if !extra.isEmpty {
+                        mutation.actions += extra
+                        result = try Reducer.apply(mutation, to: previous, policy: policy)
+                    }
+                }
             } catch {
                 throw .rejected(error)
             }

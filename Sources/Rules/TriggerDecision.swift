@@ -1,0 +1,27 @@
+extension RuleSet {
+    /// Which triggers fire now for a donation of `event` (DESIGN §3.3): listening to it, no delay (delayed ones are
+    /// re-checked when their delay ends), spec holding on the new state, not throttled by the last fire in the
+    /// user's zone, and in edge mode not already holding before.
+    public func immediateFires(event: String, previous: UserContext?, current: UserContext, now: Instant,
+                               request: RequestAttributes) -> [Trigger] {
+        triggerKeys.compactMap { key -> Trigger? in
+            let trigger = triggers[key]!
+            guard trigger.listens(to: event), trigger.delay == nil else { return nil }
+            return trigger.shouldFire(previous: previous, current: current, now: now, request: request) ? trigger : nil
+        }
+    }
+}
+
+extension Trigger {
+    public func shouldFire(previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes) -> Bool {
+        guard when.holds(EvaluationInput(context: current, now: now, request: request)) else { return false }
+        if edge, let previous, when.holds(EvaluationInput(context: previous, now: now, request: request)) { return false }
+        return !isThrottled(current, now: now)
+    }
+
+    /// Throttled while the last fire plus the period, counted in the user's zone, is still ahead.
+    public func isThrottled(_ context: UserContext, now: Instant) -> Bool {
+        guard let throttle, let last = context.triggerFires[key] else { return false }
+        return now < TimeZones.add(throttle, to: last, in: context.timeZone)
+    }
+}

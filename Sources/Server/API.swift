@@ -1,0 +1,85 @@
+import HTTP
+import Rules
+import Store
+
+/// The REST API (DESIGN §5): what every handler shares, and the route table.
+struct API: Sendable {
+    let rules: LiveRules
+    let database: Database
+    let clock: WallClock
+    let metrics: Metrics
+    let logger: Logger
+    let authenticator: Authenticator
+    let rulesPath: String?
+    let isDraining: @Sendable () -> Bool
+    let openConnections: @Sendable () -> Int
+
+    func makeRouter() -> Router {
+        var router = Router()
+        let authenticator = authenticator
+        router.authorize = { request, scope in authenticator.check(request, scope: scope) }
+        let metrics = metrics
+        router.observe = { route, method, status, seconds in metrics.observe(route: route, method: method, status: status, seconds: seconds) }
+        registerOperations(in: &router)
+        registerUsers(in: &router)
+        registerEvaluation(in: &router)
+        RulesRoutes(rules: rules).register(in: &router)
+        return router
+    }
+
+    /// The app version of a request: the body's field wins over the `X-App-Version` header.
+    func appVersion(_ request: Request, body: JSONValue? = nil) throws(APIError) -> String? {
+        if let value = body?["appVersion"] {
+            guard case .string(let text) = value, Version(text) != nil else {
+                throw APIError.invalidField("appVersion", "appVersion must be a dotted numeric version such as \"1.4.2\"")
+            }
+            return text
+        }
+        if let header = request.headers["X-App-Version"] {
+            guard Version(header) != nil else {
+                throw APIError.invalidField("X-App-Version", "X-App-Version must be a dotted numeric version such as \"1.4.2\"")
+            }
+            return header
+        }
+        return nil
+    }
+
+    func user(_ request: Request) throws(APIError) -> String {
+        let user = request.parameter("user")
+        guard Identifier.isValid(user) else {
+            throw APIError.invalidField("user", "the user id must be 1-256 bytes of UTF-8 without control characters")
+        }
+        return user
+    }
+
+    func input(_ context: UserContext, user: String, now: Instant, appVersion: String?) -> EvaluationInput {
+        EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user, appVersion: appVersion))
+    }
+
+    /// Flags whose value differs between two states of one user, with both values.
+    func changedFlags(_ ruleSet: RuleSet, user: String, before: UserContext?, after: UserContext?, now: Instant, appVersion: String?) -> [JSONValue] {
+        var changes: [JSONValue] = []
+        let old = input(before ?? UserContext(), user: user, now: now, appVersion: appVersion)
+        let new = input(after ?? UserContext(), user: user, now: now, appVersion: appVersion)
+        for key in ruleSet.flagKeys {
+            let flag = ruleSet.flags[key]!
+            let previous = flag.evaluate(old)
+            let current = flag.evaluate(new)
+            if previous.value != current.value || previous.variant != current.variant {
+                changes.append(["key": .string(key), "value": current.value ?? .null, "previous": previous.value ?? .null])
+            }
+        }
+        return changes
+    }
+
+    /// Maps a store failure to the API's error.
+    func storeError(_ error: StoreError) -> APIError {
+        switch error {
+        case .rejected(let reducerError):
+            return APIError(.unprocessableContent, code: "invalid_operation", message: "ops[\(reducerError.index)]: \(reducerError.message)",
+                            field: "ops[\(reducerError.index)]")
+        case .storageFailed:
+            return APIError.unavailable("storage_failed", "a write to the log failed; no write is accepted until specd restarts", retryAfter: 30)
+        }
+    }
+}
