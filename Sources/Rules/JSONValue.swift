@@ -64,10 +64,11 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// The value as an integer when it is one exactly (`3`, `3.0`, `3e0`), else `nil`.
     public var int: Int? {
+        // Integer literals convert exactly over the whole Int range; others only when the double is exact.
+        if isIntegerLiteral { return Int(text) }
         guard double.isFinite, double == double.rounded(.towardZero), abs(double) <= 9.007_199_254_740_992e15 else {
             return nil
         }
-        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return Int(text) }
         return Int(double)
     }
 
