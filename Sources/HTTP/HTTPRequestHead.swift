@@ -32,21 +32,28 @@ public struct HTTPRequestHead: Sendable, Equatable {
     }
 
     /// The path part of the target, still percent-encoded; absolute-form targets are reduced to their path.
+    /// Scans UTF-8 code units: the target is ASCII (the parser refused anything else), and Character iteration
+    /// was a visible cost per request.
     public var path: Substring {
-        var rest = Substring(target)
-        if !rest.hasPrefix("/"), let colon = rest.firstIndex(of: ":") {
-            // absolute-form (RFC 9112 §3.2.2): drop "scheme://authority".
-            rest = rest[colon...].drop { $0 == ":" || $0 == "/" }
-            rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+        let utf8 = target.utf8
+        var start = utf8.startIndex
+        if utf8.first != UInt8(ascii: "/"), let colon = utf8.firstIndex(of: UInt8(ascii: ":")) {
+            // absolute-form (RFC 9112 §3.2.2): skip "scheme://authority".
+            var index = utf8.index(after: colon)
+            while index < utf8.endIndex, utf8[index] == UInt8(ascii: "/") { index = utf8.index(after: index) }
+            guard let slash = utf8[index...].firstIndex(of: UInt8(ascii: "/")) else { return "/" }
+            start = slash
         }
-        if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { return rest[..<query] }
-        return rest
+        let end = utf8[start...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
+        return target[start..<end]
     }
 
     /// The raw query string after `?`, if any.
     public var query: Substring? {
-        guard let mark = target.firstIndex(of: "?") else { return nil }
-        let afterMark = target[target.index(after: mark)...]
-        return afterMark.firstIndex(of: "#").map { afterMark[..<$0] } ?? afterMark
+        let utf8 = target.utf8
+        guard let mark = utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let start = utf8.index(after: mark)
+        let end = utf8[start...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
+        return target[start..<end]
     }
 }

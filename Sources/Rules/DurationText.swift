@@ -68,12 +68,23 @@ public struct Version: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public init?(_ text: String) {
         var parts: [Int] = []
-        for part in text.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !part.isEmpty, part.utf8.count <= 9, part.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(part)
-            else { return nil }
-            parts.append(value)
+        var value = 0
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return nil }
+                parts.append(value)
+                value = 0
+                digits = 0
+            } else if byte >= 48, byte <= 57, digits < 9 {
+                value = value * 10 + Int(byte - 48)
+                digits += 1
+            } else {
+                return nil
+            }
         }
-        guard !parts.isEmpty else { return nil }
+        guard digits > 0 else { return nil }
+        parts.append(value)
         while parts.count > 1, parts.last == 0 { parts.removeLast() }
         components = parts
     }

@@ -152,7 +152,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         awaitingResponse = false
         let keepAlive = machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
         var response = response
-        response.headers.set("X-Request-Id", requestID)
+        // Handlers never set it, so append rather than search-and-replace.
+        response.headers.add("X-Request-Id", requestID)
         HTTPResponseEncoder.encode(response, version: head.version, keepAlive: keepAlive, isHead: head.method == "HEAD",
                                    date: context.dates.current(), into: &output)
         context.accessLog(head, response.status, requestStart, requestID, peer)

@@ -6,8 +6,14 @@ import Synchronization
 public final class Metrics: Sendable {
     static let bucketBounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1]
 
+    struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
     private struct State {
-        var requests: [String: Int] = [:]
+        var requests: [RequestKey: Int] = [:]
         var buckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
         var latencyCount = 0
         var latencySum = 0.0
@@ -20,7 +26,7 @@ public final class Metrics: Sendable {
 
     public func observe(route: String, method: String, status: Int, seconds: Double) {
         state.withLock { state in
-            state.requests["route=\"\(route)\",method=\"\(method)\",status=\"\(status)\"", default: 0] += 1
+            state.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
             for (index, bound) in Metrics.bucketBounds.enumerated() where seconds <= bound { state.buckets[index] += 1 }
             state.latencyCount += 1
             state.latencySum += seconds
@@ -39,7 +45,8 @@ public final class Metrics: Sendable {
         var lines: [String] = []
         lines.append("# HELP specd_http_requests_total HTTP requests by route pattern, method and status.")
         lines.append("# TYPE specd_http_requests_total counter")
-        for key in snapshot.requests.keys.sorted() { lines.append("specd_http_requests_total{\(key)} \(snapshot.requests[key]!)") }
+        let labelled = snapshot.requests.map { ("route=\"\($0.key.route)\",method=\"\($0.key.method)\",status=\"\($0.key.status)\"", $0.value) }
+        for (labels, count) in labelled.sorted(by: { $0.0 < $1.0 }) { lines.append("specd_http_requests_total{\(labels)} \(count)") }
         lines.append("# HELP specd_http_request_duration_seconds Time from a complete request to its response.")
         lines.append("# TYPE specd_http_request_duration_seconds histogram")
         for (index, bound) in Metrics.bucketBounds.enumerated() {

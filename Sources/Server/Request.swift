@@ -7,8 +7,8 @@ public struct Request: Sendable {
     /// The `X-Request-Id` this request is answered with.
     public let id: String
     public let peer: String
-    /// Decoded `{name}` segments of the matched route.
-    public var parameters: [String: String] = [:]
+    /// Decoded `{name}` segments of the matched route, in path order (two or three: an array beats a dictionary).
+    public var parameters: [(name: String, value: String)] = []
 
     public init(head: HTTPRequestHead, body: [UInt8], id: String, peer: String = "") {
         self.head = head
@@ -27,5 +27,5 @@ public struct Request: Sendable {
         return PercentDecoding.queryItems(query).first { $0.name == name }?.value
     }
 
-    public func parameter(_ name: String) -> String { parameters[name] ?? "" }
+    public func parameter(_ name: String) -> String { parameters.first { $0.name == name }?.value ?? "" }
 }

@@ -53,13 +53,13 @@ public struct Router: Responder {
         let path = request.path
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var allowed: [String] = []
-        for route in routes where route.segments.count == parts.count {
-            guard let parameters = match(route.segments, parts) else { continue }
+        for route in routes where route.segments.count == parts.count && literalsMatch(route.segments, parts) {
             guard route.method == request.method || (request.method == "HEAD" && route.method == "GET") else {
                 allowed.append(route.method)
                 continue
             }
-            guard let decoded = parameters else {
+            // Parameters are decoded once, for the route that won.
+            guard let decoded = decodeParameters(route.segments, parts) else {
                 sink.send(APIError(.badRequest, code: "invalid_path", message: "the path contains a malformed percent-escape").response)
                 return
             }
@@ -94,19 +94,24 @@ public struct Router: Responder {
                            headers: ["Allow": allow]).response)
     }
 
-    /// `nil` when the pattern does not match; `.some(nil)` when it matches but a parameter fails to decode.
-    private func match(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> [String: String]?? {
-        var parameters: [String: String] = [:]
-        var decodingFailed = false
+    private func literalsMatch(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> Bool {
         for (segment, part) in zip(segments, parts) {
             switch segment {
-            case .literal(let literal):
-                guard part == literal else { return .none }
-            case .parameter(let name):
-                guard !part.isEmpty else { return .none }
-                if let value = PercentDecoding.decode(part) { parameters[name] = value } else { decodingFailed = true }
+            case .literal(let literal): if part != literal { return false }
+            case .parameter: if part.isEmpty { return false }
             }
         }
-        return .some(decodingFailed ? nil : parameters)
+        return true
+    }
+
+    /// `nil` when a parameter is not valid percent-encoded UTF-8.
+    private func decodeParameters(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> [(name: String, value: String)]? {
+        var parameters: [(name: String, value: String)] = []
+        for (segment, part) in zip(segments, parts) {
+            guard case .parameter(let name) = segment else { continue }
+            guard let value = PercentDecoding.decode(part) else { return nil }
+            parameters.append((name, value))
+        }
+        return parameters
     }
 }
