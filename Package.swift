@@ -19,9 +19,10 @@ let package = Package(
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules"], exclude: ["Fixtures"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "Rules"]),
+        .target(name: "StoreFixtures", dependencies: ["Store"], path: "Tests/StoreFixtures"),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Rules", "StoreFixtures"]),
         .executableTarget(name: "store-crash-writer", dependencies: ["Store", "Rules"], path: "Tests/CrashWriter"),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "HTTPFixtures", "Rules"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "HTTPFixtures", "Rules", "Store", "StoreFixtures"]),
     ]
 )
 

@@ -34,7 +34,10 @@ extension API {
 
     /// Loads, validates whole, swaps; on failure the previous set keeps serving and status shows the error.
     func reload() throws(APIError) -> HTTPResponse {
-        switch rules.reload(from: rulesPath) {
+        guard let result = rules.reload(from: rulesPath) else {
+            throw APIError(.conflict, code: "reload_in_progress", message: "another reload is loading rules; retry when it finishes", retryable: true)
+        }
+        switch result {
         case .success(let set):
             metrics.increment("rule_reloads_total{result=\"loaded\"}")
             logger.info("rules reloaded", ["version": .string(set.version), "flags": .int(set.flagKeys.count)])

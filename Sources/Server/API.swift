@@ -13,11 +13,17 @@ struct API: Sendable {
     let rulesPath: String?
     let isDraining: @Sendable () -> Bool
     let openConnections: @Sendable () -> Int
+    var rateLimiter: RateLimiter?
 
     func makeRouter() -> Router {
         var router = Router()
         let authenticator = authenticator
-        router.authorize = { request, scope in authenticator.check(request, scope: scope) }
+        let limiter = rateLimiter
+        router.authorize = { request, scope in
+            // Health and readiness stay reachable for probes; everything with a scope is rate limited.
+            if scope != nil, let limiter, let refusal = limiter.check(client: RateLimiter.client(of: request.peer)) { return refusal }
+            return authenticator.check(request, scope: scope)
+        }
         let metrics = metrics
         router.observe = { route, method, status, seconds in metrics.observe(route: route, method: method, status: status, seconds: seconds) }
         registerOperations(in: &router)

@@ -43,9 +43,12 @@ public final class Daemon: Sendable {
         }
         recoveryDuration = ContinuousClock.now - started
         let serverBox = ServerBox()
-        let api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: logger,
+        var api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: logger,
                       authenticator: Authenticator(tokens: options.tokens), rulesPath: options.rulesPath,
                       isDraining: { serverBox.server?.isDraining ?? false }, openConnections: { serverBox.server?.openConnections ?? 0 })
+        if options.rateLimit > 0 {
+            api.rateLimiter = RateLimiter(rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit))
+        }
         server = HTTPServer(configuration: options.server, responder: api.makeRouter(), logger: logger)
         serverBox.server = server
     }
@@ -63,8 +66,9 @@ public final class Daemon: Sendable {
     /// Reload on SIGHUP, as `POST /v1/admin/reload` does.
     private func reloadRules() {
         switch rules.reload(from: options.rulesPath) {
-        case .success(let set): logger.info("rules reloaded", ["version": .string(set.version), "flags": .int(set.flagKeys.count)])
-        case .failure(let error): logger.warn("rules reload failed: previous rules keep serving", ["errors": .int(error.errors.count)])
+        case nil: logger.warn("rules reload skipped: another reload is running")
+        case .success(let set)?: logger.info("rules reloaded", ["version": .string(set.version), "flags": .int(set.flagKeys.count)])
+        case .failure(let error)?: logger.warn("rules reload failed: previous rules keep serving", ["errors": .int(error.errors.count)])
         }
     }
 

@@ -16,6 +16,9 @@ public struct DaemonOptions: Sendable, Equatable {
     public var snapshotEvery = 100_000
     /// Bearer tokens (config file only, never logged). None: loopback only.
     public var tokens: [Token] = []
+    /// Requests a second per client address (0: no limit) and the burst allowed above it.
+    public var rateLimit = 0
+    public var rateBurst = 0
 
     public init() {}
 
@@ -78,6 +81,8 @@ public struct DaemonOptions: Sendable, Equatable {
         "keepAliveTimeoutSeconds": { $0.server.timeouts.keepAliveIdle = .seconds($1) },
         "maxRequestsPerConnection": { $0.server.timeouts.maxRequestsPerConnection = $1 },
         "drainTimeoutSeconds": { $0.server.drainTimeout = .seconds($1) },
+        "requestsPerSecondPerClient": { $0.rateLimit = $1 },
+        "burstPerClient": { $0.rateBurst = $1 },
     ]
 
     static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
@@ -91,6 +96,7 @@ public struct DaemonOptions: Sendable, Equatable {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
             && lhs.rulesPath == rhs.rulesPath && lhs.dataDirectory == rhs.dataDirectory && lhs.fsync == rhs.fsync
             && lhs.snapshotEvery == rhs.snapshotEvery && lhs.tokens == rhs.tokens
+            && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst
     }
 }
 

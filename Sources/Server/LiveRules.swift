@@ -27,9 +27,10 @@ public final class LiveRules: Sendable {
     public var status: Status { state.withLock { $0.status } }
 
     /// Loads the path (or the embedded default), validates it whole, then swaps; on failure the old set stays.
+    /// `nil` when another reload is already loading (the caller answers 409).
     @discardableResult
-    public func reload(from path: String?) -> Result<RuleSet, RuleSetError> {
-        state.withLock { $0.status.phase = .loading }
+    public func reload(from path: String?) -> Result<RuleSet, RuleSetError>? {
+        guard tryBeginLoading() else { return nil }
         let result = LiveRules.load(path)
         state.withLock { current in
             switch result {
@@ -42,6 +43,15 @@ public final class LiveRules: Sendable {
             }
         }
         return result
+    }
+
+    /// Claims the loading phase; false when a load is already running.
+    func tryBeginLoading() -> Bool {
+        state.withLock { current -> Bool in
+            guard current.status.phase != .loading else { return false }
+            current.status.phase = .loading
+            return true
+        }
     }
 
     public static func load(_ path: String?) -> Result<RuleSet, RuleSetError> {

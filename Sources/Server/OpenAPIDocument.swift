@@ -28,8 +28,8 @@ enum OpenAPIDocument {
     static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
     static func nullable(_ schema: JSONValue) -> JSONValue { ["oneOf": [schema, ["type": "null"]]] }
 
-    static let writeErrors = [400, 401, 403, 404, 413, 415, 422, 503]
-    static let readErrors = [400, 401, 403, 404]
+    static let writeErrors = [400, 401, 403, 404, 413, 415, 422, 429, 503]
+    static let readErrors = [400, 401, 403, 404, 429]
 
     static let operations: [Operation] = [
         Operation(method: "GET", path: "/healthz", summary: "Liveness", scope: nil, request: nil, success: (200, ref("Health")), errors: []),
@@ -37,7 +37,7 @@ enum OpenAPIDocument {
         Operation(method: "GET", path: "/metrics", summary: "Prometheus metrics", scope: .admin, request: nil, success: (200, nil), errors: [401, 403]),
         Operation(method: "GET", path: "/openapi.json", summary: "This document", scope: nil, request: nil, success: (200, ["type": "object"]), errors: []),
         Operation(method: "GET", path: "/v1/admin/status", summary: "Rules, store and server state", scope: .admin, request: nil, success: (200, ref("Status")), errors: [401, 403]),
-        Operation(method: "POST", path: "/v1/admin/reload", summary: "Reload rules: validated whole, then swapped", scope: .admin, request: nil, success: (200, ref("Reload")), errors: [401, 403, 422]),
+        Operation(method: "POST", path: "/v1/admin/reload", summary: "Reload rules: validated whole, then swapped", scope: .admin, request: nil, success: (200, ref("Reload")), errors: [401, 403, 409, 422, 429]),
         Operation(method: "POST", path: "/v1/users/{user}/events/{event}", summary: "Donate an event", scope: .write, request: ref("DonationRequest"), success: (200, ref("DonationResponse")), errors: writeErrors),
         Operation(method: "GET", path: "/v1/users/{user}/events/{event}", summary: "Donation summary", scope: .evaluate, request: nil, success: (200, ref("SummaryResponse")), errors: readErrors),
         Operation(method: "DELETE", path: "/v1/users/{user}/events/{event}", summary: "Reset an event's donations", scope: .write, request: nil, success: (200, ref("WriteResponse")), errors: writeErrors),
@@ -111,7 +111,9 @@ enum OpenAPIDocument {
             var success: JSONObject = ["description": "OK"]
             if let content { success["content"] = content }
             responses[String(operation.success.status)] = .object(success)
-            for status in operation.errors {
+            // Every scoped route is rate limited.
+            let errors = operation.scope != nil && !operation.errors.contains(429) ? operation.errors + [429] : operation.errors
+            for status in errors {
                 if status == 304 {
                     responses["304"] = ["description": "Not modified (If-None-Match matched)"]
                 } else {

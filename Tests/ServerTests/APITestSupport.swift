@@ -3,6 +3,7 @@ import HTTP
 import Rules
 @testable import Server
 import Store
+import StoreFixtures
 import Synchronization
 
 /// A clock the test moves by hand.
@@ -22,16 +23,18 @@ final class APIHarness {
     let rules: LiveRules
     let tokens: [Token]
 
-    init(tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .always) throws {
+    init(tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .always,
+         fileSystem: FileSystem = PosixFileSystem(), rateLimiter: RateLimiter? = nil) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
         self.tokens = tokens
         clock = ManualClock(ISO8601.parse("2026-03-10T12:00:00Z")!)
-        database = try Database(options: .init(directory: self.directory, fsync: fsync))
+        database = try Database(options: .init(directory: self.directory, fsync: fsync), fileSystem: fileSystem)
         rules = LiveRules(try RuleSetLoader.load(text: rulesText).get(), source: "test")
         let box = ServerBox()
-        let api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: Logger(level: .error, sink: MemoryLogSink()),
+        var api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: Logger(level: .error, sink: MemoryLogSink()),
                       authenticator: Authenticator(tokens: tokens), rulesPath: nil,
                       isDraining: { box.server?.isDraining ?? false }, openConnections: { box.server?.openConnections ?? 0 })
+        api.rateLimiter = rateLimiter
         server = HTTPServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1), responder: api.makeRouter(),
                             logger: Logger(level: .error, sink: MemoryLogSink()))
         box.server = server

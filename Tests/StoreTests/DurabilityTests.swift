@@ -1,6 +1,7 @@
 import Foundation
 import Rules
 import Store
+import StoreFixtures
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Rules
 import Store
+import StoreFixtures
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -16,89 +17,6 @@ func temporaryDirectory() -> String {
 
 func mutation(_ user: String, _ actions: Action..., at now: Instant = t0) -> Mutation {
     Mutation(user: user, now: now, actions: actions)
-}
-
-/// Wraps the real file system and fails the Nth mutating call (write, fsync, rename, open, directory fsync).
-final class FaultyFileSystem: FileSystem, @unchecked Sendable {
-    enum Fault: Sendable {
-        case error(Int32)
-        /// Writes half the bytes, then every later write fails with ENOSPC.
-        case shortWrite
-    }
-
-    private let real = PosixFileSystem()
-    private let state = Mutex<(calls: Int, tripped: Bool)>((0, false))
-    let failAt: Int
-    let fault: Fault
-
-    init(failAt: Int = .max, fault: Fault = .error(EIO)) {
-        self.failAt = failAt
-        self.fault = fault
-    }
-
-    var calls: Int { state.withLock { $0.calls } }
-
-    /// Counts the call; true when this call must fail.
-    private func tick() -> Bool {
-        state.withLock { state in
-            state.calls += 1
-            if state.calls == failAt { state.tripped = true; return true }
-            return false
-        }
-    }
-
-    private var tripped: Bool { state.withLock { $0.tripped } }
-
-    private func failure(_ call: String, _ path: String) -> IOError {
-        if case .error(let code) = fault { return IOError(call: call, path: path, code: code) }
-        return IOError(call: call, path: path, code: ENOSPC)
-    }
-
-    func openForAppend(_ path: String) throws(IOError) -> Int32 {
-        if tick() { throw failure("open", path) }
-        return try real.openForAppend(path)
-    }
-
-    func openForWrite(_ path: String) throws(IOError) -> Int32 {
-        if tick() { throw failure("open", path) }
-        return try real.openForWrite(path)
-    }
-
-    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int {
-        if tick() {
-            if case .shortWrite = fault, bytes.count > 1 {
-                return try real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]), path: path)
-            }
-            throw failure("write", path)
-        }
-        if case .shortWrite = fault, tripped { throw IOError(call: "write", path: path, code: ENOSPC) }
-        return try real.write(fd, bytes, path: path)
-    }
-
-    func fsync(_ fd: Int32, path: String) throws(IOError) {
-        if tick() { throw failure("fsync", path) }
-        try real.fsync(fd, path: path)
-    }
-
-    func close(_ fd: Int32) { real.close(fd) }
-
-    func rename(_ from: String, _ to: String) throws(IOError) {
-        if tick() { throw failure("rename", from) }
-        try real.rename(from, to)
-    }
-
-    func remove(_ path: String) throws(IOError) { try real.remove(path) }
-
-    func fsyncDirectory(_ path: String) throws(IOError) {
-        if tick() { throw failure("fsync", path) }
-        try real.fsyncDirectory(path)
-    }
-
-    func read(_ path: String) throws(IOError) -> [UInt8] { try real.read(path) }
-    func list(_ directory: String) throws(IOError) -> [String] { try real.list(directory) }
-    func truncate(_ path: String, to size: Int) throws(IOError) { try real.truncate(path, to: size) }
-    func createDirectory(_ path: String) throws(IOError) { try real.createDirectory(path) }
-    func size(_ path: String) -> Int? { real.size(path) }
 }
 
 /// A deterministic generator for random action sequences.
