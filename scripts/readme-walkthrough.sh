@@ -6,12 +6,10 @@ cd "$(dirname "$0")/.."
 
 swift build --product specd >/dev/null
 BIN=$(swift build --show-bin-path)/specd
-WORK=$(mktemp -d)
-"$BIN" serve --port 0 --port-file "$WORK/port" --data-dir "$WORK/data" 2>"$WORK/log" &
-PID=$!
-trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 200); do [ -s "$WORK/port" ] && break; sleep 0.05; done
-PORT=$(cat "$WORK/port")
+source scripts/lib.sh
+start_specd walk "$BIN"
+PID=${PIDS[-1]}
+PORT=$(cat "$WORK/walk.port")
 
 # The block between the walkthrough markers, commands joined across trailing backslashes.
 python3 - "$WORK/steps" <<'PY'

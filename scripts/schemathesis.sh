@@ -9,12 +9,10 @@ VENV=${VENV:-.venv-ci}
 
 swift build --product specd >/dev/null
 BIN=$(swift build --show-bin-path)/specd
-WORK=$(mktemp -d)
-"$BIN" serve --port 0 --port-file "$WORK/port" --data-dir "$WORK/data" --fsync never 2>"$WORK/log" &
-PID=$!
-trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 200); do [ -s "$WORK/port" ] && break; sleep 0.05; done
-PORT=$(cat "$WORK/port")
+source scripts/lib.sh
+start_specd api "$BIN" --fsync never
+PID=${PIDS[-1]}
+PORT=$(cat "$WORK/api.port")
 
 timeout 900 "$VENV/bin/schemathesis" run "http://127.0.0.1:$PORT/openapi.json" \
   --max-examples "${EXAMPLES:-30}" --seed 1 --workers 1 \

@@ -6,12 +6,10 @@ cd "$(dirname "$0")/.."
 
 swift build --product specd >/dev/null
 BIN=$(swift build --show-bin-path)/specd
-WORK=$(mktemp -d)
-"$BIN" serve --port 0 --port-file "$WORK/port" --data-dir "$WORK/data" 2>"$WORK/log" &
-PID=$!
-trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 200); do [ -s "$WORK/port" ] && break; sleep 0.05; done
-PORT=$(cat "$WORK/port")
+source scripts/lib.sh
+start_specd smoke "$BIN"
+PID=${PIDS[-1]}
+PORT=$(cat "$WORK/smoke.port")
 BASE="http://127.0.0.1:$PORT"
 passed=0
 failed=0
@@ -22,7 +20,7 @@ check "healthz body" '{"status":"ok"}' "$(curl -s "$BASE/healthz")"
 check "unknown route" 404 "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/nope")"
 check "wrong method" 405 "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$BASE/healthz")"
 check "request id" 1 "$(curl -si "$BASE/healthz" | grep -ci '^x-request-id:')"
-check "first log line" listening "$(head -1 "$WORK/log" | python3 -c 'import json,sys; print(json.load(sys.stdin)["msg"])')"
+check "first log line" listening "$(head -1 "$WORK/smoke.log" | python3 -c 'import json,sys; print(json.load(sys.stdin)["msg"])')"
 kill -TERM $PID
 status=0
 wait $PID || status=$?

@@ -97,27 +97,14 @@ import Testing
     }
 
     @Test func unknownFlag_exitsOneWithAClearMessage() throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["--frobnicate"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(text.contains("unknown option '--frobnicate'"))
+        let result = try runToExit(["--frobnicate"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("unknown option '--frobnicate'"))
     }
 
     @Test func version_printsAndExitsZero() throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["version"]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasPrefix("specd "))
+        let result = try runToExit(["version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("specd "))
     }
 }

@@ -1,0 +1,67 @@
+# Shared helpers for the scripts: start a daemon or nginx on an ephemeral loopback port, always cleaned up.
+# Source it after `set -euo pipefail`; it sets WORK (a temp dir) and an EXIT trap that stops what it started.
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# start_specd NAME BINARY [ARGS...]: runs `BINARY serve` on port 0 with its own data dir; the port lands in
+# $WORK/NAME.port and the log in $WORK/NAME.log; the pid is appended to PIDS.
+start_specd() {
+  local name=$1 binary=$2
+  shift 2
+  "$binary" serve --port 0 --port-file "$WORK/$name.port" --data-dir "$WORK/data-$name" "$@" >/dev/null 2>"$WORK/$name.log" &
+  PIDS+=($!)
+  for _ in $(seq 200); do [ -s "$WORK/$name.port" ] && return 0; sleep 0.05; done
+  echo "specd ($name) did not start" >&2
+  cat "$WORK/$name.log" >&2
+  exit 1
+}
+
+# start_nginx PORT BODY: nginx (2 workers) answering `return 200 BODY` for every path.
+start_nginx() {
+  mkdir -p "$WORK/nginx"
+  cat > "$WORK/nginx/nginx.conf" <<CONF
+worker_processes 2;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000;
+  server {
+    listen 127.0.0.1:$1;
+    location / { default_type "application/json; charset=utf-8"; return 200 '$2'; }
+  }
+}
+CONF
+  nginx -c "$WORK/nginx/nginx.conf" -g 'daemon off;' >/dev/null 2>&1 &
+  PIDS+=($!)
+  sleep 0.3
+}
+
+# wrk_measure PORT [LUA] [PATH] -> "req/s p99_ms non2xx" using THREADS, CONNECTIONS (or $3 of measure callers), DURATION.
+wrk_measure() {
+  local port=$1 script=${2:-} path=${3:-/healthz} connections=${4:-$CONNECTIONS} out
+  if [ -n "$script" ]; then
+    out=$(timeout $((DURATION + 30)) wrk -t"$THREADS" -c"$connections" -d"${DURATION}s" --latency -s "$script" "http://127.0.0.1:$port")
+  else
+    out=$(timeout $((DURATION + 30)) wrk -t"$THREADS" -c"$connections" -d"${DURATION}s" --latency "http://127.0.0.1:$port$path")
+  fi
+  awk '/Requests\/sec/ {rps=$2}
+       $1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v=v/1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v=v*1000}; p99=v}
+       /Non-2xx/ {bad=$NF}
+       END {printf "%s %s %s\n", rps, p99, (bad == "" ? 0 : bad)}' <<<"$out"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print a / b}'; }
+
+ensure_wrk_nginx() {
+  if ! command -v wrk >/dev/null 2>&1 || ! command -v nginx >/dev/null 2>&1; then
+    echo "installing wrk and nginx from apt" >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null
+  fi
+}
