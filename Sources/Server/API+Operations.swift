@@ -41,6 +41,7 @@ extension API {
         case .success(let set):
             metrics.increment("rule_reloads_total{result=\"loaded\"}")
             logger.info("rules reloaded", ["version": .string(set.version), "flags": .int(set.flagKeys.count)])
+            live?.rulesReloaded(version: set.version)
             return .json(.ok, JSONWriter.write(["phase": "loaded", "version": .string(set.version)]))
         case .failure(let error):
             metrics.increment("rule_reloads_total{result=\"failed\"}")
@@ -60,6 +61,8 @@ extension API {
             ("snapshot_seq", "Sequence number covered by the last snapshot.", Double(database.lastSnapshotSeq)),
             ("open_connections", "Open HTTP connections.", Double(openConnections())),
             ("storage_failed", "1 when a log write failed and writes are refused.", database.log.failed == nil ? 0 : 1),
+            ("streams", "Live event streams.", Double(hub?.streamCount ?? 0)),
+            ("streams_dropped_slow", "Streams closed because the client read too slowly.", Double(hub?.droppedSlowStreams ?? 0)),
         ])
         return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: Array(text.utf8))
     }

@@ -62,6 +62,7 @@ extension API {
                         }
                     }
                     let changed = changedFlags(ruleSet, user: user, before: applied.previous, after: applied.state, now: now, appVersion: version)
+                    live?.written(user: user, applied: applied, appVersion: version, event: event, now: now)
                     let body: JSONValue = ["seq": .int(Int(applied.seq)), "event": summary, "changed": .array(changed), "fired": .array(fired)]
                     sink.send(.json(.ok, JSONWriter.write(body)))
                 }
@@ -123,6 +124,7 @@ extension API {
                 sink.send(storeError(error).response)
             case .success(let applied):
                 metrics.increment("context_writes_total")
+                live?.written(user: mutation.user, applied: applied, appVersion: version ?? nil, event: nil, now: mutation.now)
                 var body: JSONObject = ["seq": .int(Int(applied.seq))]
                 if reportChanges {
                     body["changed"] = .array(changedFlags(ruleSet, user: mutation.user, before: applied.previous, after: applied.state,

@@ -14,6 +14,8 @@ struct API: Sendable {
     let isDraining: @Sendable () -> Bool
     let openConnections: @Sendable () -> Int
     var rateLimiter: RateLimiter?
+    var hub: StreamHub?
+    var live: LiveUpdates?
 
     func makeRouter() -> Router {
         var router = Router()
@@ -29,6 +31,7 @@ struct API: Sendable {
         registerOperations(in: &router)
         registerUsers(in: &router)
         registerEvaluation(in: &router)
+        registerStreams(in: &router)
         RulesRoutes(rules: rules).register(in: &router)
         return router
     }

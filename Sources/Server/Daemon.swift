@@ -15,6 +15,7 @@ public final class Daemon: Sendable {
     let rules: LiveRules
     let database: Database
     let recoveryDuration: Duration
+    let live: LiveUpdates
 
     /// Why the daemon could not start.
     public enum StartupFailure: Error {
@@ -46,6 +47,11 @@ public final class Daemon: Sendable {
         var api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: logger,
                       authenticator: Authenticator(tokens: options.tokens), rulesPath: options.rulesPath,
                       isDraining: { serverBox.server?.isDraining ?? false }, openConnections: { serverBox.server?.openConnections ?? 0 })
+        let hub = StreamHub(startSeq: database.log.lastSeq)
+        let live = LiveUpdates(hub: hub, rules: rules, database: database, clock: clock, logger: logger)
+        api.hub = hub
+        api.live = live
+        self.live = live
         if options.rateLimit > 0 {
             api.rateLimiter = RateLimiter(rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit))
         }
@@ -67,7 +73,9 @@ public final class Daemon: Sendable {
     private func reloadRules() {
         switch rules.reload(from: options.rulesPath) {
         case nil: logger.warn("rules reload skipped: another reload is running")
-        case .success(let set)?: logger.info("rules reloaded", ["version": .string(set.version), "flags": .int(set.flagKeys.count)])
+        case .success(let set)?:
+            logger.info("rules reloaded", ["version": .string(set.version), "flags": .int(set.flagKeys.count)])
+            live.rulesReloaded(version: set.version)
         case .failure(let error)?: logger.warn("rules reload failed: previous rules keep serving", ["errors": .int(error.errors.count)])
         }
     }
@@ -94,6 +102,7 @@ public final class Daemon: Sendable {
             database.log.close()
             return 1
         }
+        live.start()
         logger.info("listening", ["address": .string("\(options.server.host):\(server.port)"),
                                   "eventLoop": .string(options.server.eventLoop.rawValue),
                                   "loops": .int(options.server.loopCount), "version": .string(Daemon.version)])
@@ -118,6 +127,7 @@ public final class Daemon: Sendable {
         stop.wait()
         logger.info("shutting down", ["openConnections": .int(server.openConnections)])
         let started = ContinuousClock.now
+        live.stop()
         server.shutdown()
         let elapsed = ContinuousClock.now - started
         logger.info("stopped", ["drainMs": .int(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))])

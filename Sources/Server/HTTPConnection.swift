@@ -30,6 +30,10 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     private var dispatching = false
     private var lingering = false
     private var isClosed = false
+    /// The open streaming response, if this connection carries one.
+    private var stream: EventStream?
+    private var streamLimit = 1 << 20
+    private var lastWriteProgress = ContinuousClock.now
 
     init(fd: Int32, peer: String, loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer) {
         self.fd = fd
@@ -77,12 +81,21 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     func tick(now: ContinuousClock.Instant) {
         guard !isClosed else { return }
+        if stream != nil, output.count > outputOffset, now - lastWriteProgress >= context.configuration.streamStallTimeout {
+            endStream(.slowConsumer)
+            return
+        }
         perform(machine.tick(now: now))
     }
 
     /// Graceful shutdown: idle connections close now, others after their current response.
     func drain() {
         guard !isClosed else { return }
+        if stream != nil {
+            streamWrite(SSEEncoder.encode(.heartbeat("specd is shutting down")))
+            endStream(.serverClosed)
+            return
+        }
         perform(machine.beginDrain(now: .now))
     }
 
@@ -134,13 +147,25 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         let request = Request(head: head, body: body, id: requestID, peer: peer)
         body = []
         let expected = generation
-        let sink = ResponseSink { [self] response in
+        let sink = ResponseSink(deliver: { [self] response in
             if loop.inEventLoop {
                 complete(response, generation: expected)
             } else {
                 loop.execute { self.complete(response, generation: expected) }
             }
-        }
+        }, openStream: { [self] headers in
+            let stream = EventStream(write: { [self] bytes in
+                loop.execute { self.streamWrite(bytes) }
+            }, finish: { [self] in
+                loop.execute { self.endStream(.serverClosed) }
+            })
+            if loop.inEventLoop {
+                beginStream(stream, headers: headers, generation: expected)
+            } else {
+                loop.execute { self.beginStream(stream, headers: headers, generation: expected) }
+            }
+            return stream
+        })
         dispatching = true
         context.responder.respond(to: request, sink: sink)
         dispatching = false
@@ -162,6 +187,58 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         flush()
         perform(action)
         if !dispatching, !isClosed, !lingering { processInput() }
+    }
+
+    // MARK: - Streams
+
+    /// Writes the head of a chunked `200` response that stays open; events follow as chunks.
+    private func beginStream(_ newStream: EventStream, headers: HTTPHeaders, generation expected: Int) {
+        guard !isClosed, awaitingResponse, expected == generation, let head else {
+            newStream.markClosed(.peerClosed)
+            return
+        }
+        var all = headers
+        all.add("X-Request-Id", requestID)
+        streamLimit = context.configuration.streamBufferBytes
+        // HTTP/1.0 has no chunked coding: the stream is delimited by the close.
+        let framing: HTTPResponseEncoder.Framing = head.version == .http11 ? .chunked : .none
+        HTTPResponseEncoder.encodeHead(status: .ok, headers: all, framing: framing, version: head.version,
+                                       keepAlive: head.version == .http11, date: context.dates.current(), into: &output)
+        stream = newStream
+        // Bound what the kernel may hold for a stream, so a client that stops reading shows up in our own buffer
+        // (and is dropped at its limit) instead of hiding in megabytes of autotuned socket buffer.
+        var sendBuffer: Int32 = 64 * 1024
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
+        machine.streamStarted()
+        lastWriteProgress = .now
+        context.accessLog(head, .ok, requestStart, requestID, peer)
+        flush()
+    }
+
+    private func streamWrite(_ bytes: [UInt8]) {
+        guard !isClosed, let stream, !stream.isClosed, let head else { return }
+        // Back-pressure: a client that does not read is dropped, never buffered without bound.
+        if output.count - outputOffset + bytes.count > streamLimit {
+            endStream(.slowConsumer)
+            return
+        }
+        if head.version == .http11 { HTTPResponseEncoder.encodeChunk(bytes, into: &output) } else { output += bytes }
+        flush()
+    }
+
+    private func endStream(_ reason: EventStream.CloseReason) {
+        guard let current = stream else { return }
+        stream = nil
+        if reason != .peerClosed, !isClosed, head?.version == .http11 {
+            output += HTTPResponseEncoder.lastChunk
+        }
+        current.markClosed(reason)
+        if reason == .slowConsumer || reason == .peerClosed {
+            close()
+        } else {
+            lingering = true
+            if output.count == outputOffset { finishWriting() } else { flush() }
+        }
     }
 
     /// A framing error: answer once with `Connection: close` and stop parsing (DESIGN §11).
@@ -206,6 +283,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             }
             if written > 0 {
                 outputOffset += written
+                lastWriteProgress = .now
             } else if written < 0, errno == EINTR {
                 continue
             } else if written < 0, errno == EAGAIN {
@@ -246,6 +324,10 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        if let open = stream {
+            stream = nil
+            open.markClosed(.peerClosed)
+        }
         loop.close(self)
         context.connectionClosed()
     }

@@ -47,6 +47,8 @@ enum OpenAPIDocument {
         Operation(method: "GET", path: "/v1/users/{user}/flags", summary: "Every flag for a user (ETag, If-None-Match)", scope: .evaluate, request: nil, success: (200, ref("FlagsResponse")), errors: [304, 400, 401, 403]),
         Operation(method: "GET", path: "/v1/users/{user}/flags/{key}", summary: "One flag; ?explain=1 adds the evaluation tree", scope: .evaluate, request: nil, success: (200, ref("FlagEvaluation")), errors: readErrors),
         Operation(method: "POST", path: "/v1/evaluate", summary: "Evaluate an inline context; stores nothing", scope: .evaluate, request: ref("EvaluateRequest"), success: (200, ref("EvaluateResponse")), errors: [400, 401, 403, 413, 415]),
+        Operation(method: "GET", path: "/v1/users/{user}/stream", summary: "Server-sent events for one user: flag, trigger, rules, reset", scope: .evaluate, request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
+        Operation(method: "GET", path: "/v1/stream", summary: "Server-sent events for every user", scope: .admin, request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
         Operation(method: "GET", path: "/v1/rules", summary: "The loaded rule set (ETag = version)", scope: .admin, request: nil, success: (200, ref("Rules")), errors: [304, 401, 403]),
         Operation(method: "GET", path: "/v1/rules/{key}", summary: "One flag, trigger or spec definition", scope: .admin, request: nil, success: (200, ref("RuleDefinition")), errors: [401, 403, 404]),
         Operation(method: "POST", path: "/v1/rules/validate", summary: "Diagnostics for a posted rule set; loads nothing", scope: .admin, request: ["type": "object"], success: (200, ref("ValidateResponse")), errors: [400, 401, 403, 413, 415]),
@@ -107,7 +109,7 @@ enum OpenAPIDocument {
             }
             var responses = JSONObject()
             let content: JSONValue? = operation.success.schema.map { ["application/json": ["schema": $0]] }
-                ?? (operation.path == "/metrics" ? ["text/plain": ["schema": string]] : nil)
+                ?? (operation.path == "/metrics" ? ["text/plain": ["schema": string]] : ["text/event-stream": ["schema": string]])
             var success: JSONObject = ["description": "OK"]
             if let content { success["content"] = content }
             responses[String(operation.success.status)] = .object(success)

@@ -1,16 +1,24 @@
 import HTTP
 
 /// Where a handler delivers its response, from any thread, exactly once. Handlers that answer at once call it
-/// inline; handlers that wait (a group commit, a stream) keep it and call it later.
+/// inline; handlers that wait (a group commit) keep it and call it later; stream handlers open an `EventStream`.
 public struct ResponseSink: Sendable {
     let deliver: @Sendable (HTTPResponse) -> Void
+    let openStream: (@Sendable (HTTPHeaders) -> EventStream)?
 
-    init(deliver: @escaping @Sendable (HTTPResponse) -> Void) {
+    init(deliver: @escaping @Sendable (HTTPResponse) -> Void, openStream: (@Sendable (HTTPHeaders) -> EventStream)? = nil) {
         self.deliver = deliver
+        self.openStream = openStream
     }
 
     public func send(_ response: HTTPResponse) {
         deliver(response)
+    }
+
+    /// Starts a `200` streaming response with these headers (chunked on HTTP/1.1); `nil` where the sink cannot
+    /// stream (tests' capturing sinks).
+    public func stream(headers: HTTPHeaders) -> EventStream? {
+        openStream?(headers)
     }
 
     /// A sink that hands the response to a closure; for tests and in-memory use.

@@ -70,11 +70,19 @@ public struct Router: Responder {
                 let started = ContinuousClock.now
                 let pattern = route.pattern
                 let method = request.method
-                target = ResponseSink { response in
+                let deliver: @Sendable (HTTPResponse) -> Void = { response in
                     let elapsed = ContinuousClock.now - started
                     observe(pattern, method, response.status.code, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                     sink.send(response)
                 }
+                var openStream: (@Sendable (HTTPHeaders) -> EventStream)?
+                if let open = sink.openStream {
+                    openStream = { headers in
+                        observe(pattern, method, 200, 0)
+                        return open(headers)
+                    }
+                }
+                target = ResponseSink(deliver: deliver, openStream: openStream)
             }
             if let refusal = authorize(routed, route.scope) {
                 target.send(refusal.response)

@@ -14,6 +14,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxConnections: Int
     /// Longest a graceful shutdown waits for in-flight requests.
     public var drainTimeout: Duration
+    /// Bytes a stream may have waiting for a slow client before it is dropped (DESIGN §6).
+    public var streamBufferBytes = 1 << 20
+    /// A stream with bytes waiting and no write progress for this long is dropped.
+    public var streamStallTimeout: Duration = .seconds(30)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, eventLoop: EventLoopKind = .epoll, loopCount: Int = defaultLoopCount,

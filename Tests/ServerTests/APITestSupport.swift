@@ -22,9 +22,12 @@ final class APIHarness {
     let server: HTTPServer
     let rules: LiveRules
     let tokens: [Token]
+    let hub: StreamHub
+    let live: LiveUpdates
 
     init(tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .always,
-         fileSystem: FileSystem = PosixFileSystem(), rateLimiter: RateLimiter? = nil) throws {
+         fileSystem: FileSystem = PosixFileSystem(), rateLimiter: RateLimiter? = nil, hubOptions: StreamHub.Options = StreamHub.Options(),
+         configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
         self.tokens = tokens
         clock = ManualClock(ISO8601.parse("2026-03-10T12:00:00Z")!)
@@ -35,7 +38,13 @@ final class APIHarness {
                       authenticator: Authenticator(tokens: tokens), rulesPath: nil,
                       isDraining: { box.server?.isDraining ?? false }, openConnections: { box.server?.openConnections ?? 0 })
         api.rateLimiter = rateLimiter
-        server = HTTPServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1), responder: api.makeRouter(),
+        hub = StreamHub(options: hubOptions, startSeq: database.log.lastSeq)
+        live = LiveUpdates(hub: hub, rules: rules, database: database, clock: clock, logger: Logger(level: .error, sink: MemoryLogSink()))
+        api.hub = hub
+        api.live = live
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1)
+        configure(&configuration)
+        server = HTTPServer(configuration: configuration, responder: api.makeRouter(),
                             logger: Logger(level: .error, sink: MemoryLogSink()))
         box.server = server
         try server.start()
@@ -55,6 +64,18 @@ final class APIHarness {
         func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
         var errorCode: String? { body?["error"]?["code"]?.stringValue }
         var errorField: String? { body?["error"]?["field"]?.stringValue }
+    }
+
+    /// Opens a stream and returns the client after the head and the `connected` prelude.
+    func stream(_ path: String, headers: [String: String] = [:], receiveBuffer: Int32? = nil) throws -> TestClient {
+        let client = try TestClient(port: server.port, receiveBuffer: receiveBuffer)
+        var head = "GET \(path) HTTP/1.1\r\nHost: t\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        try client.send(head + "\r\n")
+        let response = try client.readHead()
+        guard response.status == 200 else { throw TestClient.Failure(description: "stream answered \(response.status)") }
+        _ = try client.readEvents(1)
+        return client
     }
 
     func call(_ method: String, _ path: String, json: String? = nil, headers: [String: String] = [:]) throws -> Reply {

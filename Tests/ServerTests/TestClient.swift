@@ -24,8 +24,12 @@ final class TestClient {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeout: Double = 5) throws {
+    init(port: Int, timeout: Double = 5, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            // Before connect, so the advertised window is small from the start.
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -94,6 +98,63 @@ final class TestClient {
             }
             guard try fill() else { throw Failure(description: "EOF before a response") }
         }
+    }
+
+    /// Reads a response head only (a stream's body follows as chunks).
+    func readHead() throws -> Response {
+        while true {
+            if let end = headEnd() {
+                let headText = String(decoding: buffer[0..<end], as: UTF8.self)
+                var lines = headText.components(separatedBy: "\r\n")
+                let statusLine = lines.removeFirst().split(separator: " ")
+                let headers = lines.filter { !$0.isEmpty }.map { line -> (String, String) in
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+                }
+                buffer.removeFirst(end + 4)
+                return Response(status: Int(statusLine[1]) ?? 0, headers: headers, body: [])
+            }
+            guard try fill() else { throw Failure(description: "EOF before a head") }
+        }
+    }
+
+    private var chunkedText = ""
+
+    /// Reads SSE blocks (separated by a blank line) from a chunked stream until `count` arrived; comments count.
+    func readEvents(_ count: Int) throws -> [String] {
+        var events: [String] = []
+        while events.count < count {
+            while let range = chunkedText.range(of: "\n\n") {
+                events.append(String(chunkedText[..<range.lowerBound]))
+                chunkedText = String(chunkedText[range.upperBound...])
+                if events.count == count { return events }
+            }
+            try decodeChunk()
+        }
+        return events
+    }
+
+    /// Moves one chunk's data from the socket buffer into `chunkedText`.
+    private func decodeChunk() throws {
+        while true {
+            if let lineEnd = findCRLF(from: 0) {
+                let sizeText = String(decoding: buffer[0..<lineEnd], as: UTF8.self).split(separator: ";").first.map(String.init) ?? ""
+                guard let size = Int(sizeText, radix: 16) else { throw Failure(description: "bad chunk size '\(sizeText)'") }
+                if size == 0 { throw Failure(description: "stream ended") }
+                if buffer.count >= lineEnd + 2 + size + 2 {
+                    chunkedText += String(decoding: buffer[(lineEnd + 2)..<(lineEnd + 2 + size)], as: UTF8.self)
+                    buffer.removeFirst(lineEnd + 2 + size + 2)
+                    return
+                }
+            }
+            guard try fill() else { throw Failure(description: "EOF in a stream") }
+        }
+    }
+
+    private func findCRLF(from start: Int) -> Int? {
+        guard buffer.count >= start + 2 else { return nil }
+        for index in start..<(buffer.count - 1) where buffer[index] == 13 && buffer[index + 1] == 10 { return index }
+        return nil
     }
 
     /// True when the server closed the connection (EOF) with nothing more to read.

@@ -1,0 +1,84 @@
+import Rules
+
+/// A min-heap of future instants: when each subscribed user's flags may next change with no write, and when each
+/// delayed trigger is due. Pure (the caller says what time it is), so tests drive it with a virtual clock.
+struct ClockScheduler {
+    enum Job: Hashable {
+        case reevaluate(user: String)
+        case trigger(user: String, key: String)
+    }
+
+    private var heap: [(at: Instant, job: Job, token: Int)] = []
+    /// The live token of each job; heap entries with an older token are stale and skipped.
+    private var tokens: [Job: Int] = [:]
+    private var nextToken = 0
+
+    var isEmpty: Bool { tokens.isEmpty }
+    var count: Int { tokens.count }
+
+    /// Schedules `job` at `at`, replacing any earlier schedule of the same job.
+    mutating func schedule(_ job: Job, at: Instant) {
+        nextToken += 1
+        tokens[job] = nextToken
+        heap.append((at, job, nextToken))
+        siftUp(heap.count - 1)
+    }
+
+    mutating func cancel(_ job: Job) {
+        tokens[job] = nil
+    }
+
+    func isScheduled(_ job: Job) -> Bool { tokens[job] != nil }
+
+    /// The earliest live instant.
+    mutating func nextDue() -> Instant? {
+        dropStale()
+        return heap.first?.at
+    }
+
+    /// Removes and returns every live job due at or before `now`, earliest first.
+    mutating func popDue(now: Instant) -> [(at: Instant, job: Job)] {
+        var due: [(Instant, Job)] = []
+        while true {
+            dropStale()
+            guard let top = heap.first, top.at <= now else { return due }
+            popTop()
+            tokens[top.job] = nil
+            due.append((top.at, top.job))
+        }
+    }
+
+    private mutating func dropStale() {
+        while let top = heap.first, tokens[top.job] != top.token { popTop() }
+    }
+
+    private mutating func popTop() {
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        siftDown(0)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].at < heap[parent].at else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].at < heap[smallest].at { smallest = left }
+            if right < heap.count, heap[right].at < heap[smallest].at { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import HTTP
+import Rules
+import Store
+import Synchronization
+
+/// Turns writes, rule reloads and the passing of time into stream events (DESIGN §6) and fires delayed triggers
+/// (§3.3). One thread sleeps until the next scheduled instant or heartbeat; it never polls all users.
+public final class LiveUpdates: @unchecked Sendable {
+    let hub: StreamHub
+    let rules: LiveRules
+    let database: Database
+    let clock: WallClock
+    let logger: Logger
+    let heartbeatInterval: Duration
+    private let scheduler = Mutex(ClockScheduler())
+    /// Delayed fires waiting for their instant: the donation's time and app version, for the re-check.
+    private let pendingTriggers = Mutex<[ClockScheduler.Job: RequestAttributes]>([:])
+    private let wake = NSCondition()
+    private var running = true
+    private var lastHeartbeat = ContinuousClock.now
+
+    init(hub: StreamHub, rules: LiveRules, database: Database, clock: WallClock, logger: Logger, heartbeat: Duration = .seconds(15)) {
+        self.hub = hub
+        self.rules = rules
+        self.database = database
+        self.clock = clock
+        self.logger = logger
+        heartbeatInterval = heartbeat
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "specd-live"
+        thread.start()
+    }
+
+    func stop() {
+        wake.withLock {
+            running = false
+            wake.signal()
+        }
+    }
+
+    // MARK: - Inputs
+
+    /// After an acknowledged write: flag events for what changed, trigger events for what fired, and the user's
+    /// clock-driven schedule refreshed.
+    func written(user: String, applied: UserStore.Applied, appVersion: String?, event: String?, now: Instant) {
+        let ruleSet = rules.current
+        let input = EvaluationInput(context: applied.state ?? UserContext(), now: now, request: RequestAttributes(userID: user, appVersion: appVersion))
+        let before = EvaluationInput(context: applied.previous ?? UserContext(), now: now, request: input.request)
+        for key in ruleSet.flagKeys {
+            let flag = ruleSet.flags[key]!
+            let current = flag.evaluate(input)
+            let previous = flag.evaluate(before)
+            guard current.value != previous.value || current.variant != previous.variant else { continue }
+            hub.publishFlag(user: user, key: key, evaluation: current, previous: previous.value, seq: applied.seq)
+        }
+        for effect in applied.effects {
+            if case .triggerFired(let trigger, let at) = effect {
+                hub.publish(type: "trigger", user: user, data: ["user": .string(user), "trigger": .string(trigger),
+                                                                "at": .string(ISO8601.format(at)), "seq": .int(Int(applied.seq))], seq: applied.seq)
+            }
+            if case .erased = effect { scheduler.withLock { $0.cancel(.reevaluate(user: user)) } }
+        }
+        if let event, let state = applied.state { scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: input.request) }
+        if hub.hasSubscribers(for: user) { reschedule(user: user, context: applied.state ?? UserContext(), now: now, appVersion: appVersion) }
+    }
+
+    /// A new set went live: one `rules` event, then the flag changes it causes for users with live streams.
+    func rulesReloaded(version: String) {
+        hub.publish(type: "rules", user: nil, data: ["version": .string(version)], seq: nil)
+        for user in hub.subscribedUsers() { reevaluate(user: user) }
+    }
+
+    func subscribed(user: String) {
+        let context = database.store.context(of: user) ?? UserContext()
+        reschedule(user: user, context: context, now: clock.now(), appVersion: nil)
+    }
+
+    // MARK: - Clock
+
+    private func reschedule(user: String, context: UserContext, now: Instant, appVersion: String?) {
+        let ruleSet = rules.current
+        let input = EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user, appVersion: appVersion))
+        var earliest: Instant?
+        for key in ruleSet.flagKeys {
+            if let next = ruleSet.flags[key]!.nextChange(input), earliest == nil || next < earliest! { earliest = next }
+        }
+        scheduler.withLock { scheduler in
+            if let earliest { scheduler.schedule(.reevaluate(user: user), at: earliest) } else { scheduler.cancel(.reevaluate(user: user)) }
+        }
+        wake.withLock { wake.signal() }
+    }
+
+    /// Re-evaluates a user's flags now and sends what differs from what each stream last saw.
+    func reevaluate(user: String) {
+        let ruleSet = rules.current
+        let now = clock.now()
+        let context = database.store.context(of: user) ?? UserContext()
+        let input = EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user))
+        let seen = hub.lastSeen(user: user)
+        for key in ruleSet.flagKeys {
+            let evaluation = ruleSet.flags[key]!.evaluate(input)
+            let value = evaluation.value ?? .null
+            if let previous = seen.lazy.compactMap({ $0[key] }).first(where: { $0 != value }) {
+                hub.publishFlag(user: user, key: key, evaluation: evaluation, previous: previous, seq: nil)
+            }
+        }
+        if hub.hasSubscribers(for: user) { reschedule(user: user, context: context, now: now, appVersion: nil) }
+    }
+
+    private func scheduleDelayedTriggers(user: String, event: String, previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes) {
+        let ruleSet = rules.current
+        for key in ruleSet.triggerKeys {
+            let trigger = ruleSet.triggers[key]!
+            guard trigger.listens(to: event), let delay = trigger.delay,
+                  trigger.shouldFire(previous: previous, current: current, now: now, request: request) else { continue }
+            let job = ClockScheduler.Job.trigger(user: user, key: key)
+            pendingTriggers.withLock { $0[job] = request }
+            scheduler.withLock { $0.schedule(job, at: now + delay) }
+        }
+        wake.withLock { wake.signal() }
+    }
+
+    /// The delay ended: fire only if the spec still holds and no other fire claimed the throttle meanwhile.
+    func fireDelayed(user: String, key: String, now: Instant) {
+        guard let request = pendingTriggers.withLock({ $0.removeValue(forKey: .trigger(user: user, key: key)) }),
+              let trigger = rules.current.triggers[key], let context = database.store.context(of: user),
+              trigger.when.holds(EvaluationInput(context: context, now: now, request: request)), !trigger.isThrottled(context, now: now)
+        else { return }
+        let mutation = Mutation(user: user, now: now, actions: [.recordTriggerFire(trigger: key, at: now)])
+        database.write(mutation) { [self] result in
+            guard case .success(let applied) = result else { return }
+            written(user: user, applied: applied, appVersion: request.appVersion, event: nil, now: now)
+        }
+    }
+
+    /// Runs what is due at `now`; the thread calls it, tests call it with a virtual clock.
+    func runDue(now: Instant) {
+        let due = scheduler.withLock { $0.popDue(now: now) }
+        for (_, job) in due {
+            switch job {
+            case .reevaluate(let user): reevaluate(user: user)
+            case .trigger(let user, let key): fireDelayed(user: user, key: key, now: now)
+            }
+        }
+    }
+
+    var scheduledJobs: Int { scheduler.withLock { $0.count } }
+
+    private func run() {
+        while true {
+            wake.lock()
+            guard running else { wake.unlock(); return }
+            let now = clock.now()
+            let next = scheduler.withLock { $0.nextDue() }
+            let untilHeartbeat = heartbeatInterval - (ContinuousClock.now - lastHeartbeat)
+            var wait = Double(untilHeartbeat.components.seconds) + Double(untilHeartbeat.components.attoseconds) / 1e18
+            if let next { wait = min(wait, Double(next.milliseconds - now.milliseconds) / 1000) }
+            if wait > 0 { _ = wake.wait(until: Date().addingTimeInterval(wait)) }
+            wake.unlock()
+            runDue(now: clock.now())
+            if ContinuousClock.now - lastHeartbeat >= heartbeatInterval {
+                lastHeartbeat = .now
+                hub.heartbeat()
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import HTTP
+import Rules
+import Synchronization
+
+/// Every live stream, the events recently sent (for `Last-Event-ID` resume), and the fan-out. Each event is
+/// serialized once and the same bytes go to every stream that wants it (DESIGN §6).
+public final class StreamHub: Sendable {
+    public struct Options: Sendable {
+        public var maxStreams = 10_000
+        public var retainEvents = 10_000
+        public var retainFor: Duration = .seconds(600)
+        public init() {}
+    }
+
+    struct Subscriber {
+        let stream: EventStream
+        let user: String?
+        let flags: Set<String>?
+        let types: Set<String>?
+        /// The value of each flag as this stream last saw it: flag events go out only on a real change.
+        var lastSeen: [String: JSONValue]
+    }
+
+    struct Retained {
+        let id: EventID
+        let user: String?
+        let type: String
+        let flag: String?
+        /// For flag events, the value sent (replays update the stream's last seen value).
+        let value: JSONValue?
+        let bytes: [UInt8]
+        let at: ContinuousClock.Instant
+    }
+
+    struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var byUser: [String: Set<Int>] = [:]
+        var nextSubscriber = 0
+        var lastID: EventID
+        /// The oldest id that can still be resumed from: anything older gets a `reset`.
+        var resumableAfter: EventID
+        var retained: [Retained] = []
+        var dropped = 0
+        var sent = 0
+    }
+
+    public let options: Options
+    private let state: Mutex<State>
+
+    /// `startSeq` is the log's last seq at start: ids from an earlier run are not resumable.
+    public init(options: Options = Options(), startSeq: UInt64) {
+        self.options = options
+        state = Mutex(State(lastID: EventID(seq: startSeq), resumableAfter: EventID(seq: startSeq)))
+    }
+
+    public var streamCount: Int { state.withLock { $0.subscribers.count } }
+    public var droppedSlowStreams: Int { state.withLock { $0.dropped } }
+    public var lastID: EventID { state.withLock { $0.lastID } }
+
+    func subscribedUsers() -> [String] { state.withLock { Array($0.byUser.keys) } }
+
+    func hasSubscribers(for user: String) -> Bool {
+        state.withLock { !($0.byUser[user]?.isEmpty ?? true) }
+    }
+
+    /// Registers a stream. With a `Last-Event-ID` inside the retained window the missed events are replayed;
+    /// an older one gets one `reset` with `resetState`, then live events. `nil` when the stream cap is reached.
+    func subscribe(_ stream: EventStream, user: String?, flags: Set<String>?, types: Set<String>?, lastEventID: EventID?,
+                   currentValues: [String: JSONValue], resetState: () -> JSONValue) -> Bool {
+        let accepted = state.withLock { state -> Bool in
+            guard state.subscribers.count < options.maxStreams else { return false }
+            let number = state.nextSubscriber
+            state.nextSubscriber += 1
+            var subscriber = Subscriber(stream: stream, user: user, flags: flags, types: types, lastSeen: currentValues)
+            var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
+            if let lastEventID {
+                if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
+                    for event in state.retained where event.id > lastEventID && wants(subscriber, event) {
+                        prelude += event.bytes
+                        if let flag = event.flag, let value = event.value { subscriber.lastSeen[flag] = value }
+                    }
+                } else {
+                    let reset = SSEEncoder.encode(SSEEvent(id: state.lastID.description, event: "reset", data: JSONWriter.string(resetState())))
+                    prelude += reset
+                }
+            }
+            stream.send(prelude)
+            state.subscribers[number] = subscriber
+            if let user { state.byUser[user, default: []].insert(number) }
+            stream.onClose { [weak self] reason in self?.unsubscribe(number, reason: reason) }
+            return true
+        }
+        return accepted
+    }
+
+    private func unsubscribe(_ number: Int, reason: EventStream.CloseReason) {
+        state.withLock { state in
+            guard let subscriber = state.subscribers.removeValue(forKey: number) else { return }
+            if reason == .slowConsumer { state.dropped += 1 }
+            if let user = subscriber.user {
+                state.byUser[user]?.remove(number)
+                if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+            }
+        }
+    }
+
+    private func wants(_ subscriber: Subscriber, _ event: Retained) -> Bool {
+        if let user = subscriber.user, event.user != nil, event.user != user { return false }
+        if let types = subscriber.types, !types.contains(event.type) { return false }
+        if let flags = subscriber.flags, let flag = event.flag, !flags.contains(flag) { return false }
+        if subscriber.user != nil, event.user == nil, event.type != "rules" { return false }
+        return true
+    }
+
+    /// A flag change for a user: sent to each interested stream whose last seen value differs; retained.
+    func publishFlag(user: String, key: String, evaluation: Evaluation, previous: JSONValue?, seq: UInt64?) {
+        let value = evaluation.value ?? .null
+        state.withLock { state in
+            let id = nextID(&state, seq: seq)
+            var data: JSONObject = ["user": .string(user), "key": .string(key), "value": value]
+            if let variant = evaluation.variant { data["variant"] = .string(variant) }
+            data["previous"] = previous ?? .null
+            data["reason"] = .string(evaluation.reason.rawValue)
+            data["seq"] = .int(Int(id.seq))
+            let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: "flag", data: JSONWriter.string(.object(data))))
+            let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, bytes: bytes, at: .now)
+            retain(&state, event)
+            for number in targets(state, user: user) {
+                guard var subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
+                if subscriber.user != nil, subscriber.lastSeen[key] == value { continue }
+                subscriber.lastSeen[key] = value
+                state.subscribers[number] = subscriber
+                subscriber.stream.send(bytes)
+                state.sent += 1
+            }
+        }
+    }
+
+    func publish(type: String, user: String?, data: JSONValue, seq: UInt64?) {
+        state.withLock { state in
+            let id = nextID(&state, seq: seq)
+            let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: type, data: JSONWriter.string(data)))
+            let event = Retained(id: id, user: user, type: type, flag: nil, value: nil, bytes: bytes, at: .now)
+            retain(&state, event)
+            let numbers = user.map { targets(state, user: $0) } ?? Array(state.subscribers.keys)
+            for number in numbers {
+                guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
+                subscriber.stream.send(bytes)
+                state.sent += 1
+            }
+        }
+    }
+
+    func heartbeat() {
+        let bytes = SSEEncoder.encode(.heartbeat())
+        let streams = state.withLock { $0.subscribers.values.map(\.stream) }
+        for stream in streams { stream.send(bytes) }
+    }
+
+    func lastSeen(user: String) -> [[String: JSONValue]] {
+        state.withLock { state in (state.byUser[user] ?? []).compactMap { state.subscribers[$0]?.lastSeen } }
+    }
+
+    private func targets(_ state: State, user: String) -> [Int] {
+        Array(state.byUser[user] ?? []) + state.subscribers.compactMap { $0.value.user == nil ? $0.key : nil }
+    }
+
+    private func nextID(_ state: inout State, seq: UInt64?) -> EventID {
+        let id: EventID
+        if let seq, seq > state.lastID.seq {
+            id = EventID(seq: seq)
+        } else {
+            id = EventID(seq: state.lastID.seq, index: state.lastID.index + 1)
+        }
+        state.lastID = id
+        return id
+    }
+
+    private func retain(_ state: inout State, _ event: Retained) {
+        state.retained.append(event)
+        let horizon = ContinuousClock.now - options.retainFor
+        var drop = 0
+        while drop < state.retained.count, state.retained.count - drop > options.retainEvents || state.retained[drop].at < horizon {
+            drop += 1
+        }
+        if drop > 0 {
+            state.resumableAfter = state.retained[drop - 1].id
+            state.retained.removeFirst(drop)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Rules
+@testable import Server
+import Store
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite(.serialized) struct StreamTests {
+    static let patchVIP = #"{"ops": [{"op": "addSegment", "segment": "vip"}]}"#
+
+    @Test func write_sendsAFlagEventWithTheLogSeqAsId() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream")
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: Self.patchVIP)
+        let event = try client.readEvents(1)[0]
+        #expect(event.contains("id: 1\nevent: flag\n"))
+        #expect(event.contains(#""key":"discount","value":50,"previous":0"#))
+    }
+
+    @Test func sameValueAgain_sendsNothing() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream?flags=discount")
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: Self.patchVIP)
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "x"}]}"#)
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "removeSegment", "segment": "vip"}]}"#)
+        let events = try client.readEvents(2)
+        #expect(events[0].contains(#""value":50"#))
+        #expect(events[1].hasPrefix("id: 3\n"))
+        #expect(events[1].contains(#""value":0,"previous":50"#))
+    }
+
+    @Test func cooldownEnding_isScheduledAtTheInstantAndPushedWithNoWrite() throws {
+        let rules = #"{"flags": {"promo": {"when": {"cooldown": {"event": "shown", "for": "1h"}}}}}"#
+        let api = try APIHarness(rulesText: rules)
+        defer { api.stop() }
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "recordEvent", "event": "shown"}]}"#)
+        let client = try api.stream("/v1/users/u1/stream")
+        #expect(api.live.scheduledJobs == 1)
+        api.clock.advance(3_600_000 - 1)
+        api.live.runDue(now: api.clock.now())
+        api.clock.advance(1)
+        api.live.runDue(now: api.clock.now())
+        let event = try client.readEvents(1)[0]
+        #expect(event.contains(#""key":"promo","value":true,"previous":false"#))
+        #expect(event.contains("id: 1-1"))
+    }
+
+    @Test func resume_replaysExactlyTheMissedEvents_andTooOldGetsReset() throws {
+        var options = StreamHub.Options()
+        options.retainEvents = 3
+        let api = try APIHarness(hubOptions: options)
+        defer { api.stop() }
+        for op in ["addSegment", "removeSegment", "addSegment", "removeSegment", "addSegment"] {
+            _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "\#(op)", "segment": "vip"}]}"#)
+        }
+        // Events 1...5 happened; 3, 4, 5 are retained.
+        let resumed = try api.stream("/v1/users/u1/stream", headers: ["Last-Event-ID": "3"])
+        let missed = try resumed.readEvents(2)
+        #expect(missed[0].hasPrefix("id: 4\n"))
+        #expect(missed[1].hasPrefix("id: 5\n"))
+        let tooOld = try api.stream("/v1/users/u1/stream", headers: ["Last-Event-ID": "1"])
+        let reset = try tooOld.readEvents(1)[0]
+        #expect(reset.contains("event: reset"))
+        #expect(reset.contains(#""discount":{"value":50"#))
+        // Live events follow both.
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "removeSegment", "segment": "vip"}]}"#)
+        #expect(try resumed.readEvents(1)[0].hasPrefix("id: 6\n"))
+        #expect(try tooOld.readEvents(1)[0].hasPrefix("id: 6\n"))
+    }
+
+    @Test func restart_keepsIdsMonotonic() throws {
+        let directory = NSTemporaryDirectory() + "specd-stream-\(UUID().uuidString)"
+        let first = try APIHarness(directory: directory)
+        _ = try first.call("PATCH", "/v1/users/u1/context", json: Self.patchVIP)
+        _ = try first.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "k"}]}"#)
+        first.stop()
+        let second = try APIHarness(directory: directory)
+        defer { second.stop() }
+        let client = try second.stream("/v1/users/u1/stream", headers: ["Last-Event-ID": "1"])
+        // An id from before the restart is not in the new window: reset, carrying the current id.
+        #expect(try client.readEvents(1)[0].contains("id: 2\nevent: reset"))
+        _ = try second.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "removeSegment", "segment": "vip"}]}"#)
+        #expect(try client.readEvents(1)[0].hasPrefix("id: 3\n"))
+    }
+
+    @Test func slowConsumer_isDropped_whileAFastOneKeepsReceiving() throws {
+        // Events of about 4 KB each, so a client that stops reading fills every buffer quickly.
+        let big = String(repeating: "x", count: 2000)
+        let rules = #"{"flags": {"big": {"cases": [{"when": {"segment": "vip"}, "value": "a\#(big)"}], "fallback": "b\#(big)"}}}"#
+        let api = try APIHarness(rulesText: rules) { $0.streamBufferBytes = 64 * 1024 }
+        defer { api.stop() }
+        let slow = try api.stream("/v1/users/u1/stream", receiveBuffer: 4096)
+        let fast = try api.stream("/v1/users/u1/stream")
+        var received = 0
+        for index in 0..<600 {
+            let op = index % 2 == 0 ? "addSegment" : "removeSegment"
+            _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "\#(op)", "segment": "vip"}]}"#)
+            received += try fast.readEvents(1).count
+        }
+        #expect(received == 600)
+        #expect(api.hub.droppedSlowStreams == 1)
+        #expect(api.hub.streamCount == 1)
+        _ = slow
+    }
+
+    @Test func thousandStreams_allReceiveOneChange() throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = max(limit.rlim_cur, min(limit.rlim_max, 8192))
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let api = try APIHarness()
+        defer { api.stop() }
+        let clients = try (0..<1000).map { _ in try api.stream("/v1/users/u1/stream") }
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: Self.patchVIP)
+        var delivered = 0
+        for client in clients where try client.readEvents(1)[0].contains(#""value":50"#) { delivered += 1 }
+        #expect(delivered == 1000)
+    }
+
+    @Test func globalStream_needsAdminAndSeesEveryUser() throws {
+        let api = try APIHarness(tokens: [Token(name: "ops", secret: "admin-secret-0123456789ab", scopes: [.admin, .write]),
+                                          Token(name: "reader", secret: "reader-secret-0123456789", scopes: [.evaluate])])
+        defer { api.stop() }
+        #expect(try api.call("GET", "/v1/stream", headers: ["X-API-Key": "reader-secret-0123456789"]).status == 403)
+        let client = try api.stream("/v1/stream", headers: ["X-API-Key": "admin-secret-0123456789ab"])
+        _ = try api.call("PATCH", "/v1/users/a/context", json: Self.patchVIP, headers: ["X-API-Key": "admin-secret-0123456789ab"])
+        _ = try api.call("PATCH", "/v1/users/b/context", json: Self.patchVIP, headers: ["X-API-Key": "admin-secret-0123456789ab"])
+        let events = try client.readEvents(2)
+        #expect(events[0].contains(#""user":"a""#))
+        #expect(events[1].contains(#""user":"b""#))
+    }
+
+    @Test func rulesReload_sendsRulesEvent() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream")
+        _ = try api.call("POST", "/v1/admin/reload")
+        #expect(try client.readEvents(1)[0].contains("event: rules"))
+    }
+}
+
+@Suite struct TriggerTimingTests {
+    static let rules = #"""
+        {"flags": {}, "triggers": {
+          "later": {"on": ["appStarted"], "when": {"not": {"flag": "opted_out"}}, "delay": "5s", "throttle": "1 month"},
+          "edgy": {"on": ["appStarted"], "when": {"donations": {"event": "appStarted", "gte": 2}}, "edge": true}}}
+        """#
+
+    @Test func delayedTrigger_firesAtExpiryOnlyIfItStillHolds() throws {
+        let api = try APIHarness(rulesText: Self.rules)
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream?events=trigger")
+        #expect(try api.call("POST", "/v1/users/u1/events/appStarted").body?["fired"] == [])
+        api.clock.advance(5000)
+        api.live.runDue(now: api.clock.now())
+        let event = try client.readEvents(1)[0]
+        #expect(event.contains(#""trigger":"later""#))
+        #expect(try api.call("GET", "/v1/users/u1").body?["triggers"]?["later"] != nil)
+        // A second user opts out during the delay: no fire.
+        _ = try api.call("POST", "/v1/users/u2/events/appStarted")
+        _ = try api.call("PATCH", "/v1/users/u2/context", json: #"{"ops": [{"op": "setFlag", "flag": "opted_out", "value": true}]}"#)
+        api.clock.advance(5000)
+        api.live.runDue(now: api.clock.now())
+        #expect(try api.call("GET", "/v1/users/u2").body?["triggers"] == nil)
+    }
+
+    @Test func edgeTrigger_firesOnlyOnFalseToTrue() throws {
+        let api = try APIHarness(rulesText: Self.rules)
+        defer { api.stop() }
+        #expect(try api.call("POST", "/v1/users/u1/events/appStarted").body?["fired"] == [])
+        #expect(try api.call("POST", "/v1/users/u1/events/appStarted").body?["fired"]?.arrayValue?.first?["trigger"] == "edgy")
+        #expect(try api.call("POST", "/v1/users/u1/events/appStarted").body?["fired"] == [])
+    }
+
+    @Test func scheduler_popsInOrderAndReplacesAJobsInstant() {
+        var scheduler = ClockScheduler()
+        scheduler.schedule(.reevaluate(user: "a"), at: Instant(milliseconds: 30))
+        scheduler.schedule(.reevaluate(user: "b"), at: Instant(milliseconds: 10))
+        scheduler.schedule(.reevaluate(user: "a"), at: Instant(milliseconds: 20))
+        #expect(scheduler.nextDue() == Instant(milliseconds: 10))
+        #expect(scheduler.popDue(now: Instant(milliseconds: 25)).map(\.job) == [.reevaluate(user: "b"), .reevaluate(user: "a")])
+        #expect(scheduler.isEmpty)
+    }
+}
