@@ -11,6 +11,8 @@ public struct RuleSet: Sendable {
     public let version: String
     /// Non-fatal diagnostics found while loading.
     public let warnings: [Diagnostic]
+    /// Each flag's context inputs, computed once per rule set.
+    let flagInputs: [String: Set<ContextInput>]
 
     init(flags: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
         self.flags = Dictionary(uniqueKeysWithValues: flags.map { ($0.key, $0) })
@@ -20,6 +22,7 @@ public struct RuleSet: Sendable {
         self.source = source
         version = ContentHash.hex(JSONWriter.write(source))
         self.warnings = warnings
+        flagInputs = Dictionary(uniqueKeysWithValues: flags.map { ($0.key, $0.inputs) })
     }
 
     /// An empty set (no flags, no triggers).

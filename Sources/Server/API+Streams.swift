@@ -20,10 +20,12 @@ extension API {
             let flags = request.query("flags").map { Set($0.split(separator: ",").map(String.init)) }
             let types = request.query("events").map { Set($0.split(separator: ",").map(String.init)) }
             if let types {
-                for type in types where !["flag", "trigger", "rules", "reset"].contains(type) {
-                    throw APIError.invalidField("events", "events lists flag, trigger, rules or reset, not '\(type)'")
+                for type in types where !["flag", "trigger", "rules", "reset", "context"].contains(type) {
+                    throw APIError.invalidField("events", "events lists flag, trigger, rules, reset or context, not '\(type)'")
                 }
             }
+            let include = request.query("include")
+            guard include == nil || include == "context" else { throw APIError.invalidField("include", "include may only be 'context'") }
             var lastEventID: EventID?
             if let text = request.headers["Last-Event-ID"] ?? request.query("lastEventId") {
                 guard let parsed = EventID(text: text) else { throw APIError.invalidField("Last-Event-ID", "Last-Event-ID must be an id this server sent") }
@@ -49,7 +51,7 @@ extension API {
             }
             let reset: JSONValue = user.map { ["user": .string($0), "flags": .object(evaluations), "version": .string(ruleSet.version)] }
                 ?? ["version": .string(ruleSet.version)]
-            guard hub.subscribe(stream, user: user, flags: flags, types: types, lastEventID: lastEventID, currentValues: values, resetState: { reset }) else {
+            guard hub.subscribe(stream, user: user, flags: flags, types: types, includeContext: include == "context", lastEventID: lastEventID, currentValues: values, resetState: { reset }) else {
                 stream.send(SSEEncoder.encode(.heartbeat("stream limit reached")))
                 stream.close()
                 return

@@ -70,7 +70,8 @@ struct API: Sendable {
         var changes: [JSONValue] = []
         let old = input(before ?? UserContext(), user: user, now: now, appVersion: appVersion)
         let new = input(after ?? UserContext(), user: user, now: now, appVersion: appVersion)
-        for key in ruleSet.flagKeys {
+        // Only flags that read something the write changed can change.
+        for key in ruleSet.flagsAffected(by: UserContext.changedInputs(from: before, to: after)) {
             let flag = ruleSet.flags[key]!
             let previous = flag.evaluate(old)
             let current = flag.evaluate(new)

@@ -47,8 +47,9 @@ public final class Daemon: Sendable {
         var api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: logger,
                       authenticator: Authenticator(tokens: options.tokens), rulesPath: options.rulesPath,
                       isDraining: { serverBox.server?.isDraining ?? false }, openConnections: { serverBox.server?.openConnections ?? 0 })
-        let hub = StreamHub(startSeq: database.log.lastSeq)
-        let live = LiveUpdates(hub: hub, rules: rules, database: database, clock: clock, logger: logger)
+        let hub = StreamHub(options: options.streams, startSeq: database.log.lastSeq)
+        let live = LiveUpdates(hub: hub, rules: rules, database: database, clock: clock, logger: logger,
+                               heartbeat: .seconds(options.heartbeatSeconds))
         api.hub = hub
         api.live = live
         self.live = live

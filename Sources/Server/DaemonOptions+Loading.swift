@@ -63,6 +63,17 @@ extension DaemonOptions {
                 try applyLimits(value, path: path)
                 continue
             }
+            if key == "streams" {
+                guard let streams = value.objectValue else { throw UsageError("config file '\(path)': 'streams' must be an object") }
+                for (name, member) in streams {
+                    guard let apply = Self.streamKeys[name] else { throw UsageError("config file '\(path)': unknown key 'streams.\(name)'") }
+                    guard let number = member.numberValue?.int, number > 0 else {
+                        throw UsageError("config file '\(path)': 'streams.\(name)' must be a positive integer")
+                    }
+                    apply(&self, number)
+                }
+                continue
+            }
             if key == "tokens" {
                 tokens = try Self.parseTokens(value, path: path)
                 continue

@@ -19,6 +19,9 @@ public struct DaemonOptions: Sendable, Equatable {
     /// Requests a second per client address (0: no limit) and the burst allowed above it.
     public var rateLimit = 0
     public var rateBurst = 0
+    /// Stream settings (`streams: {...}` in the config file).
+    public var streams = StreamHub.Options()
+    public var heartbeatSeconds = 15
 
     public init() {}
 
@@ -85,6 +88,16 @@ public struct DaemonOptions: Sendable, Equatable {
         "burstPerClient": { $0.rateBurst = $1 },
     ]
 
+    /// Stream settings that only the config file sets (`streams: {...}`).
+    static let streamKeys: [String: @Sendable (inout DaemonOptions, Int) -> Void] = [
+        "heartbeatSeconds": { $0.heartbeatSeconds = $1 },
+        "bufferBytes": { $0.server.streamBufferBytes = $1 },
+        "stallSeconds": { $0.server.streamStallTimeout = .seconds($1) },
+        "maxStreams": { $0.streams.maxStreams = $1 },
+        "retainEvents": { $0.streams.retainEvents = $1 },
+        "retainSeconds": { $0.streams.retainFor = .seconds($1) },
+    ]
+
     static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw UsageError("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
@@ -96,7 +109,8 @@ public struct DaemonOptions: Sendable, Equatable {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
             && lhs.rulesPath == rhs.rulesPath && lhs.dataDirectory == rhs.dataDirectory && lhs.fsync == rhs.fsync
             && lhs.snapshotEvery == rhs.snapshotEvery && lhs.tokens == rhs.tokens
-            && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst
+            && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.heartbeatSeconds == rhs.heartbeatSeconds
+            && lhs.streams.maxStreams == rhs.streams.maxStreams && lhs.streams.retainEvents == rhs.streams.retainEvents
     }
 }
 

@@ -94,3 +94,25 @@ import Testing
         #expect(JSONWriter.string(set.evaluate("ratio", input(context())).value!) == "0.0")
     }
 }
+
+@Suite struct ContextInputTests {
+    @Test func flagsAffected_areOnlyThoseReadingWhatChanged() throws {
+        let set = try ruleSet(DefaultRules.json)
+        var before = UserContext()
+        before.counters["promo_banner_count"] = 1
+        var after = before
+        after.counters["promo_banner_count"] = 2
+        let affected = set.flagsAffected(by: UserContext.changedInputs(from: before, to: after))
+        #expect(affected == ["promo-banner"])
+        after.segments.insert("vip")
+        #expect(set.flagsAffected(by: UserContext.changedInputs(from: before, to: after)).contains("discount"))
+        #expect(set.flagsAffected(by: UserContext.changedInputs(from: before, to: before)).isEmpty)
+    }
+
+    @Test func changedInputs_fromNoUser_isEverythingPresent() {
+        var context = UserContext()
+        context.launchedAt = t0
+        context.flags["promo"] = true
+        #expect(UserContext.changedInputs(from: nil, to: context) == [.launchedAt, .flag("promo")])
+    }
+}

@@ -27,19 +27,21 @@ final class APIHarness {
 
     init(tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .always,
          fileSystem: FileSystem = PosixFileSystem(), rateLimiter: RateLimiter? = nil, hubOptions: StreamHub.Options = StreamHub.Options(),
-         configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+         realClock: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
         self.tokens = tokens
         clock = ManualClock(ISO8601.parse("2026-03-10T12:00:00Z")!)
         database = try Database(options: .init(directory: self.directory, fsync: fsync), fileSystem: fileSystem)
         rules = LiveRules(try RuleSetLoader.load(text: rulesText).get(), source: "test")
         let box = ServerBox()
-        var api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: Logger(level: .error, sink: MemoryLogSink()),
+        var api = API(rules: rules, database: database, clock: realClock ? SystemClock() : clock, metrics: Metrics(), logger: Logger(level: .error, sink: MemoryLogSink()),
                       authenticator: Authenticator(tokens: tokens), rulesPath: nil,
                       isDraining: { box.server?.isDraining ?? false }, openConnections: { box.server?.openConnections ?? 0 })
         api.rateLimiter = rateLimiter
         hub = StreamHub(options: hubOptions, startSeq: database.log.lastSeq)
-        live = LiveUpdates(hub: hub, rules: rules, database: database, clock: clock, logger: Logger(level: .error, sink: MemoryLogSink()))
+        live = LiveUpdates(hub: hub, rules: rules, database: database, clock: realClock ? SystemClock() : clock,
+                           logger: Logger(level: .error, sink: MemoryLogSink()))
+        if realClock { live.start() }
         api.hub = hub
         api.live = live
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1)
@@ -51,6 +53,7 @@ final class APIHarness {
     }
 
     func stop() {
+        live.stop()
         server.shutdown()
         database.log.close()
     }

@@ -186,3 +186,61 @@ import Glibc
         #expect(scheduler.isEmpty)
     }
 }
+
+@Suite(.serialized) struct StreamLimitTests {
+    @Test func streamCap_answers503() throws {
+        var options = StreamHub.Options()
+        options.maxStreams = 2
+        let api = try APIHarness(hubOptions: options)
+        defer { api.stop() }
+        let first = try api.stream("/v1/users/a/stream")
+        let second = try api.stream("/v1/users/b/stream")
+        let refused = try api.call("GET", "/v1/users/c/stream")
+        #expect(refused.status == 503)
+        #expect(refused.errorCode == "too_many_streams")
+        _ = (first, second)
+    }
+
+    @Test func includeContext_sendsContextEvents() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream?include=context&events=context")
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "k", "by": 2}]}"#)
+        let event = try client.readEvents(1)[0]
+        #expect(event.contains("event: context"))
+        #expect(event.contains(#""counters":{"k":2}"#))
+    }
+
+    /// With the real clock: a cooldown ending reaches the stream within 100 ms of its instant, with no write.
+    @Test func cooldownEnding_arrivesWithin100ms() throws {
+        let rules = #"{"flags": {"promo": {"when": {"cooldown": {"event": "shown", "for": 1}}}}}"#
+        let api = try APIHarness(rulesText: rules, realClock: true)
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream")
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "recordEvent", "event": "shown"}]}"#)
+        let shownAt = try #require(try api.call("GET", "/v1/users/u1").body?["events"]?["shown"]?.stringValue.flatMap(ISO8601.parse))
+        let first = try client.readEvents(1)[0]
+        #expect(first.contains(#""value":false"#))
+        let second = try client.readEvents(1)[0]
+        let arrived = SystemClock().now()
+        #expect(second.contains(#""value":true"#))
+        let lateness = arrived - (shownAt + 1000)
+        #expect(lateness >= 0 && lateness < 100, "arrived \(lateness) ms after the instant")
+    }
+}
+
+@Suite struct TriggerThrottleTests {
+    @Test func monthlyThrottle_acrossAMonthEnd() throws {
+        let rules = #"{"flags": {}, "triggers": {"ask": {"on": ["appStarted"], "when": {"always": true}, "throttle": "1 month"}}}"#
+        let api = try APIHarness(rulesText: rules)
+        defer { api.stop() }
+        // Fires on Jan 31; a month later in the calendar is Feb 28, not Mar 3.
+        let jan31 = ISO8601.parse("2026-01-31T10:00:00Z")!
+        api.clock.advance(jan31 - api.clock.now())
+        #expect(try api.call("POST", "/v1/users/u1/events/appStarted").body?["fired"]?.arrayValue?.count == 1)
+        api.clock.advance(ISO8601.parse("2026-02-28T09:59:59Z")! - api.clock.now())
+        #expect(try api.call("POST", "/v1/users/u1/events/appStarted").body?["fired"] == [])
+        api.clock.advance(1000)
+        #expect(try api.call("POST", "/v1/users/u1/events/appStarted").body?["fired"]?.arrayValue?.count == 1)
+    }
+}

@@ -50,7 +50,7 @@ public final class LiveUpdates: @unchecked Sendable {
         let ruleSet = rules.current
         let input = EvaluationInput(context: applied.state ?? UserContext(), now: now, request: RequestAttributes(userID: user, appVersion: appVersion))
         let before = EvaluationInput(context: applied.previous ?? UserContext(), now: now, request: input.request)
-        for key in ruleSet.flagKeys {
+        for key in ruleSet.flagsAffected(by: UserContext.changedInputs(from: applied.previous, to: applied.state)) {
             let flag = ruleSet.flags[key]!
             let current = flag.evaluate(input)
             let previous = flag.evaluate(before)
@@ -63,6 +63,10 @@ public final class LiveUpdates: @unchecked Sendable {
                                                                 "at": .string(ISO8601.format(at)), "seq": .int(Int(applied.seq))], seq: applied.seq)
             }
             if case .erased = effect { scheduler.withLock { $0.cancel(.reevaluate(user: user)) } }
+        }
+        if hub.wantsContext(for: user) {
+            hub.publish(type: "context", user: user, data: applied.state.map { ContextJSON.encode(user: user, $0) } ?? ["user": .string(user), "erased": true],
+                        seq: applied.seq)
         }
         if let event, let state = applied.state { scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: input.request) }
         if hub.hasSubscribers(for: user) { reschedule(user: user, context: applied.state ?? UserContext(), now: now, appVersion: appVersion) }

@@ -18,6 +18,8 @@ public final class StreamHub: Sendable {
         let user: String?
         let flags: Set<String>?
         let types: Set<String>?
+        /// `?include=context`: also `context` events after each write.
+        let includeContext: Bool
         /// The value of each flag as this stream last saw it: flag events go out only on a real change.
         var lastSeen: [String: JSONValue]
     }
@@ -64,15 +66,22 @@ public final class StreamHub: Sendable {
         state.withLock { !($0.byUser[user]?.isEmpty ?? true) }
     }
 
+    func wantsContext(for user: String) -> Bool {
+        state.withLock { state in
+            (state.byUser[user] ?? []).contains { state.subscribers[$0]?.includeContext == true }
+                || state.subscribers.values.contains { $0.user == nil && $0.includeContext }
+        }
+    }
+
     /// Registers a stream. With a `Last-Event-ID` inside the retained window the missed events are replayed;
     /// an older one gets one `reset` with `resetState`, then live events. `nil` when the stream cap is reached.
-    func subscribe(_ stream: EventStream, user: String?, flags: Set<String>?, types: Set<String>?, lastEventID: EventID?,
+    func subscribe(_ stream: EventStream, user: String?, flags: Set<String>?, types: Set<String>?, includeContext: Bool = false, lastEventID: EventID?,
                    currentValues: [String: JSONValue], resetState: () -> JSONValue) -> Bool {
         let accepted = state.withLock { state -> Bool in
             guard state.subscribers.count < options.maxStreams else { return false }
             let number = state.nextSubscriber
             state.nextSubscriber += 1
-            var subscriber = Subscriber(stream: stream, user: user, flags: flags, types: types, lastSeen: currentValues)
+            var subscriber = Subscriber(stream: stream, user: user, flags: flags, types: types, includeContext: includeContext, lastSeen: currentValues)
             var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
             if let lastEventID {
                 if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
@@ -106,6 +115,7 @@ public final class StreamHub: Sendable {
     }
 
     private func wants(_ subscriber: Subscriber, _ event: Retained) -> Bool {
+        if event.type == "context", !subscriber.includeContext { return false }
         if let user = subscriber.user, event.user != nil, event.user != user { return false }
         if let types = subscriber.types, !types.contains(event.type) { return false }
         if let flags = subscriber.flags, let flag = event.flag, !flags.contains(flag) { return false }

@@ -1,0 +1,74 @@
+/// One piece of a user's context a spec can read. Knowing each flag's inputs lets a write re-evaluate only the
+/// flags that can depend on what it changed (DESIGN §6), instead of every flag blindly.
+public enum ContextInput: Hashable, Sendable {
+    case counter(String)
+    case event(String)
+    case flag(String)
+    case attribute(String)
+    case segments
+    case donation(String)
+    case launchedAt
+    case timeZone
+}
+
+extension Spec {
+    /// Everything this spec may read from a context (the request's app version and the clock are not context).
+    public var inputs: Set<ContextInput> {
+        switch self {
+        case .all(let children), .any(let children), .none(let children), .atLeast(_, let children):
+            return children.reduce(into: []) { $0.formUnion($1.inputs) }
+        case .not(let child), .ref(_, let child): return child.inputs
+        case .always, .dateRange, .appVersion: return []
+        case .flag(let key, _, _): return [.flag(key)]
+        case .counter(let key, _): return [.counter(key)]
+        case .maxCount(let key, _): return [.counter(key)]
+        case .elapsedSince(_, let event, _), .eventExists(let event), .eventDate(let event, _, _): return [.event(event)]
+        case .sinceLaunch: return [.launchedAt]
+        case .hourIn(_, _, let zone), .weekday(_, let zone): return zone == nil ? [.timeZone] : []
+        case .segment, .segmentsAny, .segmentsAll: return [.segments]
+        case .subscription: return [.attribute("subscription_status")]
+        case .attribute(let key, _): return [.attribute(key)]
+        case .donations(let event, _, _), .lastDonation(let event, _, _), .donationVersion(let event, _, _): return [.donation(event)]
+        case .rollout(_, _, let by): return by.map { [.attribute($0)] } ?? []
+        }
+    }
+}
+
+extension Flag {
+    public var inputs: Set<ContextInput> {
+        switch body {
+        case .boolean(let spec): return spec.inputs
+        case .cases(let cases, _): return cases.reduce(into: []) { $0.formUnion($1.when.inputs) }
+        }
+    }
+}
+
+extension UserContext {
+    /// What differs between two states of one user (`nil` = no user: everything it has differs).
+    public static func changedInputs(from old: UserContext?, to new: UserContext?) -> Set<ContextInput> {
+        let before = old ?? UserContext()
+        let after = new ?? UserContext()
+        var changed: Set<ContextInput> = []
+        func compare<Value: Equatable>(_ a: CompactMap<Value>, _ b: CompactMap<Value>, _ make: (String) -> ContextInput) {
+            for entry in a.entries where b[entry.key] != entry.value { changed.insert(make(entry.key)) }
+            for entry in b.entries where a[entry.key] == nil { changed.insert(make(entry.key)) }
+        }
+        compare(before.counters, after.counters, ContextInput.counter)
+        compare(before.events, after.events, ContextInput.event)
+        compare(before.flags, after.flags, ContextInput.flag)
+        compare(before.attributes, after.attributes, ContextInput.attribute)
+        compare(before.donations, after.donations, ContextInput.donation)
+        if before.segments != after.segments { changed.insert(.segments) }
+        if before.launchedAt != after.launchedAt { changed.insert(.launchedAt) }
+        if before.timeZone != after.timeZone { changed.insert(.timeZone) }
+        return changed
+    }
+}
+
+extension RuleSet {
+    /// The flags (in declaration order) whose answer can depend on any of these inputs.
+    public func flagsAffected(by changed: Set<ContextInput>) -> [String] {
+        guard !changed.isEmpty else { return [] }
+        return flagKeys.filter { !flagInputs[$0, default: []].isDisjoint(with: changed) }
+    }
+}
