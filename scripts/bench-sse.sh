@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SSE delivery benchmark: N subscribers (1 000 and 10 000), each on its own user or all on one, M changes; delivery
+# latency p50/p99 and events/s for specd and, in the same run, nginx + nchan publishing the same payloads to the
+# same number of EventSource subscribers. Loopback only; every wait bounded.
+#   SUBSCRIBERS="1000 10000" CHANGES=20 scripts/bench-sse.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUBSCRIBERS=${SUBSCRIBERS:-"1000 10000"}
+CHANGES=${CHANGES:-20}
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+source scripts/lib.sh
+if ! command -v nginx >/dev/null 2>&1 || [ ! -e /usr/lib/nginx/modules/ngx_nchan_module.so ]; then
+  echo "installing nginx and libnginx-mod-nchan from apt" >&2
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light libnginx-mod-nchan >/dev/null
+fi
+
+swift build -c release --product specd >/dev/null
+BIN=$(swift build -c release --show-bin-path)/specd
+start_specd sse "$BIN" --rules bench/sse-rules.json --fsync interval --log-level warn --max-connections 30000
+SPECD_PORT=$(cat "$WORK/sse.port")
+
+NCHAN_PORT=$(free_port)
+mkdir -p "$WORK/nchan"
+cat > "$WORK/nchan/nginx.conf" <<CONF
+load_module /usr/lib/nginx/modules/ngx_nchan_module.so;
+worker_processes 2;
+worker_rlimit_nofile 65536;
+pid $WORK/nchan/nginx.pid;
+error_log $WORK/nchan/error.log warn;
+events { worker_connections 30000; }
+http {
+  access_log off;
+  server {
+    listen 127.0.0.1:$NCHAN_PORT;
+    location = /sub { nchan_subscriber eventsource; nchan_channel_id \$arg_id; }
+    location = /pub { nchan_publisher; nchan_channel_id \$arg_id; nchan_message_buffer_length 100; }
+  }
+}
+CONF
+nginx -c "$WORK/nchan/nginx.conf" -g 'daemon off;' >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 0.5
+
+printf '%-6s %-5s %-8s %9s %9s %9s %10s\n' target mode subs delivered p50_ms p99_ms events/s
+for n in $SUBSCRIBERS; do
+  for mode in one own; do
+    m=$CHANGES
+    [ "$mode" = own ] && m=$n
+    for target in nchan specd; do
+      port=$SPECD_PORT
+      [ "$target" = nchan ] && port=$NCHAN_PORT
+      result=$(timeout 180 python3 bench/sse_load.py "$target" --port "$port" --subscribers "$n" --changes "$m" --mode "$mode" || true)
+      python3 - "$result" <<'PY'
+import json, sys
+try:
+    r = json.loads(sys.argv[1])
+except ValueError:
+    print("(no result)", sys.argv[1][:200]); sys.exit(0)
+print("%-6s %-5s %-8s %9s %9s %9s %10s" % (r["target"], r.get("mode", "?"), r.get("subscribers", "?"),
+      "%s/%s" % (r["delivered"], r["expected"]), r.get("p50_ms", "-"), r.get("p99_ms", "-"), r.get("events_per_s", "-")))
+PY
+    done
+  done
+done
