@@ -69,7 +69,9 @@ async def main():
     n, m = args.subscribers, args.changes
     ready, done = asyncio.Semaphore(0), asyncio.Semaphore(0)
     deliveries, sent_at = [], {}
-    channel = lambda i: "u0" if args.mode == "one" else f"u{i}"
+    run = f"r{int(time.time() * 1000) % 10_000_000}"
+    # Fresh channel and user names each run: nchan replays buffered messages to new subscribers of old channels.
+    channel = lambda i: f"{run}-u0" if args.mode == "one" else f"{run}-u{i}"
     per = m if args.mode == "one" else max(1, m // n) if m >= n else 1
     tasks = []
     for i in range(n):

@@ -13,6 +13,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     private let loop: EventLoop
     private let context: ServerContext
     private let readBuffer: ReadBuffer
+    private let batcher: StreamBatcher
     private var parser: HTTPRequestParser
     private var machine: ConnectionStateMachine
     private var output: [UInt8] = []
@@ -35,9 +36,10 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     private var streamLimit = 1 << 20
     private var lastWriteProgress = ContinuousClock.now
 
-    init(fd: Int32, peer: String, loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer) {
+    init(fd: Int32, peer: String, loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer, batcher: StreamBatcher) {
         self.fd = fd
         self.readBuffer = readBuffer
+        self.batcher = batcher
         self.peer = peer
         self.loop = loop
         self.context = context
@@ -155,7 +157,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             }
         }, openStream: { [self] headers in
             let stream = EventStream(write: { [self] bytes in
-                loop.execute { self.streamWrite(bytes) }
+                batcher.enqueue(self, bytes)
             }, finish: { [self] in
                 loop.execute { self.endStream(.serverClosed) }
             })
@@ -215,7 +217,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         flush()
     }
 
-    private func streamWrite(_ bytes: [UInt8]) {
+    func streamWrite(_ bytes: [UInt8]) {
         guard !isClosed, let stream, !stream.isClosed, let head else { return }
         // Back-pressure: a client that does not read is dropped, never buffered without bound.
         if output.count - outputOffset + bytes.count > streamLimit {

@@ -10,6 +10,7 @@ final class Listener: Channel, @unchecked Sendable {
     private let loop: EventLoop
     private let context: ServerContext
     private let readBuffer = ReadBuffer()
+    private let batcher: StreamBatcher
     /// Prebuilt answer for connections over the cap: sent best-effort, then the socket is closed.
     private let overloaded: [UInt8]
 
@@ -17,6 +18,7 @@ final class Listener: Channel, @unchecked Sendable {
         self.fd = fd
         self.loop = loop
         self.context = context
+        batcher = StreamBatcher(loop: loop)
         var response: [UInt8] = []
         let error = APIError.unavailable("too_many_connections", "the server has reached its connection limit")
         var errorResponse = error.response
@@ -36,7 +38,7 @@ final class Listener: Channel, @unchecked Sendable {
                 Glibc.close(socket)
                 continue
             }
-            let connection = HTTPConnection(fd: socket, peer: peer, loop: loop, context: context, readBuffer: readBuffer)
+            let connection = HTTPConnection(fd: socket, peer: peer, loop: loop, context: context, readBuffer: readBuffer, batcher: batcher)
             loop.add(connection)
         }
     }
