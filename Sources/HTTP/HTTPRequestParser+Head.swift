@@ -42,12 +42,11 @@ extension HTTPRequestParser {
             headers.add(field.name, field.value)
         }
         let framing = try HTTPRequestParser.framing(version: version, headers: headers, limits: limits)
-        var keepAlive: Bool
-        if version == .http11 {
-            keepAlive = !headers.listContains("Connection", token: "close")
-        } else {
-            keepAlive = headers.listContains("Connection", token: "keep-alive")
-                && !headers.listContains("Connection", token: "close")
+        var keepAlive = version == .http11
+        // Most requests carry no Connection header; the list parsing only runs when one is there.
+        if headers.contains("Connection") {
+            let close = headers.listContains("Connection", token: "close")
+            keepAlive = version == .http11 ? !close : headers.listContains("Connection", token: "keep-alive") && !close
         }
         if method == "CONNECT" { keepAlive = false }
         var expectsContinue = false

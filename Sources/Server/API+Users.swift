@@ -61,9 +61,9 @@ extension API {
                             metrics.increment("trigger_fires_total")
                         }
                     }
-                    let changed = changedFlags(ruleSet, user: user, before: applied.previous, after: applied.state, now: now, appVersion: version)
-                    live?.written(user: user, applied: applied, appVersion: version, event: event, now: now)
-                    let body: JSONValue = ["seq": .int(Int(applied.seq)), "event": summary, "changed": .array(changed), "fired": .array(fired)]
+                    let changes = flagChanges(ruleSet, user: user, before: applied.previous, after: applied.state, now: now, appVersion: version)
+                    live?.written(user: user, applied: applied, changes: changes, appVersion: version, event: event, now: now)
+                    let body: JSONValue = ["seq": .int(Int(applied.seq)), "event": summary, "changed": .array(changes.map(\.json)), "fired": .array(fired)]
                     sink.send(.json(.ok, JSONWriter.write(body)))
                 }
             }
@@ -124,12 +124,11 @@ extension API {
                 sink.send(storeError(error).response)
             case .success(let applied):
                 metrics.increment("context_writes_total")
-                live?.written(user: mutation.user, applied: applied, appVersion: version ?? nil, event: nil, now: mutation.now)
+                let changes = flagChanges(ruleSet, user: mutation.user, before: applied.previous, after: applied.state,
+                                          now: mutation.now, appVersion: version ?? nil)
+                live?.written(user: mutation.user, applied: applied, changes: changes, appVersion: version ?? nil, event: nil, now: mutation.now)
                 var body: JSONObject = ["seq": .int(Int(applied.seq))]
-                if reportChanges {
-                    body["changed"] = .array(changedFlags(ruleSet, user: mutation.user, before: applied.previous, after: applied.state,
-                                                          now: mutation.now, appVersion: version ?? nil))
-                }
+                if reportChanges { body["changed"] = .array(changes.map(\.json)) }
                 sink.send(.json(.ok, JSONWriter.write(.object(body))))
             }
         }

@@ -65,21 +65,18 @@ struct API: Sendable {
         EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user, appVersion: appVersion))
     }
 
-    /// Flags whose value differs between two states of one user, with both values.
-    func changedFlags(_ ruleSet: RuleSet, user: String, before: UserContext?, after: UserContext?, now: Instant, appVersion: String?) -> [JSONValue] {
-        var changes: [JSONValue] = []
+    /// Flags whose answer differs between two states of one user. Only flags that read something the write
+    /// changed are evaluated.
+    func flagChanges(_ ruleSet: RuleSet, user: String, before: UserContext?, after: UserContext?, now: Instant, appVersion: String?) -> [FlagChange] {
         let old = input(before ?? UserContext(), user: user, now: now, appVersion: appVersion)
         let new = input(after ?? UserContext(), user: user, now: now, appVersion: appVersion)
-        // Only flags that read something the write changed can change.
-        for key in ruleSet.flagsAffected(by: UserContext.changedInputs(from: before, to: after)) {
+        return ruleSet.flagsAffected(by: UserContext.changedInputs(from: before, to: after)).compactMap { key in
             let flag = ruleSet.flags[key]!
             let previous = flag.evaluate(old)
             let current = flag.evaluate(new)
-            if previous.value != current.value || previous.variant != current.variant {
-                changes.append(["key": .string(key), "value": current.value ?? .null, "previous": previous.value ?? .null])
-            }
+            guard previous.value != current.value || previous.variant != current.variant else { return nil }
+            return FlagChange(key: key, current: current, previous: previous)
         }
-        return changes
     }
 
     /// Maps a store failure to the API's error.
@@ -92,4 +89,13 @@ struct API: Sendable {
             return APIError.unavailable("storage_failed", "a write to the log failed; no write is accepted until specd restarts", retryAfter: 30)
         }
     }
+}
+
+/// One flag whose answer a write changed.
+struct FlagChange: Sendable {
+    let key: String
+    let current: Evaluation
+    let previous: Evaluation
+
+    var json: JSONValue { ["key": .string(key), "value": current.value ?? .null, "previous": previous.value ?? .null] }
 }

@@ -17,6 +17,8 @@ public final class LiveUpdates: @unchecked Sendable {
     /// Delayed fires waiting for their instant: the donation's time and app version, for the re-check.
     private let pendingTriggers = Mutex<[ClockScheduler.Job: RequestAttributes]>([:])
     private let wake = NSCondition()
+    /// When the thread plans to wake next (guarded by `wake`): new jobs due later need no signal.
+    private var plannedWake: Instant?
     private var running = true
     private var lastHeartbeat = ContinuousClock.now
 
@@ -46,16 +48,10 @@ public final class LiveUpdates: @unchecked Sendable {
 
     /// After an acknowledged write: flag events for what changed, trigger events for what fired, and the user's
     /// clock-driven schedule refreshed.
-    func written(user: String, applied: UserStore.Applied, appVersion: String?, event: String?, now: Instant) {
-        let ruleSet = rules.current
-        let input = EvaluationInput(context: applied.state ?? UserContext(), now: now, request: RequestAttributes(userID: user, appVersion: appVersion))
-        let before = EvaluationInput(context: applied.previous ?? UserContext(), now: now, request: input.request)
-        for key in ruleSet.flagsAffected(by: UserContext.changedInputs(from: applied.previous, to: applied.state)) {
-            let flag = ruleSet.flags[key]!
-            let current = flag.evaluate(input)
-            let previous = flag.evaluate(before)
-            guard current.value != previous.value || current.variant != previous.variant else { continue }
-            hub.publishFlag(user: user, key: key, evaluation: current, previous: previous.value, seq: applied.seq)
+    func written(user: String, applied: UserStore.Applied, changes: [FlagChange], appVersion: String?, event: String?, now: Instant) {
+        let request = RequestAttributes(userID: user, appVersion: appVersion)
+        for change in changes {
+            hub.publishFlag(user: user, key: change.key, evaluation: change.current, previous: change.previous.value, seq: applied.seq)
         }
         for effect in applied.effects {
             if case .triggerFired(let trigger, let at) = effect {
@@ -68,7 +64,7 @@ public final class LiveUpdates: @unchecked Sendable {
             hub.publish(type: "context", user: user, data: applied.state.map { ContextJSON.encode(user: user, $0) } ?? ["user": .string(user), "erased": true],
                         seq: applied.seq)
         }
-        if let event, let state = applied.state { scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: input.request) }
+        if let event, let state = applied.state { scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: request) }
         if hub.hasSubscribers(for: user) { reschedule(user: user, context: applied.state ?? UserContext(), now: now, appVersion: appVersion) }
     }
 
@@ -95,7 +91,7 @@ public final class LiveUpdates: @unchecked Sendable {
         scheduler.withLock { scheduler in
             if let earliest { scheduler.schedule(.reevaluate(user: user), at: earliest) } else { scheduler.cancel(.reevaluate(user: user)) }
         }
-        wake.withLock { wake.signal() }
+        if let earliest { signalIfEarlier(earliest) }
     }
 
     /// Re-evaluates a user's flags now and sends what differs from what each stream last saw.
@@ -124,8 +120,18 @@ public final class LiveUpdates: @unchecked Sendable {
             let job = ClockScheduler.Job.trigger(user: user, key: key)
             pendingTriggers.withLock { $0[job] = request }
             scheduler.withLock { $0.schedule(job, at: now + delay) }
+            signalIfEarlier(now + delay)
         }
-        wake.withLock { wake.signal() }
+    }
+
+    /// Wakes the thread only when a job is due before it planned to wake anyway (no wake-up per write).
+    private func signalIfEarlier(_ instant: Instant) {
+        wake.withLock {
+            if plannedWake == nil || instant < plannedWake! {
+                plannedWake = instant
+                wake.signal()
+            }
+        }
     }
 
     /// The delay ended: fire only if the spec still holds and no other fire claimed the throttle meanwhile.
@@ -137,7 +143,7 @@ public final class LiveUpdates: @unchecked Sendable {
         let mutation = Mutation(user: user, now: now, actions: [.recordTriggerFire(trigger: key, at: now)])
         database.write(mutation) { [self] result in
             guard case .success(let applied) = result else { return }
-            written(user: user, applied: applied, appVersion: request.appVersion, event: nil, now: now)
+            written(user: user, applied: applied, changes: [], appVersion: request.appVersion, event: nil, now: now)
         }
     }
 
@@ -163,7 +169,9 @@ public final class LiveUpdates: @unchecked Sendable {
             let untilHeartbeat = heartbeatInterval - (ContinuousClock.now - lastHeartbeat)
             var wait = Double(untilHeartbeat.components.seconds) + Double(untilHeartbeat.components.attoseconds) / 1e18
             if let next { wait = min(wait, Double(next.milliseconds - now.milliseconds) / 1000) }
+            plannedWake = now + Int64(max(0, wait) * 1000)
             if wait > 0 { _ = wake.wait(until: Date().addingTimeInterval(wait)) }
+            plannedWake = nil
             wake.unlock()
             runDue(now: clock.now())
             if ContinuousClock.now - lastHeartbeat >= heartbeatInterval {
