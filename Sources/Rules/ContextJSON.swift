@@ -22,11 +22,13 @@ public enum ContextJSON {
         return .object(object)
     }
 
-    public static func summary(_ summary: DonationSummary) -> JSONValue {
+    /// `includeRecent: false` gives the short form donation answers carry (DESIGN §5: count, first, last); the
+    /// history can hold a thousand instants, too many to format on every donation.
+    public static func summary(_ summary: DonationSummary, includeRecent: Bool = true) -> JSONValue {
         var object: JSONObject = ["count": .int(summary.count)]
         object["first"] = summary.first.map(mark) ?? .null
         object["last"] = summary.last.map(mark) ?? .null
-        object["recent"] = .array(summary.recent.map { .string(ISO8601.format($0)) })
+        if includeRecent { object["recent"] = .array(summary.recent.map { .string(ISO8601.format($0)) }) }
         return .object(object)
     }
 

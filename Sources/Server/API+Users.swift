@@ -55,7 +55,7 @@ extension API {
                     var summary = JSONValue.null
                     var fired: [JSONValue] = []
                     for effect in applied.effects {
-                        if case .donated(let name, let donation) = effect, name == event { summary = ContextJSON.summary(donation) }
+                        if case .donated(let name, let donation) = effect, name == event { summary = ContextJSON.summary(donation, includeRecent: false) }
                         if case .triggerFired(let trigger, let firedAt) = effect {
                             fired.append(["trigger": .string(trigger), "at": .string(ISO8601.format(firedAt))])
                             metrics.increment("trigger_fires_total")
@@ -76,7 +76,7 @@ extension API {
         let user = try user(request)
         let event = try event(request)
         guard let context = database.store.context(of: user) else { throw APIError.notFound("no user '\(user)'") }
-        let summary = context.donations[event].map(ContextJSON.summary)
+        let summary = context.donations[event].map { ContextJSON.summary($0) }
             ?? ["count": 0, "first": .null, "last": .null, "recent": []]
         return .json(.ok, JSONWriter.write(["user": .string(user), "event": .string(event), "summary": summary]))
     }

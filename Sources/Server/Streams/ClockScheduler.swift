@@ -18,6 +18,8 @@ struct ClockScheduler {
 
     /// Schedules `job` at `at`, replacing any earlier schedule of the same job.
     mutating func schedule(_ job: Job, at: Instant) {
+        // Replaced jobs leave stale heap entries; rebuild when they dominate so the heap tracks the live jobs.
+        if heap.count > 1024, heap.count > 4 * tokens.count { rebuild() }
         nextToken += 1
         tokens[job] = nextToken
         heap.append((at, job, nextToken))
@@ -46,6 +48,11 @@ struct ClockScheduler {
             tokens[top.job] = nil
             due.append((top.at, top.job))
         }
+    }
+
+    private mutating func rebuild() {
+        heap.removeAll { tokens[$0.job] != $0.token }
+        for index in stride(from: heap.count / 2, through: 0, by: -1) { siftDown(index) }
     }
 
     private mutating func dropStale() {

@@ -42,7 +42,9 @@ public final class StreamHub: Sendable {
         var lastID: EventID
         /// The oldest id that can still be resumed from: anything older gets a `reset`.
         var resumableAfter: EventID
+        /// Retained events from `retainedStart` on; the prefix is dropped in bulk, not one memmove per event.
         var retained: [Retained] = []
+        var retainedStart = 0
         var dropped = 0
         var sent = 0
     }
@@ -85,7 +87,7 @@ public final class StreamHub: Sendable {
             var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
             if let lastEventID {
                 if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
-                    for event in state.retained where event.id > lastEventID && wants(subscriber, event) {
+                    for event in state.retained[state.retainedStart...] where event.id > lastEventID && wants(subscriber, event) {
                         prelude += event.bytes
                         if let flag = event.flag, let value = event.value { subscriber.lastSeen[flag] = value }
                     }
@@ -190,13 +192,15 @@ public final class StreamHub: Sendable {
     private func retain(_ state: inout State, _ event: Retained) {
         state.retained.append(event)
         let horizon = ContinuousClock.now - options.retainFor
-        var drop = 0
-        while drop < state.retained.count, state.retained.count - drop > options.retainEvents || state.retained[drop].at < horizon {
-            drop += 1
+        var start = state.retainedStart
+        while start < state.retained.count, state.retained.count - start > options.retainEvents || state.retained[start].at < horizon {
+            start += 1
         }
-        if drop > 0 {
-            state.resumableAfter = state.retained[drop - 1].id
-            state.retained.removeFirst(drop)
+        if start > state.retainedStart { state.resumableAfter = state.retained[start - 1].id }
+        state.retainedStart = start
+        if start > 1024, start * 2 > state.retained.count {
+            state.retained.removeFirst(start)
+            state.retainedStart = 0
         }
     }
 }
