@@ -36,7 +36,7 @@ public enum HTTPParseError: Error, Equatable, Sendable {
         case .headerSectionTooLarge, .tooManyHeaders: return .requestHeaderFieldsTooLarge
         case .bodyTooLarge: return .contentTooLarge
         case .unsupportedVersion: return .httpVersionNotSupported
-        case .unsupportedTransferCoding: return .notImplemented
+        case .unsupportedTransferCoding: return .unimplemented
         case .unsupportedExpectation: return .expectationFailed
         default: return .badRequest
         }

@@ -34,7 +34,7 @@ public struct HTTPStatus: Sendable, Hashable {
     public static let tooManyRequests = HTTPStatus(code: 429, reason: "Too Many Requests")
     public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431, reason: "Request Header Fields Too Large")
     public static let internalServerError = HTTPStatus(code: 500, reason: "Internal Server Error")
-    public static let notImplemented = HTTPStatus(code: 501, reason: "Not Implemented")
+    public static let unimplemented = HTTPStatus(code: 501, reason: "Not Implemented")
     public static let serviceUnavailable = HTTPStatus(code: 503, reason: "Service Unavailable")
     public static let httpVersionNotSupported = HTTPStatus(code: 505, reason: "HTTP Version Not Supported")
 
@@ -42,7 +42,7 @@ public struct HTTPStatus: Sendable, Hashable {
         HTTPStatus.continue, .ok, .created, .accepted, .noContent, .notModified, .badRequest, .unauthorized,
         .forbidden, .notFound, .methodNotAllowed, .requestTimeout, .conflict, .contentTooLarge, .uriTooLong,
         .unsupportedMediaType, .expectationFailed, .unprocessableContent, .tooManyRequests,
-        .requestHeaderFieldsTooLarge, .internalServerError, .notImplemented, .serviceUnavailable,
+        .requestHeaderFieldsTooLarge, .internalServerError, .unimplemented, .serviceUnavailable,
         .httpVersionNotSupported,
     ].map { ($0.code, $0.reason) })
 
