@@ -35,10 +35,12 @@ extension Spec {
 }
 
 extension Flag {
-    public var inputs: Set<ContextInput> {
+    /// `nil` when unknown (JSON Logic may read any attribute): such a flag is re-evaluated on every write.
+    public var inputs: Set<ContextInput>? {
         switch body {
         case .boolean(let spec): return spec.inputs
         case .cases(let cases, _): return cases.reduce(into: []) { $0.formUnion($1.when.inputs) }
+        case .flagd: return nil
         }
     }
 }
@@ -69,6 +71,6 @@ extension RuleSet {
     /// The flags (in declaration order) whose answer can depend on any of these inputs.
     public func flagsAffected(by changed: Set<ContextInput>) -> [String] {
         guard !changed.isEmpty else { return [] }
-        return flagKeys.filter { !flagInputs[$0, default: []].isDisjoint(with: changed) }
+        return flagKeys.filter { key in flagInputs[key].map { !$0.isDisjoint(with: changed) } ?? true }
     }
 }

@@ -27,6 +27,8 @@ extension RuleSet {
 extension Flag {
     public func evaluate(_ input: EvaluationInput) -> Evaluation {
         switch body {
+        case .flagd(let flagd):
+            return flagd.evaluate(key: key, enabled: enabled, input)
         case .boolean(let spec):
             guard enabled else {
                 return Evaluation(key: key, value: .bool(false), reason: .disabled, matched: false)

@@ -19,6 +19,9 @@ extension Flag {
         switch body {
         case .boolean(let spec):
             return ["when": spec.explain(input).json]
+        case .flagd(let flagd):
+            let result = flagd.targeting.map { FlagdTargeting.logic.apply($0, flagd.data(key: key, input)) }
+            return ["targeting": flagd.targeting ?? .null, "result": result ?? .null]
         case .cases(let cases, let fallback):
             var explained: [JSONValue] = []
             for (index, candidate) in cases.enumerated() {

@@ -27,6 +27,8 @@ public final class Flag: Sendable, Equatable {
         case boolean(Spec)
         /// Cases in order, then the fallback (or none: `matched: false`).
         case cases([Case], fallback: Outcome?)
+        /// A flagd definition: JSON Logic targeting naming a variant.
+        case flagd(FlagdTargeting)
     }
 
     public let key: String
@@ -55,8 +57,11 @@ public final class Flag: Sendable, Equatable {
 
     /// Whether the flag has no targeting at all, so its answer is `STATIC`.
     public var isStatic: Bool {
-        if case .cases(let cases, _) = body { return cases.isEmpty }
-        return false
+        switch body {
+        case .cases(let cases, _): return cases.isEmpty
+        case .flagd(let flagd): return flagd.targeting == nil
+        case .boolean: return false
+        }
     }
 }
 

@@ -13,6 +13,9 @@ extension Flag {
         switch body {
         case .boolean(let spec):
             return spec.nextChange(input)
+        case .flagd:
+            // JSON Logic may read $flagd.timestamp, but flagd gives no next-change notion: writes and reloads only.
+            return nil
         case .cases(let cases, _):
             // Only cases up to the one that matched can change the answer: later ones are not consulted.
             var earliest: Instant?

@@ -22,7 +22,7 @@ public struct RuleSet: Sendable {
         self.source = source
         version = ContentHash.hex(JSONWriter.write(source))
         self.warnings = warnings
-        flagInputs = Dictionary(uniqueKeysWithValues: flags.map { ($0.key, $0.inputs) })
+        flagInputs = Dictionary(uniqueKeysWithValues: flags.compactMap { flag in flag.inputs.map { (flag.key, $0) } })
     }
 
     /// An empty set (no flags, no triggers).

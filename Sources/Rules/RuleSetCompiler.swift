@@ -1,6 +1,6 @@
 /// Validates a whole rule document and builds a `RuleSet`, or reports every problem together (DESIGN §3.5).
 public enum RuleSetCompiler {
-    static let sections: Set<String> = ["specs", "flags", "triggers", "$schema", "description"]
+    static let sections: Set<String> = ["specs", "flags", "triggers", "$schema", "description", "$evaluators", "metadata"]
 
     public static func compile(_ document: JSONValue) -> Result<RuleSet, RuleSetError> {
         guard case .object(let root) = document else {
@@ -20,8 +20,13 @@ public enum RuleSetCompiler {
             _ = specs.compile(.object(["ref": .string(name)]), at: JSONPointer("/specs").appending(name))
         }
         var flags: [Flag] = []
+        let flagd = FlagdCompiler(evaluators: section(root, "$evaluators", &diagnostics), setMetadata: section(root, "metadata", &diagnostics))
         for (key, definition) in flagsJSON {
             specs.flagKey = key
+            if FlagdCompiler.isFlagd(definition) {
+                if let flag = flagd.compile(key: key, definition, specs: &specs) { flags.append(flag) }
+                continue
+            }
             var compiler = FlagCompiler(key: key, path: JSONPointer("/flags").appending(key), specs: specs)
             if let flag = compiler.compile(definition) { flags.append(flag) }
             specs = compiler.specs

@@ -32,6 +32,7 @@ struct API: Sendable {
         registerUsers(in: &router)
         registerEvaluation(in: &router)
         registerStreams(in: &router)
+        registerOFREP(in: &router)
         RulesRoutes(rules: rules).register(in: &router)
         return router
     }
