@@ -5,7 +5,92 @@ import Store
 /// The OpenFeature Remote Evaluation Protocol (DESIGN §9): any OpenFeature SDK can use specd as its provider.
 extension API {
     func registerOFREP(in router: inout Router) {
-        router.add("POST", "/ofrep/v1/evaluate/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in ofrepSingle(request) })
+        router.add("POST", "/ofrep/v1/evaluate/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in cors(ofrepSingle(request)) })
+        router.add("POST", "/ofrep/v1/evaluate/flags", scope: .evaluate, sync: { request throws(APIError) in cors(ofrepBulk(request)) })
+        router.add("POST", "/ofrep/v1/evaluate/flags/", scope: .evaluate, sync: { request throws(APIError) in cors(ofrepBulk(request)) })
+        router.add("GET", "/ofrep/v1/events", scope: .evaluate) { request, sink in openRefetchStream(request, sink) }
+        // CORS preflights carry no credentials: they are answered without auth.
+        for path in ["/ofrep/v1/evaluate/flags/{key}", "/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/", "/ofrep/v1/events"] {
+            router.add("OPTIONS", path, sync: { _ throws(APIError) in
+                cors(HTTPResponse(status: .noContent, headers: ["Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+                                                                "Access-Control-Allow-Headers": "Content-Type, Authorization, X-API-Key, If-None-Match",
+                                                                "Access-Control-Max-Age": "600"]))
+            })
+        }
+    }
+
+    /// Browsers may call OFREP from any origin; `ETag` is exposed so they can send `If-None-Match`.
+    func cors(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers.add("Access-Control-Allow-Origin", "*")
+        response.headers.add("Access-Control-Expose-Headers", "ETag")
+        return response
+    }
+
+    /// `POST /ofrep/v1/evaluate/flags`: every flag, each a success or error item; strong ETag over the body.
+    func ofrepBulk(_ request: Request) -> HTTPResponse {
+        guard let (user, context) = ofrepContext(request) else {
+            return .json(.badRequest, JSONWriter.write(["errorCode": "INVALID_CONTEXT", "errorDetails": "the body is not a JSON object with an object 'context'"]))
+        }
+        let ruleSet = rules.current
+        let evaluationInput = input(context, user: user, now: clock.now(), appVersion: request.headers["X-App-Version"])
+        var items: [JSONValue] = []
+        for key in ruleSet.flagKeys {
+            let flag = ruleSet.flags[key]!
+            let evaluation = flag.evaluate(evaluationInput)
+            if let code = evaluation.errorCode {
+                items.append(["key": .string(key), "errorCode": .string(code.rawValue),
+                              "errorDetails": .string(evaluation.errorMessage ?? code.rawValue), "metadata": .object(flag.metadata)])
+            } else {
+                items.append(ofrepSuccess(evaluation, flag: flag))
+            }
+        }
+        metrics.increment("evaluations_total", by: items.count)
+        var query = "targetingKey=" + (user.addingPercentEncodingForQuery())
+        if user.isEmpty { query = "" }
+        let body = JSONWriter.write(["flags": .array(items), "metadata": [:],
+                                     "eventStreams": [["type": "sse", "endpoint": ["requestUri": .string("/ofrep/v1/events" + (query.isEmpty ? "" : "?" + query))]]]])
+        let etag = "\"" + ContentHash.hex(body) + "\""
+        if let match = request.headers["If-None-Match"], ETagMatching.matches(match, etag) {
+            return HTTPResponse(status: .notModified, headers: ["ETag": etag])
+        }
+        return .json(.ok, body, headers: ["ETag": etag])
+    }
+
+    /// The OFREP event stream: notification only, `refetchEvaluation` whenever this subscriber's answers may
+    /// have changed (a write to its user, a reload, the clock).
+    func openRefetchStream(_ request: Request, _ sink: ResponseSink) {
+        guard let hub, let live else {
+            sink.send(APIError.unavailable("streams_unavailable", "streams are not enabled").response)
+            return
+        }
+        let user = request.query("targetingKey") ?? ""
+        guard user.isEmpty || Identifier.isValid(user) else {
+            sink.send(APIError.invalidField("targetingKey", "targetingKey must be 1-256 bytes of UTF-8 without control characters").response)
+            return
+        }
+        guard hub.streamCount < hub.options.maxStreams else {
+            sink.send(APIError.unavailable("too_many_streams", "the server has reached its stream limit", retryAfter: 5).response)
+            return
+        }
+        var values: [String: JSONValue] = [:]
+        let ruleSet = rules.current
+        let context = user.isEmpty ? UserContext() : database.store.context(of: user) ?? UserContext()
+        for evaluation in ruleSet.evaluateAll(input(context, user: user, now: clock.now(), appVersion: nil)) {
+            values[evaluation.key] = evaluation.value ?? .null
+        }
+        guard let stream = sink.stream(headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+                                                 "Access-Control-Allow-Origin": "*"]) else {
+            sink.send(APIError(.internalServerError, code: "streaming_unsupported", message: "this connection cannot stream").response)
+            return
+        }
+        // The empty user id names no user: such a stream hears reloads only.
+        guard hub.subscribe(stream, user: user, flags: nil, types: nil, refetchOnly: true, lastEventID: nil,
+                            currentValues: values, resetState: { [:] }) else {
+            stream.close()
+            return
+        }
+        if !user.isEmpty { live.subscribed(user: user) }
     }
 
     /// The request's context: `targetingKey` is the user id; the stored user's context is merged under the
@@ -58,4 +143,23 @@ extension API {
         body["metadata"] = .object(flag.metadata)
         return .object(body)
     }
+}
+
+extension String {
+    /// Percent-encodes everything outside RFC 3986's unreserved set, for a query value.
+    func addingPercentEncodingForQuery() -> String {
+        var out = ""
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(Character(Unicode.Scalar(byte)))
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -51,6 +51,16 @@ enum OpenAPIDocument {
         Operation(method: "GET", path: "/v1/stream", summary: "Server-sent events for every user", scope: .admin, request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
         Operation(method: "POST", path: "/ofrep/v1/evaluate/flags/{key}", summary: "OpenFeature remote evaluation of one flag", scope: .evaluate,
                   request: ["type": "object"], success: (200, ref("OFREPEvaluation")), errors: [400, 401, 403, 404]),
+        Operation(method: "POST", path: "/ofrep/v1/evaluate/flags", summary: "OpenFeature bulk evaluation (ETag, If-None-Match)", scope: .evaluate,
+                  request: ["type": "object"], success: (200, ["type": "object"]), errors: [304, 400, 401, 403]),
+        Operation(method: "POST", path: "/ofrep/v1/evaluate/flags/", summary: "OpenFeature bulk evaluation (trailing-slash form)", scope: .evaluate,
+                  request: ["type": "object"], success: (200, ["type": "object"]), errors: [304, 400, 401, 403]),
+        Operation(method: "GET", path: "/ofrep/v1/events", summary: "OpenFeature event stream: refetchEvaluation notifications", scope: .evaluate,
+                  request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
+        Operation(method: "OPTIONS", path: "/ofrep/v1/evaluate/flags/{key}", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
+        Operation(method: "OPTIONS", path: "/ofrep/v1/evaluate/flags", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
+        Operation(method: "OPTIONS", path: "/ofrep/v1/evaluate/flags/", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
+        Operation(method: "OPTIONS", path: "/ofrep/v1/events", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
         Operation(method: "GET", path: "/v1/rules", summary: "The loaded rule set (ETag = version)", scope: .admin, request: nil, success: (200, ref("Rules")), errors: [304, 401, 403]),
         Operation(method: "GET", path: "/v1/rules/{key}", summary: "One flag, trigger or spec definition", scope: .admin, request: nil, success: (200, ref("RuleDefinition")), errors: [401, 403, 404]),
         Operation(method: "POST", path: "/v1/rules/validate", summary: "Diagnostics for a posted rule set; loads nothing", scope: .admin, request: ["type": "object"], success: (200, ref("ValidateResponse")), errors: [400, 401, 403, 413, 415]),
@@ -115,7 +125,7 @@ enum OpenAPIDocument {
             let content: JSONValue? = operation.success.schema.map { ["application/json": ["schema": $0]] }
                 ?? (operation.path == "/metrics" ? ["text/plain": ["schema": string]] : ["text/event-stream": ["schema": string]])
             var success: JSONObject = ["description": "OK"]
-            if let content { success["content"] = content }
+            if let content, operation.success.status != 204 { success["content"] = content }
             responses[String(operation.success.status)] = .object(success)
             // Every scoped route is rate limited.
             let errors = operation.scope != nil && !operation.errors.contains(429) ? operation.errors + [429] : operation.errors

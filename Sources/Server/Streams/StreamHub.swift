@@ -20,6 +20,8 @@ public final class StreamHub: Sendable {
         let types: Set<String>?
         /// `?include=context`: also `context` events after each write.
         let includeContext: Bool
+        /// An OFREP event stream: every event becomes one `refetchEvaluation` notification.
+        let refetchOnly: Bool
         /// The value of each flag as this stream last saw it: flag events go out only on a real change.
         var lastSeen: [String: JSONValue]
     }
@@ -77,13 +79,15 @@ public final class StreamHub: Sendable {
 
     /// Registers a stream. With a `Last-Event-ID` inside the retained window the missed events are replayed;
     /// an older one gets one `reset` with `resetState`, then live events. `nil` when the stream cap is reached.
-    func subscribe(_ stream: EventStream, user: String?, flags: Set<String>?, types: Set<String>?, includeContext: Bool = false, lastEventID: EventID?,
+    func subscribe(_ stream: EventStream, user: String?, flags: Set<String>?, types: Set<String>?, includeContext: Bool = false,
+                   refetchOnly: Bool = false, lastEventID: EventID?,
                    currentValues: [String: JSONValue], resetState: () -> JSONValue) -> Bool {
         let accepted = state.withLock { state -> Bool in
             guard state.subscribers.count < options.maxStreams else { return false }
             let number = state.nextSubscriber
             state.nextSubscriber += 1
-            var subscriber = Subscriber(stream: stream, user: user, flags: flags, types: types, includeContext: includeContext, lastSeen: currentValues)
+            var subscriber = Subscriber(stream: stream, user: user, flags: flags, types: types, includeContext: includeContext,
+                                        refetchOnly: refetchOnly, lastSeen: currentValues)
             var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
             if let lastEventID {
                 if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
@@ -138,12 +142,18 @@ public final class StreamHub: Sendable {
             let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: "flag", data: JSONWriter.string(.object(data))))
             let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, bytes: bytes, at: .now)
             retain(&state, event)
+            var refetch: [UInt8]?
             for number in targets(state, user: user) {
                 guard var subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
                 if subscriber.user != nil, subscriber.lastSeen[key] == value { continue }
                 subscriber.lastSeen[key] = value
                 state.subscribers[number] = subscriber
-                subscriber.stream.send(bytes)
+                if subscriber.refetchOnly {
+                    if refetch == nil { refetch = refetchBytes(id) }
+                    subscriber.stream.send(refetch!)
+                } else {
+                    subscriber.stream.send(bytes)
+                }
                 state.sent += 1
             }
         }
@@ -158,10 +168,22 @@ public final class StreamHub: Sendable {
             let numbers = user.map { targets(state, user: $0) } ?? Array(state.subscribers.keys)
             for number in numbers {
                 guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
+                if subscriber.refetchOnly {
+                    // Triggers and context do not change evaluations; rules do.
+                    if type == "rules" { subscriber.stream.send(refetchBytes(id)) }
+                    continue
+                }
                 subscriber.stream.send(bytes)
                 state.sent += 1
             }
         }
+    }
+
+    /// `{"type": "refetchEvaluation", "etag", "lastModified"}` (OFREP): the id doubles as the etag.
+    private func refetchBytes(_ id: EventID) -> [UInt8] {
+        let data: JSONValue = ["type": "refetchEvaluation", "etag": .string(id.description),
+                               "lastModified": .int(Int(Date().timeIntervalSince1970))]
+        return SSEEncoder.encode(SSEEvent(id: id.description, event: "message", data: JSONWriter.string(data)))
     }
 
     func heartbeat() {

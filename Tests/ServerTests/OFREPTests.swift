@@ -1,0 +1,101 @@
+import Foundation
+import Rules
+@testable import Server
+import Store
+import Testing
+
+@Suite(.serialized) struct OFREPTests {
+    static let rules = #"""
+        {"flags": {
+          "promo": {"when": {"cooldown": {"event": "shown", "for": "1h"}}},
+          "color": {"state": "ENABLED", "variants": {"red": "red", "blue": "blue"}, "defaultVariant": "red",
+                    "targeting": {"if": [{"==": [{"var": "plan"}, "pro"]}, "blue", null]}, "metadata": {"team": "web"}},
+          "ratio": {"state": "ENABLED", "variants": {"zero": 0.0, "half": 0.5}, "defaultVariant": "zero"},
+          "off": {"state": "DISABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
+          "nodefault": {"state": "ENABLED", "variants": {"a": "a"}}}}
+        """#
+
+    @Test func single_successShapes_keepLexicalNumbers_andOmitValueWhenUndecided() throws {
+        let api = try APIHarness(rulesText: Self.rules)
+        defer { api.stop() }
+        let color = try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: #"{"context": {"targetingKey": "u1", "plan": "pro"}}"#)
+        #expect(color.text == #"{"key":"color","reason":"TARGETING_MATCH","variant":"blue","value":"blue","metadata":{"team":"web"}}"#)
+        #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/ratio", json: "{}").text.contains(#""value":0.0"#))
+        let disabled = try api.call("POST", "/ofrep/v1/evaluate/flags/off")
+        #expect(disabled.body?["reason"] == "DISABLED")
+        #expect(disabled.body?["value"] == nil)
+        #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/nodefault", json: #"{"context": {}}"#).body?["value"] == nil)
+    }
+
+    @Test func single_errors() throws {
+        let api = try APIHarness(rulesText: Self.rules)
+        defer { api.stop() }
+        let missing = try api.call("POST", "/ofrep/v1/evaluate/flags/ghost", json: "{}")
+        #expect(missing.status == 404)
+        #expect(missing.body?["errorCode"] == "FLAG_NOT_FOUND")
+        #expect(missing.body?["metadata"] == [:])
+        let invalid = try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: "{not json")
+        #expect(invalid.status == 400)
+        #expect(invalid.body?["errorCode"] == "INVALID_CONTEXT")
+    }
+
+    @Test func storedContext_isMergedUnderTheRequest() throws {
+        let api = try APIHarness(rulesText: Self.rules)
+        defer { api.stop() }
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "setAttribute", "key": "plan", "value": "pro"}]}"#)
+        #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: #"{"context": {"targetingKey": "u1"}}"#).body?["value"] == "blue")
+        #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: #"{"context": {"targetingKey": "u1", "plan": "free"}}"#).body?["value"] == "red")
+    }
+
+    @Test func bulk_etagChangesWithTheContextAndTheClock() throws {
+        let api = try APIHarness(rulesText: Self.rules)
+        defer { api.stop() }
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "recordEvent", "event": "shown"}]}"#)
+        let body = #"{"context": {"targetingKey": "u1"}}"#
+        let first = try api.call("POST", "/ofrep/v1/evaluate/flags", json: body)
+        let etag = try #require(first.header("ETag"))
+        #expect(first.body?["flags"]?.arrayValue?.count == 5)
+        #expect(first.body?["eventStreams"]?.arrayValue?.first?["endpoint"]?["requestUri"] == "/ofrep/v1/events?targetingKey=u1")
+        #expect(try api.call("POST", "/ofrep/v1/evaluate/flags", json: body, headers: ["If-None-Match": etag]).status == 304)
+        #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/", json: body, headers: ["If-None-Match": etag]).status == 304)
+        let changed = try api.call("POST", "/ofrep/v1/evaluate/flags", json: #"{"context": {"targetingKey": "u1", "plan": "pro"}}"#, headers: ["If-None-Match": etag])
+        #expect(changed.status == 200)
+        api.clock.advance(3_600_000)
+        let later = try api.call("POST", "/ofrep/v1/evaluate/flags?flagConfigEtag=x", json: body, headers: ["If-None-Match": etag])
+        #expect(later.status == 200)
+        #expect(later.header("ETag") != etag)
+    }
+
+    @Test func eventStream_sendsRefetchWithin100msOfAWrite() throws {
+        let api = try APIHarness(rulesText: Self.rules)
+        defer { api.stop() }
+        let client = try api.stream("/ofrep/v1/events?targetingKey=u1")
+        let started = ContinuousClock.now
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "setAttribute", "key": "plan", "value": "pro"}]}"#)
+        let event = try client.readEvents(1)[0]
+        #expect(ContinuousClock.now - started < .milliseconds(100))
+        #expect(event.contains(#""type":"refetchEvaluation""#))
+        #expect(event.contains("event: message"))
+    }
+
+    @Test func cors_preflightAndExposedETag() throws {
+        let api = try APIHarness(rulesText: Self.rules)
+        defer { api.stop() }
+        let preflight = try api.call("OPTIONS", "/ofrep/v1/evaluate/flags")
+        #expect(preflight.status == 204)
+        #expect(preflight.header("Access-Control-Allow-Headers")?.contains("X-API-Key") == true)
+        let answer = try api.call("POST", "/ofrep/v1/evaluate/flags", json: "{}")
+        #expect(answer.header("Access-Control-Expose-Headers") == "ETag")
+    }
+
+    @Test func nativeAndFlagdFlags_liveSideBySideInOneDirectory() throws {
+        let directory = NSTemporaryDirectory() + "specd-mixed-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try #"{"flags": {"native": {"when": {"segment": "vip"}}}}"#.write(toFile: directory + "/native.json", atomically: true, encoding: .utf8)
+        try #"{"flags": {"flagd": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}, "$evaluators": {}}"#
+            .write(toFile: directory + "/flagd.json", atomically: true, encoding: .utf8)
+        let set = try RuleSetLoader.load(path: directory).get()
+        #expect(Set(set.flagKeys) == ["native", "flagd"])
+        #expect(set.evaluate("flagd", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))).reason == .staticValue)
+    }
+}
