@@ -102,6 +102,8 @@ enum OpenAPIDocument {
         "ValidateResponse": object(["valid": boolean, "diagnostics": array(ref("Diagnostic"))], required: ["valid", "diagnostics"]),
         "OFREPEvaluation": object(["key": string, "reason": string, "variant": string, "value": [:], "metadata": ["type": "object"],
                                    "errorCode": string, "errorDetails": string], required: ["key"]),
+        "OFREPError": object(["key": string, "errorCode": ["type": "string", "enum": ["PARSE_ERROR", "TARGETING_KEY_MISSING", "INVALID_CONTEXT", "GENERAL", "FLAG_NOT_FOUND"]],
+                              "errorDetails": string, "metadata": ["type": "object"]], required: ["errorCode"]),
         "Reload": object(["phase": string, "version": string], required: ["phase", "version"]),
         "Status": object(["version": string, "rules": ["type": "object"], "store": ["type": "object"], "server": ["type": "object"]],
                          required: ["version", "rules", "store", "server"]),
@@ -133,7 +135,9 @@ enum OpenAPIDocument {
                 if status == 304 {
                     responses["304"] = ["description": "Not modified (If-None-Match matched)"]
                 } else {
-                    responses[String(status)] = ["description": "Error", "content": ["application/json": ["schema": ref("Error")]]]
+                    // OFREP answers its own error shape for evaluation failures (DESIGN §9); auth and limits use ours.
+                    let ofrep = operation.path.hasPrefix("/ofrep/") && (status == 400 || status == 404)
+                    responses[String(status)] = ["description": "Error", "content": ["application/json": ["schema": ref(ofrep ? "OFREPError" : "Error")]]]
                 }
             }
             entry["responses"] = .object(responses)
