@@ -133,15 +133,29 @@ extension API {
         return .json(.ok, JSONWriter.write(ofrepSuccess(evaluation, flag: flag)))
     }
 
-    /// `{key, reason, variant?, value?, metadata}`: no `value` when nothing was decided (disabled, no default).
+    /// `{key, reason, variant, value?, metadata}`: no `value` when nothing was decided (disabled, no default), so
+    /// the caller's code default applies. `variant` is always present (SDKs such as the Python OFREP provider
+    /// require the key): the variant name, a name for native flags' answers, the default variant of a disabled
+    /// flag, or null.
     func ofrepSuccess(_ evaluation: Evaluation, flag: Flag) -> JSONValue {
         var body: JSONObject = ["key": .string(evaluation.key), "reason": .string(evaluation.reason.rawValue)]
         if let value = evaluation.value {
-            if let variant = evaluation.variant { body["variant"] = .string(variant) }
+            body["variant"] = .string(evaluation.variant ?? Self.nativeVariantName(evaluation, value: value))
             body["value"] = value
+        } else if case .flagd(let flagd) = flag.body, let name = flagd.defaultVariant {
+            body["variant"] = .string(name)
+        } else {
+            body["variant"] = .null
         }
         body["metadata"] = .object(flag.metadata)
         return .object(body)
+    }
+
+    /// Native specd answers have no variant names: booleans are named by their value, decisions by the case.
+    static func nativeVariantName(_ evaluation: Evaluation, value: JSONValue) -> String {
+        if case .bool(let flag) = value, evaluation.index == nil { return flag ? "true" : "false" }
+        if let index = evaluation.index { return evaluation.reason == .targetingMatch || evaluation.reason == .split ? "case-\(index)" : "fallback" }
+        return JSONWriter.string(value)
     }
 }
 

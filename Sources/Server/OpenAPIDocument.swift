@@ -100,7 +100,7 @@ enum OpenAPIDocument {
         "Diagnostic": object(["severity": string, "path": string, "code": string, "message": string, "file": string],
                              required: ["severity", "path", "code", "message"]),
         "ValidateResponse": object(["valid": boolean, "diagnostics": array(ref("Diagnostic"))], required: ["valid", "diagnostics"]),
-        "OFREPEvaluation": object(["key": string, "reason": string, "variant": string, "value": [:], "metadata": ["type": "object"],
+        "OFREPEvaluation": object(["key": string, "reason": string, "variant": nullable(string), "value": [:], "metadata": ["type": "object"],
                                    "errorCode": string, "errorDetails": string], required: ["key"]),
         "OFREPError": object(["key": string, "errorCode": ["type": "string", "enum": ["PARSE_ERROR", "TARGETING_KEY_MISSING", "INVALID_CONTEXT", "GENERAL", "FLAG_NOT_FOUND"]],
                               "errorDetails": string, "metadata": ["type": "object"]], required: ["errorCode"]),

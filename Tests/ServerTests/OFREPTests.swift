@@ -20,6 +20,8 @@ import Testing
         defer { api.stop() }
         let color = try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: #"{"context": {"targetingKey": "u1", "plan": "pro"}}"#)
         #expect(color.text == #"{"key":"color","reason":"TARGETING_MATCH","variant":"blue","value":"blue","metadata":{"team":"web"}}"#)
+        let native = try api.call("POST", "/ofrep/v1/evaluate/flags/promo", json: "{}")
+        #expect(native.body?["variant"] == "true")
         #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/ratio", json: "{}").text.contains(#""value":0.0"#))
         let disabled = try api.call("POST", "/ofrep/v1/evaluate/flags/off")
         #expect(disabled.body?["reason"] == "DISABLED")
