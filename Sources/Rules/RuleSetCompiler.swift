@@ -1,8 +1,13 @@
 /// Validates a whole rule document and builds a `RuleSet`, or reports every problem together (DESIGN §3.5).
 public enum RuleSetCompiler {
+    /// Which flag shapes a document may use: `auto` tells them apart per flag (a flagd flag has `state`).
+    public enum Format: String, Sendable, CaseIterable {
+        case auto, specd, flagd
+    }
+
     static let sections: Set<String> = ["specs", "flags", "triggers", "$schema", "description", "$evaluators", "metadata"]
 
-    public static func compile(_ document: JSONValue) -> Result<RuleSet, RuleSetError> {
+    public static func compile(_ document: JSONValue, format: Format = .auto) -> Result<RuleSet, RuleSetError> {
         guard case .object(let root) = document else {
             return .failure(RuleSetError([Diagnostic(.error, path: "", code: "wrong_type", message: "a rule set is a JSON object")]))
         }
@@ -23,7 +28,12 @@ public enum RuleSetCompiler {
         let flagd = FlagdCompiler(evaluators: section(root, "$evaluators", &diagnostics), setMetadata: section(root, "metadata", &diagnostics))
         for (key, definition) in flagsJSON {
             specs.flagKey = key
-            if FlagdCompiler.isFlagd(definition) {
+            let isFlagd = format == .flagd || (format == .auto && FlagdCompiler.isFlagd(definition))
+            if format == .specd, FlagdCompiler.isFlagd(definition) {
+                specs.error(JSONPointer("/flags").appending(key).appending("state"), "unknown_field", "a flagd definition in a set loaded as specd format")
+                continue
+            }
+            if isFlagd {
                 if let flag = flagd.compile(key: key, definition, specs: &specs) { flags.append(flag) }
                 continue
             }

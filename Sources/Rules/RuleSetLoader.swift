@@ -3,10 +3,10 @@ import Foundation
 /// Reads rule sets from disk: one JSON file, or every `*.json` in a directory (sorted by name), merged section by
 /// section; a key defined in two files is an error naming both.
 public enum RuleSetLoader {
-    public static func load(path: String) -> Result<RuleSet, RuleSetError> {
+    public static func load(path: String, format: RuleSetCompiler.Format = .auto) -> Result<RuleSet, RuleSetError> {
         switch readDocument(path: path) {
         case .failure(let error): return .failure(error)
-        case .success(let document): return RuleSetCompiler.compile(document)
+        case .success(let document): return RuleSetCompiler.compile(document, format: format)
         }
     }
 

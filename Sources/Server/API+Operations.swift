@@ -34,7 +34,7 @@ extension API {
 
     /// Loads, validates whole, swaps; on failure the previous set keeps serving and status shows the error.
     func reload() throws(APIError) -> HTTPResponse {
-        guard let result = rules.reload(from: rulesPath) else {
+        guard let result = rules.reload(from: rulesPath, format: rulesFormat) else {
             throw APIError(.conflict, code: "reload_in_progress", message: "another reload is loading rules; retry when it finishes", retryable: true)
         }
         switch result {

@@ -11,6 +11,7 @@ struct API: Sendable {
     let logger: Logger
     let authenticator: Authenticator
     let rulesPath: String?
+    var rulesFormat: RuleSetCompiler.Format = .auto
     let isDraining: @Sendable () -> Bool
     let openConnections: @Sendable () -> Int
     var rateLimiter: RateLimiter?

@@ -30,7 +30,7 @@ public final class Daemon: Sendable {
         self.options = options
         logger = Logger(level: options.logLevel, sink: logSink)
         let loaded: RuleSet
-        switch LiveRules.load(options.rulesPath) {
+        switch LiveRules.load(options.rulesPath, format: options.rulesFormat) {
         case .success(let set): loaded = set
         case .failure(let error): throw .rules(error)
         }
@@ -45,7 +45,7 @@ public final class Daemon: Sendable {
         recoveryDuration = ContinuousClock.now - started
         let serverBox = ServerBox()
         var api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: logger,
-                      authenticator: Authenticator(tokens: options.tokens), rulesPath: options.rulesPath,
+                      authenticator: Authenticator(tokens: options.tokens), rulesPath: options.rulesPath, rulesFormat: options.rulesFormat,
                       isDraining: { serverBox.server?.isDraining ?? false }, openConnections: { serverBox.server?.openConnections ?? 0 })
         let hub = StreamHub(options: options.streams, startSeq: database.log.lastSeq)
         let live = LiveUpdates(hub: hub, rules: rules, database: database, clock: clock, logger: logger,
@@ -72,7 +72,7 @@ public final class Daemon: Sendable {
 
     /// Reload on SIGHUP, as `POST /v1/admin/reload` does.
     private func reloadRules() {
-        switch rules.reload(from: options.rulesPath) {
+        switch rules.reload(from: options.rulesPath, format: options.rulesFormat) {
         case nil: logger.warn("rules reload skipped: another reload is running")
         case .success(let set)?:
             logger.info("rules reloaded", ["version": .string(set.version), "flags": .int(set.flagKeys.count)])

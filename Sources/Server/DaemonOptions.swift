@@ -10,6 +10,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public var configFile: String?
     /// A rule file or directory; `nil` serves the embedded example rules.
     public var rulesPath: String?
+    public var rulesFormat: RuleSetCompiler.Format = .auto
     public var dataDirectory = "./data"
     public var fsync: FsyncPolicy = .interval
     /// Records between automatic snapshots.
@@ -46,6 +47,10 @@ public struct DaemonOptions: Sendable, Equatable {
         },
         Setting(flag: "--rules", configKey: "rules", environment: "SPECD_RULES", help: "rule file or directory (default: the embedded example rules)") { options, value throws(UsageError) in
             options.rulesPath = value
+        },
+        Setting(flag: "--rules-format", configKey: "rulesFormat", environment: "SPECD_RULES_FORMAT", help: "auto|specd|flagd: which flag shapes the rules use (default auto: per flag)") { options, value throws(UsageError) in
+            guard let format = RuleSetCompiler.Format(rawValue: value) else { throw UsageError("rulesFormat must be auto, specd or flagd, not '\(value)'") }
+            options.rulesFormat = format
         },
         Setting(flag: "--data-dir", configKey: "dataDir", environment: "SPECD_DATA_DIR", help: "data directory for the log and snapshots (default ./data)") { options, value throws(UsageError) in
             options.dataDirectory = value
@@ -107,7 +112,7 @@ public struct DaemonOptions: Sendable, Equatable {
 
     public static func == (lhs: DaemonOptions, rhs: DaemonOptions) -> Bool {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
-            && lhs.rulesPath == rhs.rulesPath && lhs.dataDirectory == rhs.dataDirectory && lhs.fsync == rhs.fsync
+            && lhs.rulesPath == rhs.rulesPath && lhs.rulesFormat == rhs.rulesFormat && lhs.dataDirectory == rhs.dataDirectory && lhs.fsync == rhs.fsync
             && lhs.snapshotEvery == rhs.snapshotEvery && lhs.tokens == rhs.tokens
             && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.heartbeatSeconds == rhs.heartbeatSeconds
             && lhs.streams.maxStreams == rhs.streams.maxStreams && lhs.streams.retainEvents == rhs.streams.retainEvents

@@ -29,9 +29,9 @@ public final class LiveRules: Sendable {
     /// Loads the path (or the embedded default), validates it whole, then swaps; on failure the old set stays.
     /// `nil` when another reload is already loading (the caller answers 409).
     @discardableResult
-    public func reload(from path: String?) -> Result<RuleSet, RuleSetError>? {
+    public func reload(from path: String?, format: RuleSetCompiler.Format = .auto) -> Result<RuleSet, RuleSetError>? {
         guard tryBeginLoading() else { return nil }
-        let result = LiveRules.load(path)
+        let result = LiveRules.load(path, format: format)
         state.withLock { current in
             switch result {
             case .success(let rules):
@@ -54,8 +54,8 @@ public final class LiveRules: Sendable {
         }
     }
 
-    public static func load(_ path: String?) -> Result<RuleSet, RuleSetError> {
+    public static func load(_ path: String?, format: RuleSetCompiler.Format = .auto) -> Result<RuleSet, RuleSetError> {
         guard let path else { return RuleSetLoader.load(text: DefaultRules.json, name: "embedded rules.example.json") }
-        return RuleSetLoader.load(path: path)
+        return RuleSetLoader.load(path: path, format: format)
     }
 }

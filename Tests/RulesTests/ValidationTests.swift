@@ -91,3 +91,26 @@ let validationCases: [ValidationCase] = [
         #expect(set.flagKeys == ["f"])
     }
 }
+
+@Suite struct RulesFormatTests {
+    static let native = #"{"flags": {"n": {"when": {"always": true}}}}"#
+    static let flagd = #"{"flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on"}}}"#
+
+    @Test func auto_acceptsBothShapes() throws {
+        #expect((try? RuleSetCompiler.compile(JSONParser().parse(Self.native), format: .auto).get()) != nil)
+        #expect((try? RuleSetCompiler.compile(JSONParser().parse(Self.flagd), format: .auto).get()) != nil)
+    }
+
+    @Test func flagdFormat_refusesNativeFlags_andSpecdFormat_refusesFlagdFlags() throws {
+        guard case .failure(let nativeAsFlagd) = RuleSetCompiler.compile(try JSONParser().parse(Self.native), format: .flagd) else {
+            Issue.record("a native flag loaded as flagd")
+            return
+        }
+        #expect(nativeAsFlagd.errors.contains { $0.path == "/flags/n/when" || $0.path == "/flags/n/state" })
+        guard case .failure(let flagdAsSpecd) = RuleSetCompiler.compile(try JSONParser().parse(Self.flagd), format: .specd) else {
+            Issue.record("a flagd flag loaded as specd")
+            return
+        }
+        #expect(flagdAsSpecd.errors.first?.path == "/flags/f/state")
+    }
+}
