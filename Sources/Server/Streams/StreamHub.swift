@@ -40,6 +40,8 @@ public final class StreamHub: Sendable {
     struct State {
         var subscribers: [Int: Subscriber] = [:]
         var byUser: [String: Set<Int>] = [:]
+        /// Streams for every user (`GET /v1/stream`).
+        var global: [Int] = []
         var nextSubscriber = 0
         var lastID: EventID
         /// The oldest id that can still be resumed from: anything older gets a `reset`.
@@ -102,7 +104,7 @@ public final class StreamHub: Sendable {
             }
             stream.send(prelude)
             state.subscribers[number] = subscriber
-            if let user { state.byUser[user, default: []].insert(number) }
+            if let user { state.byUser[user, default: []].insert(number) } else { state.global.append(number) }
             stream.onClose { [weak self] reason in self?.unsubscribe(number, reason: reason) }
             return true
         }
@@ -116,6 +118,8 @@ public final class StreamHub: Sendable {
             if let user = subscriber.user {
                 state.byUser[user]?.remove(number)
                 if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+            } else {
+                state.global.removeAll { $0 == number }
             }
         }
     }
@@ -144,10 +148,10 @@ public final class StreamHub: Sendable {
             retain(&state, event)
             var refetch: [UInt8]?
             for number in targets(state, user: user) {
-                guard var subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
+                guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
                 if subscriber.user != nil, subscriber.lastSeen[key] == value { continue }
-                subscriber.lastSeen[key] = value
-                state.subscribers[number] = subscriber
+                // Updated in place: copying the subscriber out and back would copy its map for every stream.
+                state.subscribers[number]!.lastSeen[key] = value
                 if subscriber.refetchOnly {
                     if refetch == nil { refetch = refetchBytes(id) }
                     subscriber.stream.send(refetch!)
@@ -197,7 +201,7 @@ public final class StreamHub: Sendable {
     }
 
     private func targets(_ state: State, user: String) -> [Int] {
-        Array(state.byUser[user] ?? []) + state.subscribers.compactMap { $0.value.user == nil ? $0.key : nil }
+        Array(state.byUser[user] ?? []) + state.global
     }
 
     private func nextID(_ state: inout State, seq: UInt64?) -> EventID {
