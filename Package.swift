@@ -18,9 +18,10 @@ let package = Package(
         .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "Server"], path: "bench/Sources"),
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules"], exclude: ["Fixtures"]),
+        .target(name: "TestRandom", path: "Tests/TestRandom"),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "TestRandom"], exclude: ["Fixtures"]),
         .target(name: "StoreFixtures", dependencies: ["Store"], path: "Tests/StoreFixtures"),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "Rules", "StoreFixtures"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Rules", "StoreFixtures", "TestRandom"]),
         .executableTarget(name: "store-crash-writer", dependencies: ["Store", "Rules"], path: "Tests/CrashWriter"),
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "HTTPFixtures", "Rules", "Store", "StoreFixtures"]),
     ]

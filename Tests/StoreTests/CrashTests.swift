@@ -1,6 +1,7 @@
 import Foundation
 import Rules
 import Store
+import TestRandom
 import Testing
 
 /// kill -9 at random moments while several threads write with fsync=always: every acknowledged write is there
@@ -28,7 +29,7 @@ import Testing
             let stdout = Pipe()
             process.standardOutput = stdout
             try process.run()
-            Thread.sleep(forTimeInterval: 0.15 + Double(generator.next(300)) / 1000)
+            Thread.sleep(forTimeInterval: 0.15 + Double(generator.next(upTo: 300)) / 1000)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal, "the writer exited on its own: \(process.terminationStatus)")

@@ -3,6 +3,7 @@ import Rules
 import Store
 import StoreFixtures
 import Synchronization
+import TestRandom
 import Testing
 
 @Suite(.serialized) struct DurabilityTests {
@@ -20,11 +21,11 @@ import Testing
         var applied = 0
         var actions = 0
         while actions < 10_000 {
-            let count = 1 + generator.next(3)
+            let count = 1 + generator.next(upTo: 3)
             let now = t0 + Int64(actions) * 1000
             let batch = (0..<count).map { _ in generator.action(now: now) }
             actions += count
-            if (try? database.store.apply(Mutation(user: "user-\(generator.next(50))", now: now, actions: batch))) != nil { applied += 1 }
+            if (try? database.store.apply(Mutation(user: "user-\(generator.next(upTo: 50))", now: now, actions: batch))) != nil { applied += 1 }
             if snapshotInTheMiddle, actions >= 5000, actions - count < 5000 { try database.takeSnapshot() }
         }
         let live = database.store.allUsers

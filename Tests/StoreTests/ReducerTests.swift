@@ -1,5 +1,6 @@
 import Rules
 import Store
+import TestRandom
 import Testing
 
 @Suite struct ReducerTests {
