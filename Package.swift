@@ -15,7 +15,7 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "Server", dependencies: ["HTTP", "Rules", "Store", "CLinux"]),
         .executableTarget(name: "specd", dependencies: ["Server"]),
-        .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "Server"], path: "bench/Sources"),
+        .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "Server", "CLinux"], path: "bench/Sources"),
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
         .target(name: "TestRandom", path: "Tests/TestRandom"),

@@ -15,7 +15,9 @@ if ! command -v nginx >/dev/null 2>&1 || [ ! -e /usr/lib/nginx/modules/ngx_nchan
 fi
 
 swift build -c release --product specd >/dev/null
+swift build -c release --product specd-bench >/dev/null
 BIN=$(swift build -c release --show-bin-path)/specd
+LOAD=$(swift build -c release --show-bin-path)/specd-bench
 start_specd sse "$BIN" --rules bench/sse-rules.json --fsync interval --log-level warn --max-connections 30000
 SPECD_PORT=$(cat "$WORK/sse.port")
 
@@ -41,7 +43,7 @@ nginx -c "$WORK/nchan/nginx.conf" -g 'daemon off;' >/dev/null 2>&1 &
 PIDS+=($!)
 sleep 0.5
 
-printf '%-6s %-5s %-8s %9s %9s %9s %10s\n' target mode subs delivered p50_ms p99_ms events/s
+printf '%-6s %-5s %-8s %13s %9s %9s %9s %10s\n' target mode subs delivered p50_ms p99_ms max_ms events/s
 for n in $SUBSCRIBERS; do
   for mode in one own; do
     m=$CHANGES
@@ -49,15 +51,16 @@ for n in $SUBSCRIBERS; do
     for target in nchan specd; do
       port=$SPECD_PORT
       [ "$target" = nchan ] && port=$NCHAN_PORT
-      result=$(timeout 180 python3 bench/sse_load.py "$target" --port "$port" --subscribers "$n" --changes "$m" --mode "$mode" || true)
+      result=$(timeout 180 "$LOAD" sse-load "$target" --port "$port" --subscribers "$n" --changes "$m" --mode "$mode" || true)
       python3 - "$result" <<'PY'
 import json, sys
 try:
     r = json.loads(sys.argv[1])
 except ValueError:
     print("(no result)", sys.argv[1][:200]); sys.exit(0)
-print("%-6s %-5s %-8s %9s %9s %9s %10s" % (r["target"], r.get("mode", "?"), r.get("subscribers", "?"),
-      "%s/%s" % (r["delivered"], r["expected"]), r.get("p50_ms", "-"), r.get("p99_ms", "-"), r.get("events_per_s", "-")))
+print("%-6s %-5s %-8s %13s %9s %9s %9s %10s" % (r["target"], r.get("mode", "?"), r.get("subscribers", "?"),
+      "%s/%s" % (r["delivered"], r["expected"]), r.get("p50_ms", "-"), r.get("p99_ms", "-"), r.get("max_ms", "-"),
+      r.get("events_per_s", "-")))
 PY
     done
   done

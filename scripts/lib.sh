@@ -13,7 +13,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 start_specd() {
   local name=$1 binary=$2
   shift 2
-  "$binary" serve --port 0 --port-file "$WORK/$name.port" --data-dir "$WORK/data-$name" "$@" >/dev/null 2>"$WORK/$name.log" &
+  "$binary" serve --port 0 --port-file "$WORK/$name.port" --data-dir "$WORK/data-$name" "$@" >/dev/null 2>"${SPECD_STDERR:-$WORK/$name.log}" &
   PIDS+=($!)
   for _ in $(seq 200); do [ -s "$WORK/$name.port" ] && return 0; sleep 0.05; done
   echo "specd ($name) did not start" >&2

@@ -48,15 +48,16 @@ public final class Daemon: Sendable {
                       authenticator: Authenticator(tokens: options.tokens), rulesPath: options.rulesPath, rulesFormat: options.rulesFormat,
                       isDraining: { serverBox.server?.isDraining ?? false }, openConnections: { serverBox.server?.openConnections ?? 0 })
         let hub = StreamHub(options: options.streams, startSeq: database.log.lastSeq)
-        let live = LiveUpdates(hub: hub, rules: rules, database: database, clock: clock, logger: logger,
-                               heartbeat: .seconds(options.heartbeatSeconds))
+        let live = LiveUpdates(hub: hub, rules: rules, database: database, clock: clock, logger: logger)
         api.hub = hub
         api.live = live
         self.live = live
         if options.rateLimit > 0 {
             api.rateLimiter = RateLimiter(rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit))
         }
-        server = HTTPServer(configuration: options.server, responder: api.makeRouter(), logger: logger)
+        var serverConfiguration = options.server
+        serverConfiguration.streamHeartbeat = .seconds(options.heartbeatSeconds)
+        server = HTTPServer(configuration: serverConfiguration, responder: api.makeRouter(), logger: logger)
         serverBox.server = server
     }
 

@@ -6,11 +6,17 @@ import Synchronization
 
 /// One thread blocked in `epoll_wait`, level-triggered, owning its channels outright. Other threads hand it work
 /// through a locked task list and an `eventfd` wake-up.
+///
+/// Deadlines are checked in slices: each wake-up ticks the next tenth of the descriptors, so every channel is
+/// ticked once per `tickInterval` but no request ever waits behind a sweep of all ten thousand streams.
 final class EpollEventLoop: EventLoop, @unchecked Sendable {
+    private static let tickSlices = 10
     private let epollFD: Int32
     private let wakeFD: Int32
-    /// Touched only on the loop thread.
-    private var channels: [Int32: Channel] = [:]
+    /// Indexed by descriptor (descriptors are small and dense); touched only on the loop thread.
+    private var channels: [Channel?] = []
+    private var channelCount = 0
+    private var tickCursor = 0
     private let pendingTasks = Mutex<[@Sendable () -> Void]>([])
     private let loopThread = Atomic<UInt>(0)
     private let running = Atomic<Bool>(true)
@@ -32,7 +38,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     var inEventLoop: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
     func add(_ channel: Channel) {
-        channels[channel.fd] = channel
+        let index = Int(channel.fd)
+        if index >= channels.count { channels += Array(repeating: nil, count: max(index + 1 - channels.count, channels.count)) }
+        if channels[index] == nil { channelCount += 1 }
+        channels[index] = channel
         specd_epoll_ctl(epollFD, 0, channel.fd, UInt32(SPECD_EV_READ))
     }
 
@@ -42,7 +51,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     func close(_ channel: Channel) {
-        guard channels.removeValue(forKey: channel.fd) != nil else { return }
+        let index = Int(channel.fd)
+        guard index < channels.count, channels[index] === channel else { return }
+        channels[index] = nil
+        channelCount -= 1
         specd_epoll_ctl(epollFD, 2, channel.fd, 0)
         Glibc.close(channel.fd)
     }
@@ -56,7 +68,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     func forEachChannel(_ body: (Channel) -> Void) {
-        for channel in Array(channels.values) { body(channel) }
+        for channel in channels.compactMap({ $0 }) { body(channel) }
     }
 
     func start() {
@@ -87,8 +99,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         }
         let readBits = UInt32(SPECD_EV_READ | SPECD_EV_HANGUP | SPECD_EV_ERROR)
         let writeBits = UInt32(SPECD_EV_WRITE | SPECD_EV_ERROR)
-        var nextTick = ContinuousClock.now + tickInterval
-        let timeoutMilliseconds = Int32(tickInterval.components.seconds * 1000 + tickInterval.components.attoseconds / 1_000_000_000_000_000)
+        let sliceInterval = tickInterval / Self.tickSlices
+        var nextSlice = ContinuousClock.now + sliceInterval
+        let timeoutMilliseconds = Int32(max(1, sliceInterval.components.seconds * 1000 + sliceInterval.components.attoseconds / 1_000_000_000_000_000))
         while running.load(ordering: .acquiring) {
             let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), timeoutMilliseconds)
             if count > 0 {
@@ -100,21 +113,35 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                         _ = Glibc.read(wakeFD, &value, 8)
                         continue
                     }
-                    if flags & writeBits != 0, let channel = channels[fd] { channel.writable() }
-                    if flags & readBits != 0, let channel = channels[fd] {
-                        channel.readable()
-                    }
+                    if flags & writeBits != 0, let channel = channel(fd) { channel.writable() }
+                    if flags & readBits != 0, let channel = channel(fd) { channel.readable() }
                 }
             }
             runPendingTasks()
             let now = ContinuousClock.now
-            if now >= nextTick {
-                nextTick = now + tickInterval
-                forEachChannel { $0.tick(now: now) }
+            if now >= nextSlice {
+                nextSlice = now + sliceInterval
+                tickNextSlice(now: now)
             }
         }
         runPendingTasks()
         stopped.signal()
+    }
+
+    private func channel(_ fd: Int32) -> Channel? {
+        Int(fd) < channels.count ? channels[Int(fd)] : nil
+    }
+
+    private func tickNextSlice(now: ContinuousClock.Instant) {
+        guard channelCount > 0 else { return }
+        let width = (channels.count + Self.tickSlices - 1) / Self.tickSlices
+        if tickCursor >= channels.count { tickCursor = 0 }
+        let end = min(channels.count, tickCursor + width)
+        for index in tickCursor..<end {
+            // Bound first: a tick may close the channel, which writes to `channels`.
+            if let channel = channels[index] { channel.tick(now: now) }
+        }
+        tickCursor = end
     }
 
     private func runPendingTasks() {

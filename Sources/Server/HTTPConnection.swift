@@ -83,12 +83,20 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     func tick(now: ContinuousClock.Instant) {
         guard !isClosed else { return }
-        if stream != nil, output.count > outputOffset, now - lastWriteProgress >= context.configuration.streamStallTimeout {
-            endStream(.slowConsumer)
+        if stream != nil {
+            let quiet = now - lastWriteProgress
+            if output.count > outputOffset {
+                if quiet >= context.configuration.streamStallTimeout { endStream(.slowConsumer) }
+            } else if quiet >= context.configuration.streamHeartbeat {
+                // Per stream and only when idle, so heartbeats are spread over the ticks instead of one burst.
+                streamWrite(Self.heartbeat)
+            }
             return
         }
         perform(machine.tick(now: now))
     }
+
+    private static let heartbeat = SSEEncoder.encode(.heartbeat())
 
     /// Graceful shutdown: idle connections close now, others after their current response.
     func drain() {

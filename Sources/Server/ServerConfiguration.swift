@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var streamBufferBytes = 1 << 20
     /// A stream with bytes waiting and no write progress for this long is dropped.
     public var streamStallTimeout: Duration = .seconds(30)
+    /// A stream with nothing written for this long gets a comment line, so proxies and clients see it alive.
+    public var streamHeartbeat: Duration = .seconds(15)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, eventLoop: EventLoopKind = .epoll, loopCount: Int = defaultLoopCount,

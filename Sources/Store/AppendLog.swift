@@ -11,9 +11,13 @@ public enum FsyncPolicy: String, Sendable, CaseIterable {
     case never
 }
 
-/// The single-writer append log. Callers assign a seq and queue the encoded record under their own lock (so seq
-/// order is log order); one writer thread drains whatever has queued with one `write` and, under `always`, one
-/// `fsync`, then acknowledges every record that flush covered.
+/// The single-writer append log. Callers assign a seq under their own lock, so seq order is log order.
+///
+/// Under `always`, records queue and one writer thread drains whatever has queued with one `write` and one
+/// `fsync`, then acknowledges every record that flush covered (group commit). Under `interval` and `never` a write
+/// is acknowledged once it reaches the file, so the caller writes its record itself, under the log's lock: no
+/// hand-off to another thread and back on the path of every write. The writer thread then only fsyncs on the
+/// interval and rotates segments.
 public final class AppendLog: @unchecked Sendable {
     public typealias Completion = @Sendable (Result<UInt64, StorageFailure>) -> Void
 
@@ -41,10 +45,17 @@ public final class AppendLog: @unchecked Sendable {
     private var rotationsDone = 0
     private var stopping = false
     private var stopped = false
-    // Writer thread only.
+    /// Callers write their own records (`interval`, `never`).
+    private let inline: Bool
+    /// Inline mode: an encoded record, reused (guarded by `condition`).
+    private var scratch: [UInt8] = []
+    /// Inline mode: segments a rotation left behind, for the writer thread to sync and close.
+    private var retiring: [(fd: Int32, path: String, dirty: Bool)] = []
+    // Writer thread only under `always`; guarded by `condition` in inline mode (appenders write through them).
     private var fd: Int32 = -1
     private var segmentPath = ""
     private var segmentBytes = 0
+    // Writer thread only (guarded by `condition` in inline mode).
     private var unsyncedSeq: UInt64 = 0
     private var lastSync = ContinuousClock.now
     private let fsyncCount = Atomic<Int>(0)
@@ -57,6 +68,7 @@ public final class AppendLog: @unchecked Sendable {
         self.policy = policy
         self.interval = interval
         self.segmentLimit = segmentLimit
+        inline = policy != .always
         self.nextSeq = nextSeq
         acknowledgedSeq = nextSeq - 1
         writtenThrough = nextSeq - 1
@@ -88,11 +100,41 @@ public final class AppendLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if let failure { throw failure }
+        guard !stopping else { throw StorageFailure(IOError(call: "write", path: segmentPath, code: EBADF)) }
         let seq = nextSeq
         nextSeq += 1
-        LogRecord.encode(seq: seq, payload: payload, into: &queued)
-        queuedLastSeq = seq
-        condition.signal()
+        guard inline else {
+            LogRecord.encode(seq: seq, payload: payload, into: &queued)
+            queuedLastSeq = seq
+            condition.signal()
+            return seq
+        }
+        scratch.removeAll(keepingCapacity: scratch.capacity <= 65_536)
+        LogRecord.encode(seq: seq, payload: payload, into: &scratch)
+        do {
+            try fileSystem.writeAll(fd, scratch, path: segmentPath)
+        } catch {
+            // The record may be torn on disk; nothing after it is written, so recovery cuts it off.
+            let failure = StorageFailure(error)
+            self.failure = failure
+            condition.broadcast()
+            throw failure
+        }
+        segmentBytes += scratch.count
+        writtenThrough = seq
+        acknowledgedSeq = seq
+        // The writer sleeps while clean: the first dirty record starts its interval.
+        if unsyncedSeq == 0 { condition.signal() }
+        unsyncedSeq = seq
+        if segmentBytes >= segmentLimit {
+            do {
+                try startNextSegmentLocked()
+            } catch {
+                // This record is in the old segment; later ones cannot be written anywhere.
+                failure = StorageFailure(error)
+                condition.broadcast()
+            }
+        }
         return seq
     }
 
@@ -130,9 +172,23 @@ public final class AppendLog: @unchecked Sendable {
     @discardableResult
     public func requestRotation() -> Int {
         condition.withLock {
-            rotationRequested = true
             rotationsRequested += 1
-            condition.signal()
+            guard inline else {
+                rotationRequested = true
+                condition.signal()
+                return rotationsRequested
+            }
+            // Rotate now: the caller holds whatever orders writes, so nothing after this point lands in the old
+            // segment (compaction depends on it).
+            if failure == nil, !stopping {
+                do throws(IOError) {
+                    try startNextSegmentLocked()
+                } catch {
+                    failure = StorageFailure(error)
+                }
+            }
+            rotationsDone = rotationsRequested
+            condition.broadcast()
             return rotationsRequested
         }
     }
@@ -156,19 +212,14 @@ public final class AppendLog: @unchecked Sendable {
     // MARK: - Writer thread
 
     private func writerLoop() {
+        if inline {
+            inlineMaintenanceLoop()
+            return
+        }
+        // Group commit (`always`): every flush is fsynced before it is acknowledged.
         while true {
             condition.lock()
-            while queued.isEmpty, !rotationRequested, !stopping {
-                if policy == .interval, unsyncedSeq > 0 {
-                    // Dirty: sleep until the interval is due, unless more work arrives first.
-                    let due = lastSync + interval
-                    if ContinuousClock.now >= due { break }
-                    let wait = due - ContinuousClock.now
-                    _ = condition.wait(until: Date().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18))
-                } else {
-                    condition.wait()
-                }
-            }
+            while queued.isEmpty, !rotationRequested, !stopping { condition.wait() }
             let batch = queued
             let batchLastSeq = queuedLastSeq
             let rotate = rotationRequested
@@ -192,13 +243,9 @@ public final class AppendLog: @unchecked Sendable {
                     unsyncedSeq = batchLastSeq
                     writtenThrough = batchLastSeq
                 }
-                if unsyncedSeq > 0 {
-                    let due = policy == .always || stop || rotate || (policy == .interval && ContinuousClock.now - lastSync >= interval)
-                    if due, policy != .never || stop { try sync() }
-                }
+                if unsyncedSeq > 0 { try sync() }
                 if !batch.isEmpty { acknowledge(through: batchLastSeq) }
                 if rotate || segmentBytes >= segmentLimit {
-                    if unsyncedSeq > 0 { try sync() }
                     fileSystem.close(fd)
                     fd = -1
                     try openSegment(firstSeq: writtenThrough + 1)
@@ -226,6 +273,64 @@ public final class AppendLog: @unchecked Sendable {
         fsyncCount.add(1, ordering: .relaxed)
         unsyncedSeq = 0
         lastSync = .now
+    }
+
+    /// Inline mode: appenders write (and start new segments); this thread fsyncs what they wrote once per
+    /// interval, and syncs and closes retired segments, outside the lock so writes go on meanwhile.
+    private func inlineMaintenanceLoop() {
+        while true {
+            condition.lock()
+            while !stopping, retiring.isEmpty {
+                if policy == .interval, unsyncedSeq > 0, failure == nil {
+                    let due = lastSync + interval
+                    if ContinuousClock.now >= due { break }
+                    let wait = due - ContinuousClock.now
+                    _ = condition.wait(until: Date().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18))
+                } else {
+                    condition.wait()
+                }
+            }
+            let stop = stopping
+            let retired = retiring
+            retiring.removeAll()
+            let healthy = failure == nil
+            let dirtySeq = healthy && unsyncedSeq > 0 && (stop || policy == .interval && ContinuousClock.now >= lastSync + interval) ? unsyncedSeq : 0
+            let syncFD = fd, syncPath = segmentPath
+            condition.unlock()
+            do throws(IOError) {
+                for segment in retired {
+                    if segment.dirty, healthy {
+                        try fileSystem.fsync(segment.fd, path: segment.path)
+                        fsyncCount.add(1, ordering: .relaxed)
+                    }
+                    fileSystem.close(segment.fd)
+                }
+                if dirtySeq > 0 {
+                    try fileSystem.fsync(syncFD, path: syncPath)
+                    fsyncCount.add(1, ordering: .relaxed)
+                    condition.withLock {
+                        if unsyncedSeq == dirtySeq { unsyncedSeq = 0 }
+                        lastSync = .now
+                    }
+                }
+            } catch {
+                fail(StorageFailure(error))
+            }
+            if stop {
+                finishStopping()
+                return
+            }
+        }
+    }
+
+    /// Inline mode, under the lock: later records go to a new segment; the writer thread syncs and closes the old
+    /// one. Appenders wait for one open and one directory fsync, once per snapshot or full segment.
+    private func startNextSegmentLocked() throws(IOError) {
+        retiring.append((fd, segmentPath, unsyncedSeq > 0))
+        fd = -1
+        unsyncedSeq = 0
+        condition.signal()
+        try openSegment(firstSeq: nextSeq)
     }
 
     private func acknowledge(through seq: UInt64) {

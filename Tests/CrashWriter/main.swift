@@ -2,16 +2,17 @@ import Foundation
 import Rules
 import Store
 
-// Test helper for the kill -9 crash test: writes with fsync=always from several threads and prints
-// "ack USER N" after each acknowledged write, until it is killed.
+// Test helper for the kill -9 crash test: writes from several threads under the given fsync policy (default
+// always) and prints "ack USER N" after each acknowledged write, until it is killed.
 let arguments = CommandLine.arguments
-guard arguments.count == 3, let threads = Int(arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: store-crash-writer DIR THREADS\n".utf8))
+guard arguments.count == 3 || arguments.count == 4, let threads = Int(arguments[2]),
+      let policy = arguments.count == 4 ? FsyncPolicy(rawValue: arguments[3]) : .always else {
+    FileHandle.standardError.write(Data("usage: store-crash-writer DIR THREADS [always|interval|never]\n".utf8))
     exit(1)
 }
 let database: Database
 do {
-    database = try Database(options: .init(directory: arguments[1], fsync: .always, snapshotEvery: 500))
+    database = try Database(options: .init(directory: arguments[1], fsync: policy, snapshotEvery: 500))
 } catch {
     FileHandle.standardError.write(Data("recovery failed: \(error)\n".utf8))
     exit(2)

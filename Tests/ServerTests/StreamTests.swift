@@ -212,6 +212,28 @@ import Glibc
     }
 
     /// With the real clock: a cooldown ending reaches the stream within 100 ms of its instant, with no write.
+    /// Heartbeats come from each stream's own quiet time: an event resets it, and a stream that keeps quiet gets
+    /// one comment per interval.
+    @Test func quietStream_getsAHeartbeatPerInterval_andAnEventPostponesIt() throws {
+        let api = try APIHarness(configure: { $0.streamHeartbeat = .milliseconds(600) })
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream?flags=discount")
+        let opened = ContinuousClock.now
+        Thread.sleep(forTimeInterval: 0.3)
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: StreamTests.patchVIP)
+        let wrote = ContinuousClock.now
+        #expect(try client.readEvents(1)[0].contains("event: flag"))
+        let heartbeat = try client.readEvents(1)[0]
+        let firstBeat = ContinuousClock.now
+        #expect(heartbeat == ": keep-alive")
+        // Counted from the event, not from the stream's start; the loops tick four times a second.
+        #expect(firstBeat - wrote >= .milliseconds(550), "heartbeat \(firstBeat - wrote) after the event")
+        #expect(firstBeat - opened < .milliseconds(1_500))
+        #expect(try client.readEvents(1)[0] == ": keep-alive")
+        let secondBeat = ContinuousClock.now
+        #expect(secondBeat - firstBeat >= .milliseconds(550) && secondBeat - firstBeat < .milliseconds(1_000))
+    }
+
     @Test func cooldownEnding_arrivesWithin100ms() throws {
         let rules = #"{"flags": {"promo": {"when": {"cooldown": {"event": "shown", "for": 1}}}}}"#
         let api = try APIHarness(rulesText: rules, realClock: true)

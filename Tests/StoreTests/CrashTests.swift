@@ -16,7 +16,10 @@ import Testing
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
 
-    @Test func killNine_atRandomMoments_losesNothingAcknowledged() throws {
+    /// `always` acknowledges after fsync (the writer thread); `interval` once the caller's own write reached the
+    /// file, which a killed process cannot take back.
+    @Test(arguments: [FsyncPolicy.always, .interval])
+    func killNine_atRandomMoments_losesNothingAcknowledged(policy: FsyncPolicy) throws {
         let directory = temporaryDirectory()
         var generator = SplitMix(seed: UInt64(Date().timeIntervalSince1970))
         var highest: [String: Int] = [:]
@@ -25,7 +28,7 @@ import Testing
         for _ in 0..<20 {
             let process = Process()
             process.executableURL = Self.writer
-            process.arguments = [directory, "4"]
+            process.arguments = [directory, "4", policy.rawValue]
             let stdout = Pipe()
             process.standardOutput = stdout
             try process.run()

@@ -1,13 +1,16 @@
 import Foundation
 
-/// specd-bench: in-process benchmarks (not timed tests). `swift run -c release specd-bench rules|json|all`.
+/// specd-bench: in-process benchmarks (not timed tests). `swift run -c release specd-bench rules|json|store|all`;
+/// `specd-bench sse-load …` is the SSE load client that scripts/bench-sse.sh drives.
 let suites: [String: () -> Void] = ["rules": RulesBenchmark.run, "json": JSONBenchmark.run, "store": StoreBenchmark.run]
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
-if requested == "all" {
+if requested == "sse-load" {
+    exit(SSELoad.main(Array(CommandLine.arguments.dropFirst(2))))
+} else if requested == "all" {
     for name in suites.keys.sorted() { suites[name]!() }
 } else if let suite = suites[requested] {
     suite()
 } else {
-    FileHandle.standardError.write(Data("usage: specd-bench [\(suites.keys.sorted().joined(separator: "|"))|all]\n".utf8))
+    FileHandle.standardError.write(Data("usage: specd-bench [\(suites.keys.sorted().joined(separator: "|"))|all|sse-load …]\n".utf8))
     exit(1)
 }

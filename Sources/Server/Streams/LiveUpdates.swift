@@ -5,14 +5,14 @@ import Store
 import Synchronization
 
 /// Turns writes, rule reloads and the passing of time into stream events (DESIGN §6) and fires delayed triggers
-/// (§3.3). One thread sleeps until the next scheduled instant or heartbeat; it never polls all users.
+/// (§3.3). One thread sleeps until the next scheduled instant; it never polls all users. (Heartbeats are the
+/// connections' own: each idle stream gets one from its loop's tick.)
 public final class LiveUpdates: @unchecked Sendable {
     let hub: StreamHub
     let rules: LiveRules
     let database: Database
     let clock: WallClock
     let logger: Logger
-    let heartbeatInterval: Duration
     private let scheduler = Mutex(ClockScheduler())
     /// Delayed fires waiting for their instant: the donation's time and app version, for the re-check.
     private let pendingTriggers = Mutex<[ClockScheduler.Job: RequestAttributes]>([:])
@@ -20,15 +20,13 @@ public final class LiveUpdates: @unchecked Sendable {
     /// When the thread plans to wake next (guarded by `wake`): new jobs due later need no signal.
     private var plannedWake: Instant?
     private var running = true
-    private var lastHeartbeat = ContinuousClock.now
 
-    init(hub: StreamHub, rules: LiveRules, database: Database, clock: WallClock, logger: Logger, heartbeat: Duration = .seconds(15)) {
+    init(hub: StreamHub, rules: LiveRules, database: Database, clock: WallClock, logger: Logger) {
         self.hub = hub
         self.rules = rules
         self.database = database
         self.clock = clock
         self.logger = logger
-        heartbeatInterval = heartbeat
     }
 
     func start() {
@@ -166,18 +164,14 @@ public final class LiveUpdates: @unchecked Sendable {
             guard running else { wake.unlock(); return }
             let now = clock.now()
             let next = scheduler.withLock { $0.nextDue() }
-            let untilHeartbeat = heartbeatInterval - (ContinuousClock.now - lastHeartbeat)
-            var wait = Double(untilHeartbeat.components.seconds) + Double(untilHeartbeat.components.attoseconds) / 1e18
+            // With nothing scheduled, sleep until a new job signals (bounded, so a lost signal costs at most this).
+            var wait = 60.0
             if let next { wait = min(wait, Double(next.milliseconds - now.milliseconds) / 1000) }
             plannedWake = now + Int64(max(0, wait) * 1000)
             if wait > 0 { _ = wake.wait(until: Date().addingTimeInterval(wait)) }
             plannedWake = nil
             wake.unlock()
             runDue(now: clock.now())
-            if ContinuousClock.now - lastHeartbeat >= heartbeatInterval {
-                lastHeartbeat = .now
-                hub.heartbeat()
-            }
         }
     }
 }

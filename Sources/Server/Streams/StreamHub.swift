@@ -42,6 +42,8 @@ public final class StreamHub: Sendable {
         var byUser: [String: Set<Int>] = [:]
         /// Streams for every user (`GET /v1/stream`).
         var global: [Int] = []
+        /// Global streams with `?include=context`: counted so a write need not scan every stream to ask.
+        var globalWithContext = 0
         var nextSubscriber = 0
         var lastID: EventID
         /// The oldest id that can still be resumed from: anything older gets a `reset`.
@@ -74,8 +76,7 @@ public final class StreamHub: Sendable {
 
     func wantsContext(for user: String) -> Bool {
         state.withLock { state in
-            (state.byUser[user] ?? []).contains { state.subscribers[$0]?.includeContext == true }
-                || state.subscribers.values.contains { $0.user == nil && $0.includeContext }
+            state.globalWithContext > 0 || (state.byUser[user] ?? []).contains { state.subscribers[$0]?.includeContext == true }
         }
     }
 
@@ -104,7 +105,12 @@ public final class StreamHub: Sendable {
             }
             stream.send(prelude)
             state.subscribers[number] = subscriber
-            if let user { state.byUser[user, default: []].insert(number) } else { state.global.append(number) }
+            if let user {
+                state.byUser[user, default: []].insert(number)
+            } else {
+                state.global.append(number)
+                if includeContext { state.globalWithContext += 1 }
+            }
             stream.onClose { [weak self] reason in self?.unsubscribe(number, reason: reason) }
             return true
         }
@@ -120,6 +126,7 @@ public final class StreamHub: Sendable {
                 if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
             } else {
                 state.global.removeAll { $0 == number }
+                if subscriber.includeContext { state.globalWithContext -= 1 }
             }
         }
     }
@@ -188,12 +195,6 @@ public final class StreamHub: Sendable {
         let data: JSONValue = ["type": "refetchEvaluation", "etag": .string(id.description),
                                "lastModified": .int(Int(Date().timeIntervalSince1970))]
         return SSEEncoder.encode(SSEEvent(id: id.description, event: "message", data: JSONWriter.string(data)))
-    }
-
-    func heartbeat() {
-        let bytes = SSEEncoder.encode(.heartbeat())
-        let streams = state.withLock { $0.subscribers.values.map(\.stream) }
-        for stream in streams { stream.send(bytes) }
     }
 
     func lastSeen(user: String) -> [[String: JSONValue]] {
