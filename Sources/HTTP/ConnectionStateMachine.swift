@@ -60,6 +60,11 @@ public struct ConnectionStateMachine: Sendable {
         state = .streaming
     }
 
+    /// The server ended a stream: the last chunk goes out, then the connection lingers and closes.
+    public mutating func streamEnded(now: Instant) {
+        state = .closing(until: now + timeouts.lingerClose)
+    }
+
     /// Whether the response being written should say `Connection: close`.
     public func shouldKeepAlive(requestWantsKeepAlive: Bool) -> Bool {
         requestWantsKeepAlive && !isDraining && requestsServed + 1 < timeouts.maxRequestsPerConnection
@@ -111,7 +116,18 @@ public struct ConnectionStateMachine: Sendable {
         }
     }
 
-    /// Checks deadlines; called periodically by the owner with the current instant.
+    /// The instant at which `tick` will next have something to do; `nil` while no deadline runs.
+    public var nextDeadline: Instant? {
+        switch state {
+        case .idle(let since): since + timeouts.keepAliveIdle
+        case .readingHead(let since): since + timeouts.header
+        case .readingBody(let lastProgress): lastProgress + timeouts.bodyIdle
+        case .closing(let until): until
+        case .handling, .streaming, .closed: nil
+        }
+    }
+
+    /// Checks deadlines; called by the owner with the current instant, at or after `nextDeadline`.
     public mutating func tick(now: Instant) -> Action {
         switch state {
         case .idle(let since):

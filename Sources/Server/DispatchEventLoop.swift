@@ -29,6 +29,9 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
 
     var inEventLoop: Bool { DispatchQueue.getSpecific(key: key) != nil }
 
+    /// The Dispatch loop ticks every channel on its timer; it does not need the hint.
+    func setDeadline(_ channel: Channel, _ deadline: ContinuousClock.Instant?) {}
+
     func add(_ channel: Channel) {
         let source = DispatchSource.makeReadSource(fileDescriptor: channel.fd, queue: queue)
         source.setEventHandler { [unowned channel] in channel.readable() }

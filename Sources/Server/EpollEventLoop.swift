@@ -7,23 +7,24 @@ import Synchronization
 /// One thread blocked in `epoll_wait`, level-triggered, owning its channels outright. Other threads hand it work
 /// through a locked task list and an `eventfd` wake-up.
 ///
-/// Deadlines are checked in slices: each wake-up ticks the next tenth of the descriptors, so every channel is
-/// ticked once per `tickInterval` but no request ever waits behind a sweep of all ten thousand streams.
+/// Deadlines live in a flat table by descriptor, which channels keep current: every `tickInterval` the loop scans
+/// the table (a few microseconds for ten thousand entries) and ticks only the channels whose deadline passed, so
+/// ten thousand quiet streams cost nothing, and no request waits behind a sweep over all of them.
 final class EpollEventLoop: EventLoop, @unchecked Sendable {
-    private static let tickSlices = 10
     private let epollFD: Int32
     private let wakeFD: Int32
     /// Indexed by descriptor (descriptors are small and dense); touched only on the loop thread.
     private var channels: [Channel?] = []
-    private var channelCount = 0
-    private var tickCursor = 0
+    /// Milliseconds since `epoch` at which each descriptor's channel wants a tick; `Int64.max` for none.
+    private var deadlines: [Int64] = []
+    private let epoch = ContinuousClock.now
     private let pendingTasks = Mutex<[@Sendable () -> Void]>([])
     private let loopThread = Atomic<UInt>(0)
     private let running = Atomic<Bool>(true)
     private let stopped = DispatchSemaphore(value: 0)
     private let tickInterval: Duration
 
-    init(tickInterval: Duration = .milliseconds(250)) {
+    init(tickInterval: Duration = .milliseconds(50)) {
         epollFD = specd_epoll_create()
         wakeFD = specd_eventfd()
         self.tickInterval = tickInterval
@@ -39,9 +40,14 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     func add(_ channel: Channel) {
         let index = Int(channel.fd)
-        if index >= channels.count { channels += Array(repeating: nil, count: max(index + 1 - channels.count, channels.count)) }
-        if channels[index] == nil { channelCount += 1 }
+        if index >= channels.count {
+            let growth = max(index + 1 - channels.count, channels.count)
+            channels += Array(repeating: nil, count: growth)
+            deadlines += Array(repeating: .max, count: growth)
+        }
         channels[index] = channel
+        // Ticked at the next scan, where it reports its real deadline.
+        deadlines[index] = 0
         specd_epoll_ctl(epollFD, 0, channel.fd, UInt32(SPECD_EV_READ))
     }
 
@@ -54,7 +60,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         let index = Int(channel.fd)
         guard index < channels.count, channels[index] === channel else { return }
         channels[index] = nil
-        channelCount -= 1
+        deadlines[index] = .max
         specd_epoll_ctl(epollFD, 2, channel.fd, 0)
         Glibc.close(channel.fd)
     }
@@ -65,6 +71,18 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             return tasks.count == 1
         }
         if wasEmpty { wake() }
+    }
+
+    func setDeadline(_ channel: Channel, _ deadline: ContinuousClock.Instant?) {
+        let index = Int(channel.fd)
+        guard index < channels.count, channels[index] === channel else { return }
+        deadlines[index] = deadline.map(milliseconds) ?? .max
+    }
+
+    /// Rounded up: a tick that comes a little late is harmless, one that comes early finds nothing due.
+    private func milliseconds(_ instant: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = (instant - epoch).components
+        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
     }
 
     func forEachChannel(_ body: (Channel) -> Void) {
@@ -99,9 +117,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         }
         let readBits = UInt32(SPECD_EV_READ | SPECD_EV_HANGUP | SPECD_EV_ERROR)
         let writeBits = UInt32(SPECD_EV_WRITE | SPECD_EV_ERROR)
-        let sliceInterval = tickInterval / Self.tickSlices
-        var nextSlice = ContinuousClock.now + sliceInterval
-        let timeoutMilliseconds = Int32(max(1, sliceInterval.components.seconds * 1000 + sliceInterval.components.attoseconds / 1_000_000_000_000_000))
+        var nextScan = ContinuousClock.now + tickInterval
+        let timeoutMilliseconds = Int32(max(1, tickInterval.components.seconds * 1000 + tickInterval.components.attoseconds / 1_000_000_000_000_000))
         while running.load(ordering: .acquiring) {
             let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), timeoutMilliseconds)
             if count > 0 {
@@ -119,9 +136,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             }
             runPendingTasks()
             let now = ContinuousClock.now
-            if now >= nextSlice {
-                nextSlice = now + sliceInterval
-                tickNextSlice(now: now)
+            if now >= nextScan {
+                nextScan = now + tickInterval
+                tickDue(now: now)
             }
         }
         runPendingTasks()
@@ -132,16 +149,13 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         Int(fd) < channels.count ? channels[Int(fd)] : nil
     }
 
-    private func tickNextSlice(now: ContinuousClock.Instant) {
-        guard channelCount > 0 else { return }
-        let width = (channels.count + Self.tickSlices - 1) / Self.tickSlices
-        if tickCursor >= channels.count { tickCursor = 0 }
-        let end = min(channels.count, tickCursor + width)
-        for index in tickCursor..<end {
-            // Bound first: a tick may close the channel, which writes to `channels`.
+    private func tickDue(now: ContinuousClock.Instant) {
+        let current = milliseconds(now)
+        for index in deadlines.indices where deadlines[index] <= current {
+            // Cleared first: the tick reports the next one. Bound first: a tick may close the channel.
+            deadlines[index] = .max
             if let channel = channels[index] { channel.tick(now: now) }
         }
-        tickCursor = end
     }
 
     private func runPendingTasks() {

@@ -3,7 +3,8 @@ protocol Channel: AnyObject {
     var fd: Int32 { get }
     func readable()
     func writable()
-    /// Periodic deadline check (about four times a second).
+    /// Deadline check: when the deadline the channel last reported has passed (epoll loop), or about four times a
+    /// second (Dispatch loop).
     func tick(now: ContinuousClock.Instant)
 }
 
@@ -18,6 +19,9 @@ protocol EventLoop: AnyObject, Sendable {
     /// Runs `task` on the loop's thread (inline when already there is the caller's business: see `inEventLoop`).
     func execute(_ task: @escaping @Sendable () -> Void)
     var inEventLoop: Bool { get }
+    /// When the channel next needs a `tick` (`nil`: not until it says otherwise). Channels report it whenever
+    /// their state changes, so a loop can check a flat table of instants instead of visiting every connection.
+    func setDeadline(_ channel: Channel, _ deadline: ContinuousClock.Instant?)
     /// Every channel on this loop, for draining.
     func forEachChannel(_ body: (Channel) -> Void)
     /// Begins serving (the epoll loop starts its thread; the Dispatch loop its tick timer).

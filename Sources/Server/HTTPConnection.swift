@@ -51,6 +51,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     func readable() {
         guard !isClosed else { return }
+        defer { refreshDeadline() }
         let received = readBuffer.withBuffer { buffer -> Int in
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count > 0, !lingering {
@@ -83,6 +84,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     func tick(now: ContinuousClock.Instant) {
         guard !isClosed else { return }
+        defer { refreshDeadline() }
         if stream != nil {
             let quiet = now - lastWriteProgress
             if output.count > outputOffset {
@@ -101,6 +103,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     /// Graceful shutdown: idle connections close now, others after their current response.
     func drain() {
         guard !isClosed else { return }
+        defer { refreshDeadline() }
         if stream != nil {
             streamWrite(SSEEncoder.encode(.heartbeat("specd is shutting down")))
             endStream(.serverClosed)
@@ -184,6 +187,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     private func complete(_ response: HTTPResponse, generation expected: Int) {
         guard !isClosed, awaitingResponse, expected == generation, let head else { return }
+        defer { refreshDeadline() }
         awaitingResponse = false
         let keepAlive = machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
         var response = response
@@ -221,6 +225,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
         machine.streamStarted()
         lastWriteProgress = .now
+        defer { refreshDeadline() }
         context.accessLog(head, .ok, requestStart, requestID, peer)
         flush()
     }
@@ -234,6 +239,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         }
         if head.version == .http11 { HTTPResponseEncoder.encodeChunk(bytes, into: &output) } else { output += bytes }
         flush()
+        // Bytes left waiting start the stall clock, which may run out before the next heartbeat was due.
+        if output.count > outputOffset { refreshDeadline() }
     }
 
     private func endStream(_ reason: EventStream.CloseReason) {
@@ -246,6 +253,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         if reason == .slowConsumer || reason == .peerClosed {
             close()
         } else {
+            machine.streamEnded(now: .now)
+            refreshDeadline()
             lingering = true
             if output.count == outputOffset { finishWriting() } else { flush() }
         }
@@ -268,7 +277,22 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     // MARK: - Actions and output
 
+    /// Tells the loop when this connection next needs a tick. Called after anything that can move the deadline
+    /// earlier; a deadline that only moved later just costs one early tick.
+    private func refreshDeadline() {
+        guard !isClosed else { return }
+        let next: ContinuousClock.Instant?
+        if stream != nil {
+            let waiting = output.count > outputOffset
+            next = lastWriteProgress + (waiting ? context.configuration.streamStallTimeout : context.configuration.streamHeartbeat)
+        } else {
+            next = machine.nextDeadline
+        }
+        loop.setDeadline(self, next)
+    }
+
     private func perform(_ action: ConnectionStateMachine.Action) {
+        defer { refreshDeadline() }
         switch action {
         case .none:
             break

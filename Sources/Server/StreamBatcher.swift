@@ -11,6 +11,12 @@ final class StreamBatcher: Sendable {
     }
 
     func enqueue(_ connection: HTTPConnection, _ bytes: [UInt8]) {
+        // Already on the loop with nothing queued ahead: write now, before whatever else this turn of the loop does
+        // (such as answering the write that caused the event).
+        if loop.inEventLoop, pending.withLock({ $0.isEmpty }) {
+            connection.streamWrite(bytes)
+            return
+        }
         let first = pending.withLock { queue in
             queue.append((connection, bytes))
             return queue.count == 1

@@ -37,6 +37,25 @@ import Testing
         #expect(machine.tick(now: t0 + .seconds(18)) == .respondTimeout)
     }
 
+    /// The loop ticks a connection only at `nextDeadline`: it must name the instant each state's tick acts.
+    @Test func nextDeadline_isTheInstantTickActs() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        #expect(machine.nextDeadline == t0 + .seconds(75))
+        machine.bytesReceived(now: t0 + .seconds(1))
+        #expect(machine.nextDeadline == t0 + .seconds(11))
+        machine.headReceived(now: t0 + .seconds(2), bodyFollows: true)
+        #expect(machine.nextDeadline == t0 + .seconds(12))
+        machine.requestComplete()
+        #expect(machine.nextDeadline == nil)
+        #expect(machine.responseQueued(now: t0 + .seconds(3), keepAlive: true) == .none)
+        #expect(machine.nextDeadline == t0 + .seconds(78))
+        machine.streamStarted()
+        #expect(machine.nextDeadline == nil)
+        machine.streamEnded(now: t0 + .seconds(4))
+        #expect(machine.nextDeadline == t0 + .seconds(6))
+        #expect(machine.tick(now: t0 + .seconds(6)) == .close)
+    }
+
     @Test func handling_hasNoReadDeadline() {
         var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
         machine.bytesReceived(now: t0)

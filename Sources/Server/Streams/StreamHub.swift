@@ -57,6 +57,9 @@ public final class StreamHub: Sendable {
 
     public let options: Options
     private let state: Mutex<State>
+    /// Streams that closed since the state was last locked. A stream may close while the hub is sending to it
+    /// (its connection writes inline on the loop thread): the close is queued here, never taken under `state`.
+    private let closed = Mutex<[(number: Int, reason: EventStream.CloseReason)]>([])
 
     /// `startSeq` is the log's last seq at start: ids from an earlier run are not resumable.
     public init(options: Options = Options(), startSeq: UInt64) {
@@ -64,18 +67,18 @@ public final class StreamHub: Sendable {
         state = Mutex(State(lastID: EventID(seq: startSeq), resumableAfter: EventID(seq: startSeq)))
     }
 
-    public var streamCount: Int { state.withLock { $0.subscribers.count } }
-    public var droppedSlowStreams: Int { state.withLock { $0.dropped } }
-    public var lastID: EventID { state.withLock { $0.lastID } }
+    public var streamCount: Int { withState { $0.subscribers.count } }
+    public var droppedSlowStreams: Int { withState { $0.dropped } }
+    public var lastID: EventID { withState { $0.lastID } }
 
-    func subscribedUsers() -> [String] { state.withLock { Array($0.byUser.keys) } }
+    func subscribedUsers() -> [String] { withState { Array($0.byUser.keys) } }
 
     func hasSubscribers(for user: String) -> Bool {
-        state.withLock { !($0.byUser[user]?.isEmpty ?? true) }
+        withState { !($0.byUser[user]?.isEmpty ?? true) }
     }
 
     func wantsContext(for user: String) -> Bool {
-        state.withLock { state in
+        withState { state in
             state.globalWithContext > 0 || (state.byUser[user] ?? []).contains { state.subscribers[$0]?.includeContext == true }
         }
     }
@@ -85,7 +88,7 @@ public final class StreamHub: Sendable {
     func subscribe(_ stream: EventStream, user: String?, flags: Set<String>?, types: Set<String>?, includeContext: Bool = false,
                    refetchOnly: Bool = false, lastEventID: EventID?,
                    currentValues: [String: JSONValue], resetState: () -> JSONValue) -> Bool {
-        let accepted = state.withLock { state -> Bool in
+        let accepted = withState { state -> Bool in
             guard state.subscribers.count < options.maxStreams else { return false }
             let number = state.nextSubscriber
             state.nextSubscriber += 1
@@ -117,17 +120,31 @@ public final class StreamHub: Sendable {
         return accepted
     }
 
-    private func unsubscribe(_ number: Int, reason: EventStream.CloseReason) {
+    /// The state, with every stream closed meanwhile removed first.
+    private func withState<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
         state.withLock { state in
-            guard let subscriber = state.subscribers.removeValue(forKey: number) else { return }
-            if reason == .slowConsumer { state.dropped += 1 }
-            if let user = subscriber.user {
-                state.byUser[user]?.remove(number)
-                if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
-            } else {
-                state.global.removeAll { $0 == number }
-                if subscriber.includeContext { state.globalWithContext -= 1 }
+            let gone = closed.withLock { list in
+                defer { list.removeAll() }
+                return list
             }
+            for (number, reason) in gone { remove(number, reason: reason, from: &state) }
+            return body(&state)
+        }
+    }
+
+    private func unsubscribe(_ number: Int, reason: EventStream.CloseReason) {
+        closed.withLock { $0.append((number, reason)) }
+    }
+
+    private func remove(_ number: Int, reason: EventStream.CloseReason, from state: inout State) {
+        guard let subscriber = state.subscribers.removeValue(forKey: number) else { return }
+        if reason == .slowConsumer { state.dropped += 1 }
+        if let user = subscriber.user {
+            state.byUser[user]?.remove(number)
+            if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+        } else {
+            state.global.removeAll { $0 == number }
+            if subscriber.includeContext { state.globalWithContext -= 1 }
         }
     }
 
@@ -143,7 +160,7 @@ public final class StreamHub: Sendable {
     /// A flag change for a user: sent to each interested stream whose last seen value differs; retained.
     func publishFlag(user: String, key: String, evaluation: Evaluation, previous: JSONValue?, seq: UInt64?) {
         let value = evaluation.value ?? .null
-        state.withLock { state in
+        withState { state in
             let id = nextID(&state, seq: seq)
             var data: JSONObject = ["user": .string(user), "key": .string(key), "value": value]
             if let variant = evaluation.variant { data["variant"] = .string(variant) }
@@ -171,7 +188,7 @@ public final class StreamHub: Sendable {
     }
 
     func publish(type: String, user: String?, data: JSONValue, seq: UInt64?) {
-        state.withLock { state in
+        withState { state in
             let id = nextID(&state, seq: seq)
             let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: type, data: JSONWriter.string(data)))
             let event = Retained(id: id, user: user, type: type, flag: nil, value: nil, bytes: bytes, at: .now)
@@ -198,7 +215,7 @@ public final class StreamHub: Sendable {
     }
 
     func lastSeen(user: String) -> [[String: JSONValue]] {
-        state.withLock { state in (state.byUser[user] ?? []).compactMap { state.subscribers[$0]?.lastSeen } }
+        withState { state in (state.byUser[user] ?? []).compactMap { state.subscribers[$0]?.lastSeen } }
     }
 
     private func targets(_ state: State, user: String) -> [Int] {
