@@ -1,8 +1,9 @@
 /// Percent-decoding of path segments and query components (RFC 3986 §2.1).
 public enum PercentDecoding {
-    /// Decodes `%XX` escapes; `nil` when an escape is malformed or the result is not UTF-8.
+    /// Decodes `%XX` escapes; `nil` when an escape is malformed or the result is not UTF-8. Concrete, not generic:
+    /// an unspecialized generic across the module boundary cost more than the decoding.
     /// `plusAsSpace` applies the form-encoding rule for query strings.
-    public static func decode<S: StringProtocol>(_ text: S, plusAsSpace: Bool = false) -> String? {
+    public static func decode(_ text: Substring, plusAsSpace: Bool = false) -> String? {
         let utf8 = text.utf8
         guard utf8.contains(UInt8(ascii: "%")) || (plusAsSpace && utf8.contains(UInt8(ascii: "+"))) else {
             return String(text)
@@ -29,7 +30,7 @@ public enum PercentDecoding {
     }
 
     /// Splits a query string into decoded name/value pairs; malformed pairs are skipped.
-    public static func queryItems<S: StringProtocol>(_ query: S) -> [(name: String, value: String)] {
+    public static func queryItems(_ query: Substring) -> [(name: String, value: String)] {
         query.split(separator: "&", omittingEmptySubsequences: true).compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = decode(parts[0], plusAsSpace: true) else { return nil }

@@ -9,12 +9,15 @@ public struct Request: Sendable {
     public let peer: String
     /// Decoded `{name}` segments of the matched route, in path order (two or three: an array beats a dictionary).
     public var parameters: [(name: String, value: String)] = []
+    /// The query, decoded once: handlers ask for several names.
+    public let queryItems: [(name: String, value: String)]
 
     public init(head: HTTPRequestHead, body: [UInt8], id: String, peer: String = "") {
         self.head = head
         self.body = body
         self.id = id
         self.peer = peer
+        queryItems = head.query.map { PercentDecoding.queryItems($0) } ?? []
     }
 
     public var method: String { head.method }
@@ -23,8 +26,7 @@ public struct Request: Sendable {
 
     /// Decoded query parameters (the first of each name).
     public func query(_ name: String) -> String? {
-        guard let query = head.query else { return nil }
-        return PercentDecoding.queryItems(query).first { $0.name == name }?.value
+        queryItems.first { $0.name == name }?.value
     }
 
     public func parameter(_ name: String) -> String { parameters.first { $0.name == name }?.value ?? "" }
