@@ -2,11 +2,13 @@
 # SSE delivery benchmark: N subscribers (1 000 and 10 000), each on its own user or all on one, M changes; delivery
 # latency p50/p99 and events/s for specd and, in the same run, nginx + nchan publishing the same payloads to the
 # same number of EventSource subscribers. Loopback only; every wait bounded.
-#   SUBSCRIBERS="1000 10000" CHANGES=20 scripts/bench-sse.sh
+#   SUBSCRIBERS="1000 10000" CHANGES=20 MODES="one own" ROUNDS=1 scripts/bench-sse.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUBSCRIBERS=${SUBSCRIBERS:-"1000 10000"}
 CHANGES=${CHANGES:-20}
+MODES=${MODES:-"one own"}
+ROUNDS=${ROUNDS:-1}
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 source scripts/lib.sh
 if ! command -v nginx >/dev/null 2>&1 || [ ! -e /usr/lib/nginx/modules/ngx_nchan_module.so ]; then
@@ -45,7 +47,8 @@ sleep 0.5
 
 printf '%-6s %-5s %-8s %13s %9s %9s %9s %10s\n' target mode subs delivered p50_ms p99_ms max_ms events/s
 for n in $SUBSCRIBERS; do
-  for mode in one own; do
+  for mode in $MODES; do
+    for round in $(seq "$ROUNDS"); do
     m=$CHANGES
     [ "$mode" = own ] && m=$n
     for target in nchan specd; do
@@ -62,6 +65,7 @@ print("%-6s %-5s %-8s %13s %9s %9s %9s %10s" % (r["target"], r.get("mode", "?"),
       "%s/%s" % (r["delivered"], r["expected"]), r.get("p50_ms", "-"), r.get("p99_ms", "-"), r.get("max_ms", "-"),
       r.get("events_per_s", "-")))
 PY
+    done
     done
   done
 done

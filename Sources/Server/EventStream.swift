@@ -12,21 +12,23 @@ public final class EventStream: Sendable {
         case slowConsumer
     }
 
-    private let write: @Sendable ([UInt8]) -> Void
+    private let write: @Sendable (_ bytes: [UInt8], _ direct: Bool) -> Void
     private let finish: @Sendable () -> Void
     private let state = Mutex<(closed: Bool, handlers: [@Sendable (CloseReason) -> Void])>((false, []))
 
-    init(write: @escaping @Sendable ([UInt8]) -> Void, finish: @escaping @Sendable () -> Void) {
+    init(write: @escaping @Sendable (_ bytes: [UInt8], _ direct: Bool) -> Void, finish: @escaping @Sendable () -> Void) {
         self.write = write
         self.finish = finish
     }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
 
-    /// Queues bytes (one SSE event or comment) for the client.
-    public func send(_ bytes: [UInt8]) {
+    /// Queues bytes (one SSE event or comment) for the client. `direct`: the caller is sending to few streams,
+    /// so writing from its own thread beats waking the stream's loop; a large fan-out leaves `false` so each
+    /// loop writes its share in parallel.
+    public func send(_ bytes: [UInt8], direct: Bool = false) {
         guard !isClosed else { return }
-        write(bytes)
+        write(bytes, direct)
     }
 
     /// Ends the stream from the server side.

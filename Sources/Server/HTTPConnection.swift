@@ -33,11 +33,16 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     private var isClosed = false
     /// The open streaming response, if this connection carries one.
     private var stream: EventStream?
+    /// Lets publishers on other threads write events straight to the socket (see `StreamGate`).
+    private let gate: StreamGate
+    /// Whether the gate is open, as this loop knows it: its own stream sends then go through the gate's lock.
+    private var gateOpen = false
     private var streamLimit = 1 << 20
     private var lastWriteProgress = ContinuousClock.now
 
     init(fd: Int32, peer: String, loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer, batcher: StreamBatcher) {
         self.fd = fd
+        gate = StreamGate(fd: fd)
         self.readBuffer = readBuffer
         self.batcher = batcher
         self.peer = peer
@@ -86,7 +91,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         guard !isClosed else { return }
         defer { refreshDeadline() }
         if stream != nil {
-            let quiet = now - lastWriteProgress
+            let quiet = now - max(lastWriteProgress, gate.lastDirectWrite ?? lastWriteProgress)
             if output.count > outputOffset {
                 if quiet >= context.configuration.streamStallTimeout { endStream(.slowConsumer) }
             } else if quiet >= context.configuration.streamHeartbeat {
@@ -167,8 +172,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 loop.execute { self.complete(response, generation: expected) }
             }
         }, openStream: { [self] headers in
-            let stream = EventStream(write: { [self] bytes in
-                batcher.enqueue(self, bytes)
+            let stream = EventStream(write: { [self] bytes, direct in
+                sendEvent(bytes, direct: direct)
             }, finish: { [self] in
                 loop.execute { self.endStream(.serverClosed) }
             })
@@ -219,6 +224,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         HTTPResponseEncoder.encodeHead(status: .ok, headers: all, framing: framing, version: head.version,
                                        keepAlive: head.version == .http11, date: context.dates.current(), into: &output)
         stream = newStream
+        gateOpen = true
         // Bound what the kernel may hold for a stream, so a client that stops reading shows up in our own buffer
         // (and is dropped at its limit) instead of hiding in megabytes of autotuned socket buffer.
         var sendBuffer: Int32 = 64 * 1024
@@ -228,6 +234,32 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         defer { refreshDeadline() }
         context.accessLog(head, .ok, requestStart, requestID, peer)
         flush()
+        // Only now, with the head in the socket or in our buffer: no direct write can overtake it.
+        gate.open(chunked: framing == .chunked)
+    }
+
+    /// Any thread: one event for this stream. On this loop it is written now; from another thread it goes
+    /// straight to the socket when `direct` and the gate allows, else to this loop's batch.
+    func sendEvent(_ bytes: [UInt8], direct: Bool) {
+        // The hub sends under its own lock, so no other publisher can queue a hand-off between check and write.
+        if loop.inEventLoop, gate.nothingQueued {
+            streamWrite(bytes)
+            return
+        }
+        gate.send(bytes, direct: direct) { bytes, framed in batcher.enqueue(self, bytes, framed: framed) }
+    }
+
+    /// A hand-off from `sendEvent`, in the order they were made.
+    func streamWriteHandedOff(_ bytes: [UInt8], framed: Bool) {
+        gate.dequeued()
+        if framed {
+            guard !isClosed, stream != nil else { return }
+            output += bytes
+            flush()
+            if output.count > outputOffset { refreshDeadline() }
+        } else {
+            streamWrite(bytes)
+        }
     }
 
     func streamWrite(_ bytes: [UInt8]) {
@@ -246,6 +278,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     private func endStream(_ reason: EventStream.CloseReason) {
         guard let current = stream else { return }
         stream = nil
+        gate.close()
+        gateOpen = false
         if reason != .peerClosed, !isClosed, head?.version == .http11 {
             output += HTTPResponseEncoder.lastChunk
         }
@@ -311,6 +345,32 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     private func flush() {
         guard !isClosed else { return }
+        let failed = gateOpen ? gate.withSocket { () -> (result: Bool, pending: Bool) in
+            let failed = writeOutput()
+            return (failed, outputOffset < output.count)
+        } : writeOutput()
+        if failed {
+            close()
+            return
+        }
+        if outputOffset < output.count {
+            if !wantsWrite {
+                wantsWrite = true
+                updateInterest()
+            }
+            return
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 65_536)
+        outputOffset = 0
+        if wantsWrite {
+            wantsWrite = false
+            updateInterest()
+        }
+        if lingering { finishWriting() }
+    }
+
+    /// Sends what the socket takes; true when the socket failed.
+    private func writeOutput() -> Bool {
         while outputOffset < output.count {
             let written = output.withUnsafeBytes { raw in
                 Glibc.send(fd, raw.baseAddress! + outputOffset, raw.count - outputOffset, Int32(MSG_NOSIGNAL))
@@ -321,23 +381,12 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             } else if written < 0, errno == EINTR {
                 continue
             } else if written < 0, errno == EAGAIN {
-                if !wantsWrite {
-                    wantsWrite = true
-                    updateInterest()
-                }
-                return
+                return false
             } else {
-                close()
-                return
+                return true
             }
         }
-        output.removeAll(keepingCapacity: output.capacity <= 65_536)
-        outputOffset = 0
-        if wantsWrite {
-            wantsWrite = false
-            updateInterest()
-        }
-        if lingering { finishWriting() }
+        return false
     }
 
     /// Everything is written and the connection ends: half-close so the client reads our last response, then
@@ -357,6 +406,9 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     func close() {
         guard !isClosed else { return }
+        // Before the descriptor goes: no direct write may reach a number the kernel hands out again.
+        gate.close()
+        gateOpen = false
         isClosed = true
         if let open = stream {
             stream = nil

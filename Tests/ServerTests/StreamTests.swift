@@ -130,6 +130,47 @@ import Glibc
         _ = stalled
     }
 
+    /// A publisher on another thread writes straight to the socket until the kernel buffer fills, then hands the
+    /// rest to the loop; later events wait behind it. The client must see every event once, whole, in order.
+    @Test func directWrites_fromAnotherThread_keepOrderThroughAFullSocket() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream?events=trigger", receiveBuffer: 4096)
+        let count = 3000
+        let padding = String(repeating: "p", count: 100)
+        // This thread is no event loop: every send takes the direct path when the gate allows.
+        for index in 0..<count {
+            api.hub.publish(type: "trigger", user: "u1", data: ["n": .int(index), "pad": .string(padding)], seq: nil)
+        }
+        let events = try client.readEvents(count)
+        var numbers: [Int] = []
+        for event in events {
+            guard let line = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else { continue }
+            let value: JSONValue? = try? JSONParser().parse(String(line.dropFirst(6)))
+            if let number = value?.objectValue?["n"]?.numberValue?.int { numbers.append(number) }
+        }
+        #expect(numbers == Array(0..<count))
+        #expect(api.hub.droppedSlowStreams == 0)
+    }
+
+    /// Two loops, streams spread over both, writes arriving on either: every stream gets its user's two changes,
+    /// in order, whichever thread wrote them.
+    @Test func twoLoops_everyStreamGetsItsChangesInOrder() throws {
+        let api = try APIHarness { $0.loopCount = 2 }
+        defer { api.stop() }
+        let users = (0..<60).map { "u\($0)" }
+        let clients = try users.map { try api.stream("/v1/users/\($0)/stream?flags=discount") }
+        for user in users {
+            _ = try api.call("PATCH", "/v1/users/\(user)/context", json: Self.patchVIP)
+            _ = try api.call("PATCH", "/v1/users/\(user)/context", json: #"{"ops": [{"op": "removeSegment", "segment": "vip"}]}"#)
+        }
+        for (user, client) in zip(users, clients) {
+            let events = try client.readEvents(2)
+            #expect(events[0].contains(#""user":"\#(user)","key":"discount","value":50"#), "\(user): \(events[0])")
+            #expect(events[1].contains(#""user":"\#(user)","key":"discount","value":0"#), "\(user): \(events[1])")
+        }
+    }
+
     @Test func thousandStreams_allReceiveOneChange() throws {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)

@@ -55,6 +55,10 @@ public final class StreamHub: Sendable {
         var sent = 0
     }
 
+    /// Up to this many receivers, the publishing thread writes an event to each socket itself (no wake-up of the
+    /// streams' loops); beyond it, each loop writes its share in parallel.
+    static let directFanOut = 16
+
     public let options: Options
     private let state: Mutex<State>
     /// Streams that closed since the state was last locked. A stream may close while the hub is sending to it
@@ -171,16 +175,18 @@ public final class StreamHub: Sendable {
             let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, bytes: bytes, at: .now)
             retain(&state, event)
             var refetch: [UInt8]?
-            for number in targets(state, user: user) {
+            let numbers = targets(state, user: user)
+            let direct = numbers.count <= Self.directFanOut
+            for number in numbers {
                 guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
                 if subscriber.user != nil, subscriber.lastSeen[key] == value { continue }
                 // Updated in place: copying the subscriber out and back would copy its map for every stream.
                 state.subscribers[number]!.lastSeen[key] = value
                 if subscriber.refetchOnly {
                     if refetch == nil { refetch = refetchBytes(id) }
-                    subscriber.stream.send(refetch!)
+                    subscriber.stream.send(refetch!, direct: direct)
                 } else {
-                    subscriber.stream.send(bytes)
+                    subscriber.stream.send(bytes, direct: direct)
                 }
                 state.sent += 1
             }
@@ -194,14 +200,15 @@ public final class StreamHub: Sendable {
             let event = Retained(id: id, user: user, type: type, flag: nil, value: nil, bytes: bytes, at: .now)
             retain(&state, event)
             let numbers = user.map { targets(state, user: $0) } ?? Array(state.subscribers.keys)
+            let direct = numbers.count <= Self.directFanOut
             for number in numbers {
                 guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
                 if subscriber.refetchOnly {
                     // Triggers and context do not change evaluations; rules do.
-                    if type == "rules" { subscriber.stream.send(refetchBytes(id)) }
+                    if type == "rules" { subscriber.stream.send(refetchBytes(id), direct: direct) }
                     continue
                 }
-                subscriber.stream.send(bytes)
+                subscriber.stream.send(bytes, direct: direct)
                 state.sent += 1
             }
         }

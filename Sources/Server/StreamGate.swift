@@ -1,0 +1,104 @@
+import HTTP
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The socket of one streaming response, shared between the connection's loop and publishers on other threads.
+///
+/// Handing an event to another loop costs a wake-up of that loop's thread, which on a small virtual machine is
+/// most of an event's delivery time. So a publisher may write an event straight to the socket — but only while the
+/// loop holds nothing for this stream (no bytes waiting in its buffer, no hand-off queued), and only under the
+/// lock the loop also holds for its own sends, so bytes never interleave and events keep their order. Anything
+/// that cannot go straight out (the kernel buffer is full, the loop has bytes waiting) is handed to the loop,
+/// counted, and later direct writes wait behind it.
+final class StreamGate: Sendable {
+    struct State {
+        var open = false
+        var chunked = true
+        /// Hand-offs queued for the loop and not yet taken.
+        var queued = 0
+        /// The loop's own buffer has bytes the socket did not take yet.
+        var outputPending = false
+        var lastDirectWrite: ContinuousClock.Instant?
+    }
+
+    private let fd: Int32
+    private let state = Mutex(State())
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// The stream's head is out: direct writes may start.
+    func open(chunked: Bool) {
+        state.withLock {
+            $0.open = true
+            $0.chunked = chunked
+        }
+    }
+
+    /// No direct write touches the socket after this returns, so the loop may close the descriptor.
+    func close() {
+        state.withLock { $0.open = false }
+    }
+
+    var lastDirectWrite: ContinuousClock.Instant? { state.withLock { $0.lastDirectWrite } }
+
+    /// No hand-off is waiting for the loop, so the loop may write a new event at once.
+    var nothingQueued: Bool { state.withLock { $0.queued == 0 } }
+
+    /// Any thread. Writes `bytes` (one event, unframed) to the socket when `direct` and nothing is ahead of it;
+    /// otherwise calls `handOff` with what the loop must still write — the unframed event, or the framed
+    /// remainder of a partial write — under the lock, so hand-offs reach the loop in order.
+    func send(_ bytes: [UInt8], direct: Bool, handOff: (_ bytes: [UInt8], _ framed: Bool) -> Void) {
+        state.withLock { state in
+            guard direct, state.open, state.queued == 0, !state.outputPending else {
+                state.queued += 1
+                handOff(bytes, false)
+                return
+            }
+            var framed: [UInt8]
+            if state.chunked {
+                framed = []
+                framed.reserveCapacity(bytes.count + 12)
+                HTTPResponseEncoder.encodeChunk(bytes, into: &framed)
+            } else {
+                framed = bytes
+            }
+            var offset = 0
+            while offset < framed.count {
+                let written = framed.withUnsafeBytes { raw in
+                    Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    // Full, or failed: the loop carries on from here and learns of any error on its own send.
+                    break
+                }
+            }
+            if offset > 0 { state.lastDirectWrite = .now }
+            if offset == framed.count { return }
+            state.queued += 1
+            handOff(Array(framed[offset...]), true)
+        }
+    }
+
+    /// The loop, for each hand-off it takes, before writing it.
+    func dequeued() {
+        state.withLock { $0.queued -= 1 }
+    }
+
+    /// The loop's own sends on a stream: under the lock, so they never interleave with a direct write. `body`
+    /// returns whether bytes are still waiting in the loop's buffer afterwards.
+    func withSocket<Result: Sendable>(_ body: () -> (result: Result, pending: Bool)) -> Result {
+        state.withLock { state in
+            let outcome = body()
+            state.outputPending = outcome.pending
+            return outcome.result
+        }
+    }
+}
