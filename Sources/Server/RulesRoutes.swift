@@ -62,7 +62,7 @@ struct RulesRoutes: Sendable {
 enum ETagMatching {
     static func matches(_ header: String, _ etag: String) -> Bool {
         header.split(separator: ",").contains { candidate in
-            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+            let trimmed = candidate.trimmingOptionalWhitespace
             return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
         }
     }
@@ -77,7 +77,7 @@ enum RequestBody {
             throw APIError(.badRequest, code: "missing_body", message: "a JSON body is required")
         }
         if let type = request.headers["Content-Type"] {
-            let media = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            let media = type.split(separator: ";").first.map { $0.trimmingOptionalWhitespace.lowercased() } ?? ""
             guard media == "application/json" || media.hasSuffix("+json") else {
                 throw APIError(.unsupportedMediaType, code: "unsupported_media_type",
                                message: "the body must be application/json, not \(media)", field: "Content-Type")

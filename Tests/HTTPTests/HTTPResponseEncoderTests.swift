@@ -80,4 +80,12 @@ import Testing
         #expect(PercentDecoding.decode("a+b") == "a+b")
         #expect(PercentDecoding.queryItems("flags=a%2Cb&x=1+2&bad=%zz").map { "\($0.name)=\($0.value)" } == ["flags=a,b", "x=1 2"])
     }
+
+    @Test func optionalWhitespace_isTrimmedAtBothEndsOnly() {
+        #expect(Substring(" \tapplication/json \t").trimmingOptionalWhitespace == "application/json")
+        #expect(Substring("a b").trimmingOptionalWhitespace == "a b")
+        #expect(Substring(" \t ").trimmingOptionalWhitespace == "")
+        // Only SP and HTAB are optional whitespace; a line feed is not.
+        #expect(Substring("\nx").trimmingOptionalWhitespace == "\nx")
+    }
 }
