@@ -2,13 +2,14 @@
 # SSE delivery benchmark: N subscribers (1 000 and 10 000), each on its own user or all on one, M changes; delivery
 # latency p50/p99 and events/s for specd and, in the same run, nginx + nchan publishing the same payloads to the
 # same number of EventSource subscribers. Loopback only; every wait bounded.
-#   SUBSCRIBERS="1000 10000" CHANGES=20 MODES="one own" ROUNDS=1 scripts/bench-sse.sh
+#   SUBSCRIBERS="1000 10000" CHANGES=20 MODES="one own" ROUNDS=1 READERS=1 scripts/bench-sse.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUBSCRIBERS=${SUBSCRIBERS:-"1000 10000"}
 CHANGES=${CHANGES:-20}
 MODES=${MODES:-"one own"}
 ROUNDS=${ROUNDS:-1}
+READERS=${READERS:-1}
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 source scripts/lib.sh
 if ! command -v nginx >/dev/null 2>&1 || [ ! -e /usr/lib/nginx/modules/ngx_nchan_module.so ]; then
@@ -54,7 +55,7 @@ for n in $SUBSCRIBERS; do
     for target in nchan specd; do
       port=$SPECD_PORT
       [ "$target" = nchan ] && port=$NCHAN_PORT
-      result=$(timeout 180 "$LOAD" sse-load "$target" --port "$port" --subscribers "$n" --changes "$m" --mode "$mode" || true)
+      result=$(timeout 180 "$LOAD" sse-load "$target" --port "$port" --subscribers "$n" --changes "$m" --mode "$mode" --readers "$READERS" || true)
       python3 - "$result" <<'PY'
 import json, sys
 try:

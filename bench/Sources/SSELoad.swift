@@ -8,7 +8,7 @@ import Synchronization
 /// A compiled epoll reader, so that at 10 000 streams the client, not the server, stops being what is measured.
 /// Loopback only; every wait is bounded.
 ///
-///   specd-bench sse-load specd|nchan --port P --subscribers N --changes M --mode one|own
+///   specd-bench sse-load specd|nchan --port P --subscribers N --changes M --mode one|own [--readers K]
 enum SSELoad {
     struct Options {
         var target = "specd"
@@ -16,6 +16,8 @@ enum SSELoad {
         var subscribers = 1000
         var changes = 20
         var mode = "one"
+        /// Reading threads; one keeps the client's footprint small, two keep up with 10 000-stream fan-outs.
+        var readers = 1
 
         init(_ arguments: [String]) throws(UsageError) {
             var rest = arguments[...]
@@ -28,10 +30,11 @@ enum SSELoad {
                 case "--subscribers": subscribers = Int(value) ?? 0
                 case "--changes": changes = Int(value) ?? 0
                 case "--mode": mode = value
+                case "--readers": readers = Int(value) ?? 0
                 default: throw UsageError()
                 }
             }
-            guard port > 0, subscribers > 0, changes > 0, ["one", "own"].contains(mode) else { throw UsageError() }
+            guard port > 0, subscribers > 0, changes > 0, readers > 0, ["one", "own"].contains(mode) else { throw UsageError() }
         }
     }
 
@@ -40,7 +43,7 @@ enum SSELoad {
     static func main(_ arguments: [String]) -> Int32 {
         let options: Options
         do { options = try Options(arguments) } catch {
-            FileHandle.standardError.write(Data("usage: specd-bench sse-load specd|nchan --port P --subscribers N --changes M --mode one|own\n".utf8))
+            FileHandle.standardError.write(Data("usage: specd-bench sse-load specd|nchan --port P --subscribers N --changes M --mode one|own [--readers K]\n".utf8))
             return 1
         }
         do { return try run(options) } catch {
@@ -54,7 +57,7 @@ enum SSELoad {
         // Fresh channel and user names each run: nchan replays buffered messages to new subscribers of old channels.
         let run = "r\(Int(Date().timeIntervalSince1970 * 1000) % 10_000_000)"
         let channel = { (i: Int) in options.mode == "one" ? "\(run)-u0" : "\(run)-u\(i)" }
-        let readers = SubscriberSet(count: n)
+        let readers = SubscriberSet(count: n, threads: options.readers)
         for i in 0..<n {
             let path = options.target == "specd" ? "/v1/users/\(channel(i))/stream?flags=bench" : "/sub?id=\(channel(i))"
             let fd = try connectLoopback(port: options.port)

@@ -3,12 +3,20 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// The load client's subscriptions, read by one thread blocked in `epoll_wait`. Each event is stamped with the
-/// monotonic clock when its bytes come out of `read`; the stamps stay on that thread until `stop` hands them over.
+/// The load client's subscriptions, read by one or more threads, each blocked in its own `epoll_wait` over its
+/// share of the sockets. Each event is stamped with the monotonic clock when its bytes come out of `recv`; the
+/// stamps stay with their thread until `stop` hands them over.
 final class SubscriberSet: @unchecked Sendable {
     struct Delivery {
         let key: Int
         let at: UInt64
+    }
+
+    /// One reading thread's sockets and what it saw; touched only by that thread once `start` ran.
+    private final class Share: @unchecked Sendable {
+        let epollFD = specd_epoll_create()
+        var readers: [Int32: SSEStreamReader] = [:]
+        var deliveries: [Delivery] = []
     }
 
     let headsReceived = Atomic<Int>(0)
@@ -16,38 +24,42 @@ final class SubscriberSet: @unchecked Sendable {
     let delivered = Atomic<Int>(0)
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
-    private let epollFD = specd_epoll_create()
-    /// Indexed by file descriptor; touched only by the reader thread once `start` ran.
-    private var readers: [Int32: SSEStreamReader] = [:]
-    private var deliveries: [Delivery] = []
+    private let shares: [Share]
 
-    init(count: Int) {
-        readers.reserveCapacity(count)
-        deliveries.reserveCapacity(count * 4)
+    init(count: Int, threads: Int) {
+        shares = (0..<max(1, threads)).map { _ in Share() }
+        for share in shares { share.deliveries.reserveCapacity(count * 4 / shares.count) }
     }
 
     func add(_ fd: Int32) {
-        readers[fd] = SSEStreamReader()
+        let share = shares[Int(fd) % shares.count]
+        share.readers[fd] = SSEStreamReader()
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        specd_epoll_ctl(epollFD, 0, fd, UInt32(SPECD_EV_READ))
+        specd_epoll_ctl(share.epollFD, 0, fd, UInt32(SPECD_EV_READ))
     }
 
     func start() {
-        let thread = Thread { [self] in readLoop() }
-        thread.name = "sse-load-reader"
-        thread.start()
+        for (index, share) in shares.enumerated() {
+            let thread = Thread { [self] in readLoop(share) }
+            thread.name = "sse-load-reader-\(index)"
+            thread.start()
+        }
     }
 
-    /// Stops the reader, closes every subscription and returns what was delivered.
+    /// Stops the readers, closes every subscription and returns what was delivered.
     func stop() -> [Delivery] {
         running.store(false, ordering: .releasing)
-        finished.wait()
-        for fd in readers.keys { close(fd) }
-        close(epollFD)
-        return deliveries
+        for _ in shares { finished.wait() }
+        var all: [Delivery] = []
+        for share in shares {
+            for fd in share.readers.keys { close(fd) }
+            close(share.epollFD)
+            all += share.deliveries
+        }
+        return all
     }
 
-    private func readLoop() {
+    private func readLoop(_ share: Share) {
         let capacity = 1024
         let fds = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
         let events = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
@@ -58,27 +70,27 @@ final class SubscriberSet: @unchecked Sendable {
             buffer.deallocate()
         }
         while running.load(ordering: .acquiring) {
-            let count = specd_epoll_wait(epollFD, fds, events, Int32(capacity), 50)
+            let count = specd_epoll_wait(share.epollFD, fds, events, Int32(capacity), 50)
             guard count > 0 else { continue }
             for index in 0..<Int(count) {
                 let fd = fds[index]
                 let received = recv(fd, buffer.baseAddress!, buffer.count, 0)
                 if received < 0, errno == EAGAIN || errno == EINTR { continue }
                 guard received > 0 else {
-                    specd_epoll_ctl(epollFD, 2, fd, 0)
+                    specd_epoll_ctl(share.epollFD, 2, fd, 0)
                     failures.wrappingAdd(1, ordering: .relaxed)
                     continue
                 }
                 let at = SSELoad.now()
-                let hadHead = readers[fd]!.headReceived
+                let hadHead = share.readers[fd]!.headReceived
                 var found = 0
-                readers[fd]!.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<received])) { key in
-                    deliveries.append(Delivery(key: key, at: at))
+                share.readers[fd]!.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<received])) { key in
+                    share.deliveries.append(Delivery(key: key, at: at))
                     found += 1
                 }
-                if !hadHead, readers[fd]!.headReceived { headsReceived.wrappingAdd(1, ordering: .releasing) }
-                if readers[fd]!.failed {
-                    specd_epoll_ctl(epollFD, 2, fd, 0)
+                if !hadHead, share.readers[fd]!.headReceived { headsReceived.wrappingAdd(1, ordering: .releasing) }
+                if share.readers[fd]!.failed {
+                    specd_epoll_ctl(share.epollFD, 2, fd, 0)
                     failures.wrappingAdd(1, ordering: .relaxed)
                 }
                 if found > 0 { delivered.wrappingAdd(found, ordering: .releasing) }
