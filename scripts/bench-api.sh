@@ -14,7 +14,7 @@ ensure_wrk_nginx
 
 swift build -c release --product specd >/dev/null
 BIN=$(swift build -c release --show-bin-path)/specd
-start_specd api "$BIN" --fsync interval --log-level warn
+start_specd api "$BIN" --fsync ${FSYNC:-interval} --log-level warn
 SPECD_PORT=$(cat "$WORK/api.port")
 NGINX_PORT=$(free_port)
 start_nginx "$NGINX_PORT" '{"key":"promo-banner","value":false,"reason":"DEFAULT","matched":false}'

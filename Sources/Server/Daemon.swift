@@ -59,6 +59,7 @@ public final class Daemon: Sendable {
         serverConfiguration.streamHeartbeat = .seconds(options.heartbeatSeconds)
         server = HTTPServer(configuration: serverConfiguration, responder: api.makeRouter(), logger: logger)
         serverBox.server = server
+        server.batchLogWrites(of: database)
     }
 
     private func logRecovery() {

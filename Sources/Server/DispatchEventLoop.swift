@@ -29,6 +29,9 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
 
     var inEventLoop: Bool { DispatchQueue.getSpecific(key: key) != nil }
 
+    /// Dispatch hands out events one by one; there is no end of a round to hook.
+    func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool { false }
+
     /// The Dispatch loop ticks every channel on its timer; it does not need the hint.
     func setDeadline(_ channel: Channel, _ deadline: ContinuousClock.Instant?) {}
 

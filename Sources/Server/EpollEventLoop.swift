@@ -19,6 +19,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private var deadlines: [Int64] = []
     private let epoch = ContinuousClock.now
     private let pendingTasks = Mutex<[@Sendable () -> Void]>([])
+    /// Set before `start`, then read only by the loop thread.
+    private var iterationHooks: [@Sendable () -> Void] = []
     private let loopThread = Atomic<UInt>(0)
     private let running = Atomic<Bool>(true)
     private let stopped = DispatchSemaphore(value: 0)
@@ -85,6 +87,11 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
     }
 
+    func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool {
+        iterationHooks.append(hook)
+        return true
+    }
+
     func forEachChannel(_ body: (Channel) -> Void) {
         for channel in channels.compactMap({ $0 }) { body(channel) }
     }
@@ -135,6 +142,11 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 }
             }
             runPendingTasks()
+            // Work the round deferred, such as one log write for every request it read; it may queue tasks.
+            if !iterationHooks.isEmpty {
+                for hook in iterationHooks { hook() }
+                runPendingTasks()
+            }
             let now = ContinuousClock.now
             if now >= nextScan {
                 nextScan = now + tickInterval

@@ -22,6 +22,10 @@ protocol EventLoop: AnyObject, Sendable {
     /// When the channel next needs a `tick` (`nil`: not until it says otherwise). Channels report it whenever
     /// their state changes, so a loop can check a flat table of instants instead of visiting every connection.
     func setDeadline(_ channel: Channel, _ deadline: ContinuousClock.Instant?)
+    /// Runs `hook` on the loop's thread after each round of ready events and tasks, before it sleeps again.
+    /// Returns `false` when this kind of loop has no such point, so callers must not defer work to it. Add hooks
+    /// before `start`.
+    func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool
     /// Every channel on this loop, for draining.
     func forEachChannel(_ body: (Channel) -> Void)
     /// Begins serving (the epoll loop starts its thread; the Dispatch loop its tick timer).

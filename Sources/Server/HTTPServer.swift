@@ -29,6 +29,16 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Runs `hook` on every loop after each round of events (see `EventLoop.addIterationHook`); `false`, and
+    /// nothing added, when the loops have no such point. Call before `start()`.
+    public func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool {
+        guard loops.allSatisfy({ !($0 is DispatchEventLoop) }) else { return false }
+        return loops.allSatisfy { $0.addIterationHook(hook) }
+    }
+
+    /// Whether the calling thread is one of this server's loops.
+    public var isLoopThread: Bool { loops.contains { $0.inEventLoop } }
+
     /// The bound port (useful with port 0), valid after `start()`.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 

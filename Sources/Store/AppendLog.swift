@@ -1,23 +1,15 @@
 import Foundation
 import Synchronization
 
-/// When a write is acknowledged (DESIGN §7).
-public enum FsyncPolicy: String, Sendable, CaseIterable {
-    /// After the fsync that covers it; concurrent writers share one fsync (group commit).
-    case always
-    /// After the write reaches the file; fsync runs every interval, so a crash may lose that window.
-    case interval
-    /// After the write reaches the file; never fsynced by us (tests, benchmarks).
-    case never
-}
-
-/// The single-writer append log. Callers assign a seq under their own lock, so seq order is log order.
+/// The single-writer append log. Callers assign a seq and queue the encoded record under their own lock, so seq
+/// order is log order; one flusher at a time writes whatever has queued with one `write` and acknowledges every
+/// record that write covered.
 ///
-/// Under `always`, records queue and one writer thread drains whatever has queued with one `write` and one
-/// `fsync`, then acknowledges every record that flush covered (group commit). Under `interval` and `never` a write
-/// is acknowledged once it reaches the file, so the caller writes its record itself, under the log's lock: no
-/// hand-off to another thread and back on the path of every write. The writer thread then only fsyncs on the
-/// interval and rotates segments.
+/// Under `always` the flusher is a writer thread that fsyncs each write before acknowledging it (group commit).
+/// Under `interval` and `never` a record is acknowledged once it is in the file, so callers flush themselves
+/// (`flush`, after releasing their own locks): whoever gets the file lock writes everything queued, the others
+/// leave their records to it. A lone writer thus pays no hand-off to another thread and back; busy ones still
+/// share writes. The thread then only fsyncs on the interval and closes retired segments.
 public final class AppendLog: @unchecked Sendable {
     public typealias Completion = @Sendable (Result<UInt64, StorageFailure>) -> Void
 
@@ -26,38 +18,47 @@ public final class AppendLog: @unchecked Sendable {
         let completion: Completion
     }
 
+    /// A requested rotation: the records queued before `offset` end the current segment.
+    struct Cut {
+        let offset: Int
+        let firstSeqAfter: UInt64
+        let ticket: Int
+    }
+
     let directory: String
     let fileSystem: FileSystem
     let policy: FsyncPolicy
     let interval: Duration
     let segmentLimit: Int
+    /// Callers flush (`interval`, `never`); otherwise the writer thread does.
+    private let inline: Bool
+    /// Held by the one flusher writing (inline mode).
+    private let fileLock = NSLock()
 
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var queued: [UInt8] = []
     private var queuedLastSeq: UInt64 = 0
+    private var queuedRecords = 0
+    /// Inline mode: a flusher found a large batch and left it to the writer thread.
+    private var handOffRequested = false
+    private var cut: Cut?
     private var waiters: [Waiter] = []
     private var nextSeq: UInt64
     private var acknowledgedSeq: UInt64
     private var failure: StorageFailure?
-    private var rotationRequested = false
     private var rotationsRequested = 0
     private var rotationsDone = 0
     private var stopping = false
     private var stopped = false
-    /// Callers write their own records (`interval`, `never`).
-    private let inline: Bool
-    /// Inline mode: an encoded record, reused (guarded by `condition`).
-    private var scratch: [UInt8] = []
-    /// Inline mode: segments a rotation left behind, for the writer thread to sync and close.
-    private var retiring: [(fd: Int32, path: String, dirty: Bool)] = []
-    // Writer thread only under `always`; guarded by `condition` in inline mode (appenders write through them).
     private var fd: Int32 = -1
     private var segmentPath = ""
     private var segmentBytes = 0
-    // Writer thread only (guarded by `condition` in inline mode).
+    private var writtenThrough: UInt64
     private var unsyncedSeq: UInt64 = 0
     private var lastSync = ContinuousClock.now
+    /// Segments a rotation left behind, for the writer thread to sync and close.
+    private var retiring: [(fd: Int32, path: String, dirty: Bool)] = []
     private let fsyncCount = Atomic<Int>(0)
 
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
@@ -95,7 +96,7 @@ public final class AppendLog: @unchecked Sendable {
     public var failed: StorageFailure? { condition.withLock { failure } }
 
     /// Assigns the next seq and queues the record. Call it while holding whatever orders your writes: the seq
-    /// order is the order in the file.
+    /// order is the order in the file. Under `interval` and `never`, call `flush` once your locks are released.
     public func append(_ payload: [UInt8]) throws(StorageFailure) -> UInt64 {
         condition.lock()
         defer { condition.unlock() }
@@ -103,39 +104,49 @@ public final class AppendLog: @unchecked Sendable {
         guard !stopping else { throw StorageFailure(IOError(call: "write", path: segmentPath, code: EBADF)) }
         let seq = nextSeq
         nextSeq += 1
-        guard inline else {
-            LogRecord.encode(seq: seq, payload: payload, into: &queued)
-            queuedLastSeq = seq
-            condition.signal()
-            return seq
-        }
-        scratch.removeAll(keepingCapacity: scratch.capacity <= 65_536)
-        LogRecord.encode(seq: seq, payload: payload, into: &scratch)
-        do {
-            try fileSystem.writeAll(fd, scratch, path: segmentPath)
-        } catch {
-            // The record may be torn on disk; nothing after it is written, so recovery cuts it off.
-            let failure = StorageFailure(error)
-            self.failure = failure
-            condition.broadcast()
-            throw failure
-        }
-        segmentBytes += scratch.count
-        writtenThrough = seq
-        acknowledgedSeq = seq
-        // The writer sleeps while clean: the first dirty record starts its interval.
-        if unsyncedSeq == 0 { condition.signal() }
-        unsyncedSeq = seq
-        if segmentBytes >= segmentLimit {
-            do {
-                try startNextSegmentLocked()
-            } catch {
-                // This record is in the old segment; later ones cannot be written anywhere.
-                failure = StorageFailure(error)
-                condition.broadcast()
-            }
-        }
+        LogRecord.encode(seq: seq, payload: payload, into: &queued)
+        queuedLastSeq = seq
+        queuedRecords += 1
+        if !inline { condition.signal() }
         return seq
+    }
+
+    /// Inline mode: writes what has queued, unless another thread is writing — it then writes ours after its own.
+    /// Completions of every record written run here, on this thread, so call it holding no lock they may need.
+    public func flush() {
+        guard inline else { return }
+        flushQueued(waitForLock: false)
+    }
+
+    /// Inline mode, for a thread with more work waiting (an event loop at the end of a busy round): a small batch
+    /// is written here at once; a larger one goes to the writer thread, so this thread gets back to its sockets
+    /// and the completions run on the other core.
+    public func flush(handingOffAbove limit: Int) {
+        guard inline else { return }
+        let large = condition.withLock { () -> Bool in
+            guard queuedRecords > limit else { return false }
+            if !handOffRequested {
+                handOffRequested = true
+                condition.signal()
+            }
+            return true
+        }
+        if !large { flushQueued(waitForLock: false) }
+    }
+
+    /// Every thread that held the file lock checks the queue again after releasing it: a record queued by a
+    /// thread that could not get the lock is then never left behind.
+    private func flushQueued(waitForLock: Bool) {
+        var wait = waitForLock
+        while true {
+            if wait { fileLock.lock() } else if !fileLock.try() { return }
+            let ready = drainQueue()
+            fileLock.unlock()
+            complete(ready)
+            guard condition.withLock({ !queued.isEmpty && failure == nil }) else { return }
+            // From here on, a thread holding the lock will look again after us.
+            wait = false
+        }
     }
 
     /// Calls `completion` once `seq` is acknowledged under the policy, or failed. May call it at once.
@@ -157,6 +168,7 @@ public final class AppendLog: @unchecked Sendable {
 
     /// Blocks until `seq` is acknowledged; for tests, benchmarks and shutdown.
     public func waitAcknowledged(_ seq: UInt64) throws(StorageFailure) {
+        flush()
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<UInt64, StorageFailure>?>(nil)
         whenAcknowledged(seq) { result in
@@ -168,27 +180,19 @@ public final class AppendLog: @unchecked Sendable {
     }
 
     /// The records queued so far will end the current segment; later ones start a new one. Returns a ticket
-    /// for `waitForRotation`.
+    /// for `waitForRotation`. Call it holding whatever orders writes, so the cut is exact.
     @discardableResult
     public func requestRotation() -> Int {
         condition.withLock {
             rotationsRequested += 1
-            guard inline else {
-                rotationRequested = true
-                condition.signal()
-                return rotationsRequested
+            if let pending = cut {
+                // A cut not yet made stands and answers this request too: records up to this one may land after
+                // it, which only delays their compaction.
+                cut = Cut(offset: pending.offset, firstSeqAfter: pending.firstSeqAfter, ticket: rotationsRequested)
+            } else {
+                cut = Cut(offset: queued.count, firstSeqAfter: nextSeq, ticket: rotationsRequested)
             }
-            // Rotate now: the caller holds whatever orders writes, so nothing after this point lands in the old
-            // segment (compaction depends on it).
-            if failure == nil, !stopping {
-                do throws(IOError) {
-                    try startNextSegmentLocked()
-                } catch {
-                    failure = StorageFailure(error)
-                }
-            }
-            rotationsDone = rotationsRequested
-            condition.broadcast()
+            condition.signal()
             return rotationsRequested
         }
     }
@@ -200,7 +204,7 @@ public final class AppendLog: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Flushes, fsyncs and stops the writer.
+    /// Writes what is queued, fsyncs and stops the writer.
     public func close() {
         condition.lock()
         stopping = true
@@ -209,78 +213,121 @@ public final class AppendLog: @unchecked Sendable {
         condition.unlock()
     }
 
+    // MARK: - Flushing (one flusher at a time)
+
+    /// Writes everything queued — up to a requested cut into the current segment, the rest into a new one —
+    /// fsyncs under `always`, and returns the waiters now acknowledged (or failed), for the caller to complete
+    /// outside every lock.
+    private func drainQueue() -> [(Waiter, Result<UInt64, StorageFailure>)] {
+        condition.lock()
+        guard failure == nil, !queued.isEmpty || cut != nil else {
+            condition.unlock()
+            return []
+        }
+        let batch = queued
+        let batchLastSeq = queuedLastSeq
+        let pendingCut = cut
+        queued.removeAll(keepingCapacity: batch.count < 1 << 20)
+        queuedRecords = 0
+        cut = nil
+        condition.unlock()
+        do throws(IOError) {
+            var start = 0
+            if let pendingCut {
+                if pendingCut.offset > 0 { try write(Array(batch[0..<pendingCut.offset]), lastSeq: pendingCut.firstSeqAfter - 1) }
+                start = pendingCut.offset
+                try startNextSegment(firstSeq: pendingCut.firstSeqAfter)
+                condition.withLock {
+                    rotationsDone = max(rotationsDone, pendingCut.ticket)
+                    condition.broadcast()
+                }
+            }
+            if start < batch.count { try write(start == 0 ? batch : Array(batch[start...]), lastSeq: batchLastSeq) }
+            let (dirty, target, path) = condition.withLock { (unsyncedSeq > 0, fd, segmentPath) }
+            if policy == .always, dirty {
+                try fileSystem.fsync(target, path: path)
+                fsyncCount.add(1, ordering: .relaxed)
+                condition.withLock {
+                    unsyncedSeq = 0
+                    lastSync = .now
+                }
+            }
+            if condition.withLock({ segmentBytes >= segmentLimit }) { try startNextSegment(firstSeq: batchLastSeq + 1) }
+        } catch {
+            return fail(StorageFailure(error))
+        }
+        return acknowledge(through: batchLastSeq)
+    }
+
+    private func write(_ bytes: [UInt8], lastSeq: UInt64) throws(IOError) {
+        let (target, path) = condition.withLock { (fd, segmentPath) }
+        try fileSystem.writeAll(target, bytes, path: path)
+        condition.withLock {
+            segmentBytes += bytes.count
+            writtenThrough = lastSeq
+            // The writer sleeps while clean: the first dirty record starts its interval.
+            if unsyncedSeq == 0, policy == .interval { condition.signal() }
+            unsyncedSeq = lastSeq
+        }
+    }
+
+    /// Later records go to a new segment; the writer thread syncs (if needed) and closes the old one.
+    private func startNextSegment(firstSeq: UInt64) throws(IOError) {
+        condition.lock()
+        defer { condition.unlock() }
+        retiring.append((fd, segmentPath, unsyncedSeq > 0))
+        fd = -1
+        unsyncedSeq = 0
+        condition.signal()
+        try openSegment(firstSeq: firstSeq)
+    }
+
+    private func acknowledge(through seq: UInt64) -> [(Waiter, Result<UInt64, StorageFailure>)] {
+        condition.withLock {
+            acknowledgedSeq = max(acknowledgedSeq, seq)
+            var ready: [(Waiter, Result<UInt64, StorageFailure>)] = []
+            waiters.removeAll { waiter in
+                guard waiter.seq <= seq else { return false }
+                ready.append((waiter, .success(waiter.seq)))
+                return true
+            }
+            return ready
+        }
+    }
+
+    /// After a failed write or fsync nothing more is acknowledged: memory may be ahead of the disk (DESIGN §7).
+    private func fail(_ error: StorageFailure) -> [(Waiter, Result<UInt64, StorageFailure>)] {
+        condition.withLock {
+            if failure == nil { failure = error }
+            let failed = waiters.map { ($0, Result<UInt64, StorageFailure>.failure(error)) }
+            waiters.removeAll()
+            queued.removeAll()
+            queuedRecords = 0
+            cut = nil
+            condition.broadcast()
+            return failed
+        }
+    }
+
+    private func complete(_ ready: [(Waiter, Result<UInt64, StorageFailure>)]) {
+        for (waiter, result) in ready { waiter.completion(result) }
+    }
+
+    private func openSegment(firstSeq: UInt64) throws(IOError) {
+        segmentPath = (directory as NSString).appendingPathComponent(Self.segmentName(firstSeq: firstSeq))
+        fd = try fileSystem.openForAppend(segmentPath)
+        segmentBytes = 0
+        try fileSystem.fsyncDirectory(directory)
+    }
+
     // MARK: - Writer thread
 
+    /// Under `always`: the flusher. Otherwise: fsyncs on the interval, makes rotations nobody flushed, closes
+    /// retired segments, and writes what is left at the stop.
     private func writerLoop() {
-        if inline {
-            inlineMaintenanceLoop()
-            return
-        }
-        // Group commit (`always`): every flush is fsynced before it is acknowledged.
         while true {
             condition.lock()
-            while queued.isEmpty, !rotationRequested, !stopping { condition.wait() }
-            let batch = queued
-            let batchLastSeq = queuedLastSeq
-            let rotate = rotationRequested
-            let stop = stopping
-            queued.removeAll(keepingCapacity: batch.count < 1 << 20)
-            rotationRequested = false
-            let broken = failure != nil
-            condition.unlock()
-            if broken {
-                unsyncedSeq = 0
-                if stop {
-                    finishStopping()
-                    return
-                }
-                continue
-            }
-            do throws(IOError) {
-                if !batch.isEmpty {
-                    try fileSystem.writeAll(fd, batch, path: segmentPath)
-                    segmentBytes += batch.count
-                    unsyncedSeq = batchLastSeq
-                    writtenThrough = batchLastSeq
-                }
-                if unsyncedSeq > 0 { try sync() }
-                if !batch.isEmpty { acknowledge(through: batchLastSeq) }
-                if rotate || segmentBytes >= segmentLimit {
-                    fileSystem.close(fd)
-                    fd = -1
-                    try openSegment(firstSeq: writtenThrough + 1)
-                    if rotate {
-                        condition.lock()
-                        rotationsDone = rotationsRequested
-                        condition.broadcast()
-                        condition.unlock()
-                    }
-                }
-            } catch {
-                fail(StorageFailure(error))
-            }
-            if stop {
-                finishStopping()
-                return
-            }
-        }
-    }
-
-    private var writtenThrough: UInt64 = 0
-
-    private func sync() throws(IOError) {
-        try fileSystem.fsync(fd, path: segmentPath)
-        fsyncCount.add(1, ordering: .relaxed)
-        unsyncedSeq = 0
-        lastSync = .now
-    }
-
-    /// Inline mode: appenders write (and start new segments); this thread fsyncs what they wrote once per
-    /// interval, and syncs and closes retired segments, outside the lock so writes go on meanwhile.
-    private func inlineMaintenanceLoop() {
-        while true {
-            condition.lock()
-            while !stopping, retiring.isEmpty {
+            while !stopping, retiring.isEmpty, cut == nil, !handOffRequested, !(!inline && !queued.isEmpty) {
                 if policy == .interval, unsyncedSeq > 0, failure == nil {
                     let due = lastSync + interval
                     if ContinuousClock.now >= due { break }
@@ -291,11 +338,16 @@ public final class AppendLog: @unchecked Sendable {
                 }
             }
             let stop = stopping
+            let drain = stop || cut != nil || handOffRequested || !inline
+            handOffRequested = false
+            condition.unlock()
+            if drain { flushQueued(waitForLock: true) }
+            condition.lock()
             let retired = retiring
             retiring.removeAll()
             let healthy = failure == nil
-            let dirtySeq = healthy && unsyncedSeq > 0 && (stop || policy == .interval && ContinuousClock.now >= lastSync + interval) ? unsyncedSeq : 0
-            let syncFD = fd, syncPath = segmentPath
+            let dirty = healthy && unsyncedSeq > 0 && (stop || policy == .interval && ContinuousClock.now >= lastSync + interval)
+            let dirtySeq = unsyncedSeq, syncFD = fd, syncPath = segmentPath
             condition.unlock()
             do throws(IOError) {
                 for segment in retired {
@@ -305,7 +357,9 @@ public final class AppendLog: @unchecked Sendable {
                     }
                     fileSystem.close(segment.fd)
                 }
-                if dirtySeq > 0 {
+                // Outside the lock: appenders go on writing while the disk catches up. Only this thread closes
+                // descriptors, so `syncFD` stays valid even if a flusher rotated meanwhile.
+                if dirty {
                     try fileSystem.fsync(syncFD, path: syncPath)
                     fsyncCount.add(1, ordering: .relaxed)
                     condition.withLock {
@@ -314,7 +368,7 @@ public final class AppendLog: @unchecked Sendable {
                     }
                 }
             } catch {
-                fail(StorageFailure(error))
+                complete(fail(StorageFailure(error)))
             }
             if stop {
                 finishStopping()
@@ -323,65 +377,14 @@ public final class AppendLog: @unchecked Sendable {
         }
     }
 
-    /// Inline mode, under the lock: later records go to a new segment; the writer thread syncs and closes the old
-    /// one. Appenders wait for one open and one directory fsync, once per snapshot or full segment.
-    private func startNextSegmentLocked() throws(IOError) {
-        retiring.append((fd, segmentPath, unsyncedSeq > 0))
-        fd = -1
-        unsyncedSeq = 0
-        condition.signal()
-        try openSegment(firstSeq: nextSeq)
-    }
-
-    private func acknowledge(through seq: UInt64) {
-        condition.lock()
-        acknowledgedSeq = max(acknowledgedSeq, seq)
-        var ready: [Waiter] = []
-        waiters.removeAll { waiter in
-            guard waiter.seq <= seq else { return false }
-            ready.append(waiter)
-            return true
-        }
-        condition.unlock()
-        for waiter in ready { waiter.completion(.success(waiter.seq)) }
-    }
-
-    /// After a failed write or fsync nothing more is acknowledged: memory may be ahead of the disk (DESIGN §7).
-    private func fail(_ error: StorageFailure) {
-        condition.lock()
-        if failure == nil { failure = error }
-        let failed = waiters
-        waiters.removeAll()
-        queued.removeAll()
-        condition.broadcast()
-        condition.unlock()
-        for waiter in failed { waiter.completion(.failure(error)) }
-    }
-
     private func finishStopping() {
+        condition.lock()
         if fd >= 0 { fileSystem.close(fd) }
         fd = -1
-        condition.lock()
+        for segment in retiring { fileSystem.close(segment.fd) }
+        retiring.removeAll()
         stopped = true
         condition.broadcast()
         condition.unlock()
     }
-
-    private func openSegment(firstSeq: UInt64) throws(IOError) {
-        segmentPath = (directory as NSString).appendingPathComponent(Self.segmentName(firstSeq: firstSeq))
-        fd = try fileSystem.openForAppend(segmentPath)
-        segmentBytes = 0
-        try fileSystem.fsyncDirectory(directory)
-    }
-}
-
-/// The log can no longer acknowledge writes until the daemon restarts.
-public struct StorageFailure: Error, Equatable, Sendable, CustomStringConvertible {
-    public let underlying: IOError
-
-    public init(_ underlying: IOError) {
-        self.underlying = underlying
-    }
-
-    public var description: String { "storage failed: \(underlying)" }
 }

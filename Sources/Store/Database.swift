@@ -34,6 +34,15 @@ public final class Database: Sendable {
     let fileSystem: FileSystem
     private let snapshotState = Mutex<(lastSeq: UInt64, running: Bool, lastAt: ContinuousClock.Instant?, failures: Int)>((0, false, nil, 0))
     private let snapshotQueue = DispatchQueue(label: "specd.snapshot")
+    /// Whether the calling thread flushes the log at the end of its round (see `flushLogAtRoundEnds`). Written
+    /// once, before any write is served; read on every write, so no lock.
+    nonisolated(unsafe) private var flushesLater: (@Sendable () -> Bool)?
+
+    /// Threads for which `isRoundThread` holds promise to call `log.flush()` after each round of requests, so
+    /// their writes share one `write` per round instead of one each. Call before serving writes.
+    public func flushLogAtRoundEnds(isRoundThread: @escaping @Sendable () -> Bool) {
+        flushesLater = isRoundThread
+    }
 
     /// Recovers and opens. Throws `.corrupt` (exit 2) when the data cannot be trusted.
     public init(options: Options, fileSystem: FileSystem = PosixFileSystem()) throws(Recovery.Failure) {
@@ -73,6 +82,9 @@ public final class Database: Sendable {
             completion(.failure(error))
             return
         }
+        // Outside the shard lock: flushing may complete other writers' requests on this thread. A thread that
+        // flushes at the end of its round anyway (an event loop) leaves it to then: one write for the whole round.
+        if !(flushesLater?() ?? false) { log.flush() }
         log.whenAcknowledged(applied.seq) { result in
             switch result {
             case .success: completion(.success(applied))

@@ -25,7 +25,7 @@ final class APIHarness {
     let hub: StreamHub
     let live: LiveUpdates
 
-    init(tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .always,
+    init(tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .interval,
          fileSystem: FileSystem = PosixFileSystem(), rateLimiter: RateLimiter? = nil, hubOptions: StreamHub.Options = StreamHub.Options(),
          realClock: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
@@ -49,6 +49,7 @@ final class APIHarness {
         server = HTTPServer(configuration: configuration, responder: api.makeRouter(),
                             logger: Logger(level: .error, sink: MemoryLogSink()))
         box.server = server
+        server.batchLogWrites(of: database)
         try server.start()
     }
 

@@ -178,6 +178,34 @@ import Testing
         }
     }
 
+    /// An event loop ends a round with `flush(handingOffAbove:)`: a small batch is written on the spot, a large one
+    /// by the writer thread — and either way every record is acknowledged.
+    @Test func roundEndFlush_writesSmallBatchesInPlace_andHandsLargeOnesOff() throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory, fsync: .interval)
+        defer { database.log.close() }
+        // `store.apply` only queues; nothing is written until a flush.
+        var last: UInt64 = 0
+        for index in 0..<2 { last = try database.store.apply(mutation("u", .setCounter(counter: "k", value: index))).seq }
+        database.log.flush(handingOffAbove: 4)
+        let inPlace = Atomic<Bool>(false)
+        database.log.whenAcknowledged(last) { _ in inPlace.store(true, ordering: .relaxed) }
+        let acknowledgedInPlace = inPlace.load(ordering: .relaxed)
+        #expect(acknowledgedInPlace, "a small batch is acknowledged before flush returns")
+
+        for index in 0..<10 { last = try database.store.apply(mutation("u", .setCounter(counter: "k", value: 10 + index))).seq }
+        database.log.flush(handingOffAbove: 4)
+        let done = DispatchSemaphore(value: 0)
+        database.log.whenAcknowledged(last) { result in
+            if case .success = result { done.signal() }
+        }
+        #expect(done.wait(timeout: .now() + 5) == .success, "the writer thread writes a handed-off batch")
+        database.log.close()
+        let recovered = try open(directory)
+        defer { recovered.log.close() }
+        #expect(recovered.store.context(of: "u")?.counters["k"] == 19)
+    }
+
     @Test func groupCommit_concurrentWritersShareFsyncs() throws {
         let directory = temporaryDirectory()
         let database = try open(directory, fsync: .always)
