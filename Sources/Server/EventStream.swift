@@ -12,11 +12,11 @@ public final class EventStream: Sendable {
         case slowConsumer
     }
 
-    private let write: @Sendable (_ bytes: [UInt8], _ direct: Bool) -> Void
+    private let write: @Sendable (_ frame: EventFrame, _ direct: Bool) -> Void
     private let finish: @Sendable () -> Void
     private let state = Mutex<(closed: Bool, handlers: [@Sendable (CloseReason) -> Void])>((false, []))
 
-    init(write: @escaping @Sendable (_ bytes: [UInt8], _ direct: Bool) -> Void, finish: @escaping @Sendable () -> Void) {
+    init(write: @escaping @Sendable (_ frame: EventFrame, _ direct: Bool) -> Void, finish: @escaping @Sendable () -> Void) {
         self.write = write
         self.finish = finish
     }
@@ -26,9 +26,13 @@ public final class EventStream: Sendable {
     /// Queues bytes (one SSE event or comment) for the client. `direct`: the caller is sending to few streams,
     /// so writing from its own thread beats waking the stream's loop; a large fan-out leaves `false` so each
     /// loop writes its share in parallel.
-    public func send(_ bytes: [UInt8], direct: Bool = false) {
+    public func send(_ frame: EventFrame, direct: Bool = false) {
         guard !isClosed else { return }
-        write(bytes, direct)
+        write(frame, direct)
+    }
+
+    public func send(_ bytes: [UInt8]) {
+        send(EventFrame(bytes))
     }
 
     /// Ends the stream from the server side.

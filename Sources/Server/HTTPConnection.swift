@@ -6,39 +6,41 @@ import Glibc
 /// One accepted socket: reads bytes into the parser, hands complete requests to the responder, queues responses
 /// in an output buffer that survives partial writes, and carries out what the `ConnectionStateMachine` decides.
 ///
-/// Owned by its event loop's thread; other threads reach it only through `loop.execute` (the response sink does).
+/// Owned by its event loop's thread; other threads reach it only through `loop.execute` (the response sink does)
+/// or, for a stream's events, through its `StreamGate`. Members without `private` are shared with
+/// `HTTPConnection+Streams.swift`, which holds the streaming response.
 final class HTTPConnection: Channel, @unchecked Sendable {
     let fd: Int32
     let peer: String
-    private let loop: EventLoop
-    private let context: ServerContext
+    let loop: EventLoop
+    let context: ServerContext
     private let readBuffer: ReadBuffer
-    private let batcher: StreamBatcher
+    let batcher: StreamBatcher
     private var parser: HTTPRequestParser
-    private var machine: ConnectionStateMachine
-    private var output: [UInt8] = []
-    private var outputOffset = 0
+    var machine: ConnectionStateMachine
+    var output: [UInt8] = []
+    var outputOffset = 0
     private var wantsWrite = false
     private var readPaused = false
 
-    private var head: HTTPRequestHead?
+    var head: HTTPRequestHead?
     private var body: [UInt8] = []
-    private var requestStart = ContinuousClock.now
-    private var requestID = ""
+    var requestStart = ContinuousClock.now
+    var requestID = ""
     /// Counts requests so a late response for an earlier one can never be taken for the current one.
-    private var generation = 0
-    private var awaitingResponse = false
+    var generation = 0
+    var awaitingResponse = false
     private var dispatching = false
-    private var lingering = false
-    private var isClosed = false
+    var lingering = false
+    var isClosed = false
     /// The open streaming response, if this connection carries one.
-    private var stream: EventStream?
+    var stream: EventStream?
     /// Lets publishers on other threads write events straight to the socket (see `StreamGate`).
-    private let gate: StreamGate
+    let gate: StreamGate
     /// Whether the gate is open, as this loop knows it: its own stream sends then go through the gate's lock.
-    private var gateOpen = false
-    private var streamLimit = 1 << 20
-    private var lastWriteProgress = ContinuousClock.now
+    var gateOpen = false
+    var streamLimit = 1 << 20
+    var lastWriteProgress = ContinuousClock.now
 
     init(fd: Int32, peer: String, loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer, batcher: StreamBatcher) {
         self.fd = fd
@@ -103,14 +105,14 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         perform(machine.tick(now: now))
     }
 
-    private static let heartbeat = SSEEncoder.encode(.heartbeat())
+    private static let heartbeat = EventFrame(SSEEncoder.encode(.heartbeat()))
 
     /// Graceful shutdown: idle connections close now, others after their current response.
     func drain() {
         guard !isClosed else { return }
         defer { refreshDeadline() }
         if stream != nil {
-            streamWrite(SSEEncoder.encode(.heartbeat("specd is shutting down")))
+            streamWrite(EventFrame(SSEEncoder.encode(.heartbeat("specd is shutting down"))))
             endStream(.serverClosed)
             return
         }
@@ -172,8 +174,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 loop.execute { self.complete(response, generation: expected) }
             }
         }, openStream: { [self] headers in
-            let stream = EventStream(write: { [self] bytes, direct in
-                sendEvent(bytes, direct: direct)
+            let stream = EventStream(write: { [self] frame, direct in
+                sendEvent(frame, direct: direct)
             }, finish: { [self] in
                 loop.execute { self.endStream(.serverClosed) }
             })
@@ -208,92 +210,6 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         if !dispatching, !isClosed, !lingering { processInput() }
     }
 
-    // MARK: - Streams
-
-    /// Writes the head of a chunked `200` response that stays open; events follow as chunks.
-    private func beginStream(_ newStream: EventStream, headers: HTTPHeaders, generation expected: Int) {
-        guard !isClosed, awaitingResponse, expected == generation, let head else {
-            newStream.markClosed(.peerClosed)
-            return
-        }
-        var all = headers
-        all.add("X-Request-Id", requestID)
-        streamLimit = context.configuration.streamBufferBytes
-        // HTTP/1.0 has no chunked coding: the stream is delimited by the close.
-        let framing: HTTPResponseEncoder.Framing = head.version == .http11 ? .chunked : .none
-        HTTPResponseEncoder.encodeHead(status: .ok, headers: all, framing: framing, version: head.version,
-                                       keepAlive: head.version == .http11, date: context.dates.current(), into: &output)
-        stream = newStream
-        gateOpen = true
-        // Bound what the kernel may hold for a stream, so a client that stops reading shows up in our own buffer
-        // (and is dropped at its limit) instead of hiding in megabytes of autotuned socket buffer.
-        var sendBuffer: Int32 = 64 * 1024
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
-        machine.streamStarted()
-        lastWriteProgress = .now
-        defer { refreshDeadline() }
-        context.accessLog(head, .ok, requestStart, requestID, peer)
-        flush()
-        // Only now, with the head in the socket or in our buffer: no direct write can overtake it.
-        gate.open(chunked: framing == .chunked)
-    }
-
-    /// Any thread: one event for this stream. On this loop it is written now; from another thread it goes
-    /// straight to the socket when `direct` and the gate allows, else to this loop's batch.
-    func sendEvent(_ bytes: [UInt8], direct: Bool) {
-        // The hub sends under its own lock, so no other publisher can queue a hand-off between check and write.
-        if loop.inEventLoop, gate.nothingQueued {
-            streamWrite(bytes)
-            return
-        }
-        gate.send(bytes, direct: direct) { bytes, framed in batcher.enqueue(self, bytes, framed: framed) }
-    }
-
-    /// A hand-off from `sendEvent`, in the order they were made.
-    func streamWriteHandedOff(_ bytes: [UInt8], framed: Bool) {
-        gate.dequeued()
-        if framed {
-            guard !isClosed, stream != nil else { return }
-            output += bytes
-            flush()
-            if output.count > outputOffset { refreshDeadline() }
-        } else {
-            streamWrite(bytes)
-        }
-    }
-
-    func streamWrite(_ bytes: [UInt8]) {
-        guard !isClosed, let stream, !stream.isClosed, let head else { return }
-        // Back-pressure: a client that does not read is dropped, never buffered without bound.
-        if output.count - outputOffset + bytes.count > streamLimit {
-            endStream(.slowConsumer)
-            return
-        }
-        if head.version == .http11 { HTTPResponseEncoder.encodeChunk(bytes, into: &output) } else { output += bytes }
-        flush()
-        // Bytes left waiting start the stall clock, which may run out before the next heartbeat was due.
-        if output.count > outputOffset { refreshDeadline() }
-    }
-
-    private func endStream(_ reason: EventStream.CloseReason) {
-        guard let current = stream else { return }
-        stream = nil
-        gate.close()
-        gateOpen = false
-        if reason != .peerClosed, !isClosed, head?.version == .http11 {
-            output += HTTPResponseEncoder.lastChunk
-        }
-        current.markClosed(reason)
-        if reason == .slowConsumer || reason == .peerClosed {
-            close()
-        } else {
-            machine.streamEnded(now: .now)
-            refreshDeadline()
-            lingering = true
-            if output.count == outputOffset { finishWriting() } else { flush() }
-        }
-    }
-
     /// A framing error: answer once with `Connection: close` and stop parsing (DESIGN §11).
     private func refuse(_ error: HTTPParseError) {
         context.logger.debug("request refused", ["code": .string(error.code), "peer": .string(peer)])
@@ -313,7 +229,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     /// Tells the loop when this connection next needs a tick. Called after anything that can move the deadline
     /// earlier; a deadline that only moved later just costs one early tick.
-    private func refreshDeadline() {
+    func refreshDeadline() {
         guard !isClosed else { return }
         let next: ContinuousClock.Instant?
         if stream != nil {
@@ -343,7 +259,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         }
     }
 
-    private func flush() {
+    func flush() {
         guard !isClosed else { return }
         let failed = gateOpen ? gate.withSocket { () -> (result: Bool, pending: Bool) in
             let failed = writeOutput()
@@ -391,7 +307,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     /// Everything is written and the connection ends: half-close so the client reads our last response, then
     /// discard input until the client closes or the linger deadline passes.
-    private func finishWriting() {
+    func finishWriting() {
         guard !isClosed else { return }
         shutdown(fd, Int32(SHUT_WR))
         if readPaused {

@@ -3,11 +3,16 @@ import Synchronization
 /// Collects stream writes bound for one event loop and hands them over in one task, so fanning one event out to
 /// thousands of streams costs one wake-up per loop rather than one per stream.
 final class StreamBatcher: Sendable {
+    /// An event for a stream whose framing may not be known yet, or bytes ready for its socket (the rest of a
+    /// direct write the socket did not take whole).
+    enum Payload {
+        case frame(EventFrame)
+        case wire([UInt8])
+    }
+
     struct Item {
         let connection: HTTPConnection
-        let bytes: [UInt8]
-        /// Already chunk-framed: the remainder of a direct write the socket did not take whole.
-        let framed: Bool
+        let payload: Payload
     }
 
     private let loop: EventLoop
@@ -17,9 +22,9 @@ final class StreamBatcher: Sendable {
         self.loop = loop
     }
 
-    func enqueue(_ connection: HTTPConnection, _ bytes: [UInt8], framed: Bool) {
+    func enqueue(_ connection: HTTPConnection, _ payload: Payload) {
         let first = pending.withLock { queue in
-            queue.append(Item(connection: connection, bytes: bytes, framed: framed))
+            queue.append(Item(connection: connection, payload: payload))
             return queue.count == 1
         }
         guard first else { return }
@@ -31,6 +36,6 @@ final class StreamBatcher: Sendable {
             defer { queue.removeAll(keepingCapacity: true) }
             return queue
         }
-        for item in batch { item.connection.streamWriteHandedOff(item.bytes, framed: item.framed) }
+        for item in batch { item.connection.streamWriteHandedOff(item.payload) }
     }
 }

@@ -48,27 +48,20 @@ final class StreamGate: Sendable {
     /// No hand-off is waiting for the loop, so the loop may write a new event at once.
     var nothingQueued: Bool { state.withLock { $0.queued == 0 } }
 
-    /// Any thread. Writes `bytes` (one event, unframed) to the socket when `direct` and nothing is ahead of it;
-    /// otherwise calls `handOff` with what the loop must still write — the unframed event, or the framed
-    /// remainder of a partial write — under the lock, so hand-offs reach the loop in order.
-    func send(_ bytes: [UInt8], direct: Bool, handOff: (_ bytes: [UInt8], _ framed: Bool) -> Void) {
+    /// Any thread. Writes the event to the socket when `direct` and nothing is ahead of it; otherwise calls
+    /// `handOff` with what the loop must still write — the event, or the rest of a partial write — under the lock,
+    /// so hand-offs reach the loop in order.
+    func send(_ frame: EventFrame, direct: Bool, handOff: (StreamBatcher.Payload) -> Void) {
         state.withLock { state in
             guard direct, state.open, state.queued == 0, !state.outputPending else {
                 state.queued += 1
-                handOff(bytes, false)
+                handOff(.frame(frame))
                 return
             }
-            var framed: [UInt8]
-            if state.chunked {
-                framed = []
-                framed.reserveCapacity(bytes.count + 12)
-                HTTPResponseEncoder.encodeChunk(bytes, into: &framed)
-            } else {
-                framed = bytes
-            }
+            let wire = frame.wire(chunked: state.chunked)
             var offset = 0
-            while offset < framed.count {
-                let written = framed.withUnsafeBytes { raw in
+            while offset < wire.count {
+                let written = wire.withUnsafeBytes { raw in
                     Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                 }
                 if written > 0 {
@@ -81,9 +74,9 @@ final class StreamGate: Sendable {
                 }
             }
             if offset > 0 { state.lastDirectWrite = .now }
-            if offset == framed.count { return }
+            if offset == wire.count { return }
             state.queued += 1
-            handOff(Array(framed[offset...]), true)
+            handOff(.wire(Array(wire[offset...])))
         }
     }
 

@@ -265,17 +265,24 @@ import Glibc
         _ = (first, second)
     }
 
-    @Test func includeContext_sendsContextEvents() throws {
+    @Test func includeContext_sendsContextEvents_whileSuchAStreamIsOpen() throws {
         let api = try APIHarness()
         defer { api.stop() }
-        let client = try api.stream("/v1/users/u1/stream?include=context&events=context")
+        var client: TestClient? = try api.stream("/v1/users/u1/stream?include=context&events=context")
+        let plain = try api.stream("/v1/users/u1/stream")
         _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "k", "by": 2}]}"#)
-        let event = try client.readEvents(1)[0]
+        let event = try client!.readEvents(1)[0]
         #expect(event.contains("event: context"))
         #expect(event.contains(#""counters":{"k":2}"#))
+        #expect(api.hub.wantsContext(for: "u1"))
+        #expect(!api.hub.wantsContext(for: "u2"))
+        client = nil
+        let deadline = ContinuousClock.now + .seconds(3)
+        while api.hub.streamCount > 1, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(!api.hub.wantsContext(for: "u1"), "the count goes with the stream")
+        _ = plain
     }
 
-    /// With the real clock: a cooldown ending reaches the stream within 100 ms of its instant, with no write.
     /// Heartbeats come from each stream's own quiet time: an event resets it, and a stream that keeps quiet gets
     /// one comment per interval.
     @Test func quietStream_getsAHeartbeatPerInterval_andAnEventPostponesIt() throws {
@@ -290,7 +297,7 @@ import Glibc
         let heartbeat = try client.readEvents(1)[0]
         let firstBeat = ContinuousClock.now
         #expect(heartbeat == ": keep-alive")
-        // Counted from the event, not from the stream's start; the loops tick four times a second.
+        // Counted from the event, not from the stream's start; deadlines are checked every 50 ms.
         #expect(firstBeat - wrote >= .milliseconds(550), "heartbeat \(firstBeat - wrote) after the event")
         #expect(firstBeat - opened < .milliseconds(1_500))
         #expect(try client.readEvents(1)[0] == ": keep-alive")
@@ -298,6 +305,7 @@ import Glibc
         #expect(secondBeat - firstBeat >= .milliseconds(550) && secondBeat - firstBeat < .milliseconds(1_000))
     }
 
+    /// With the real clock: a cooldown ending reaches the stream within 100 ms of its instant, with no write.
     @Test func cooldownEnding_arrivesWithin100ms() throws {
         let rules = #"{"flags": {"promo": {"when": {"cooldown": {"event": "shown", "for": 1}}}}}"#
         let api = try APIHarness(rulesText: rules, realClock: true)

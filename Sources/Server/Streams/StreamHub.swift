@@ -42,8 +42,9 @@ public final class StreamHub: Sendable {
         var byUser: [String: Set<Int>] = [:]
         /// Streams for every user (`GET /v1/stream`).
         var global: [Int] = []
-        /// Global streams with `?include=context`: counted so a write need not scan every stream to ask.
+        /// Streams with `?include=context`, global and per user: counted so a write need not scan streams to ask.
         var globalWithContext = 0
+        var withContextByUser: [String: Int] = [:]
         var nextSubscriber = 0
         var lastID: EventID
         /// The oldest id that can still be resumed from: anything older gets a `reset`.
@@ -83,7 +84,7 @@ public final class StreamHub: Sendable {
 
     func wantsContext(for user: String) -> Bool {
         withState { state in
-            state.globalWithContext > 0 || (state.byUser[user] ?? []).contains { state.subscribers[$0]?.includeContext == true }
+            state.globalWithContext > 0 || state.withContextByUser[user] != nil
         }
     }
 
@@ -114,6 +115,7 @@ public final class StreamHub: Sendable {
             state.subscribers[number] = subscriber
             if let user {
                 state.byUser[user, default: []].insert(number)
+                if includeContext { state.withContextByUser[user, default: 0] += 1 }
             } else {
                 state.global.append(number)
                 if includeContext { state.globalWithContext += 1 }
@@ -146,6 +148,10 @@ public final class StreamHub: Sendable {
         if let user = subscriber.user {
             state.byUser[user]?.remove(number)
             if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+            if subscriber.includeContext {
+                state.withContextByUser[user]! -= 1
+                if state.withContextByUser[user] == 0 { state.withContextByUser[user] = nil }
+            }
         } else {
             state.global.removeAll { $0 == number }
             if subscriber.includeContext { state.globalWithContext -= 1 }
@@ -174,7 +180,8 @@ public final class StreamHub: Sendable {
             let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: "flag", data: JSONWriter.string(.object(data))))
             let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, bytes: bytes, at: .now)
             retain(&state, event)
-            var refetch: [UInt8]?
+            let frame = EventFrame(bytes)
+            var refetch: EventFrame?
             let numbers = targets(state, user: user)
             let direct = numbers.count <= Self.directFanOut
             for number in numbers {
@@ -183,10 +190,10 @@ public final class StreamHub: Sendable {
                 // Updated in place: copying the subscriber out and back would copy its map for every stream.
                 state.subscribers[number]!.lastSeen[key] = value
                 if subscriber.refetchOnly {
-                    if refetch == nil { refetch = refetchBytes(id) }
+                    if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
                     subscriber.stream.send(refetch!, direct: direct)
                 } else {
-                    subscriber.stream.send(bytes, direct: direct)
+                    subscriber.stream.send(frame, direct: direct)
                 }
                 state.sent += 1
             }
@@ -201,14 +208,19 @@ public final class StreamHub: Sendable {
             retain(&state, event)
             let numbers = user.map { targets(state, user: $0) } ?? Array(state.subscribers.keys)
             let direct = numbers.count <= Self.directFanOut
+            let frame = EventFrame(bytes)
+            var refetch: EventFrame?
             for number in numbers {
                 guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
                 if subscriber.refetchOnly {
                     // Triggers and context do not change evaluations; rules do.
-                    if type == "rules" { subscriber.stream.send(refetchBytes(id), direct: direct) }
+                    if type == "rules" {
+                        if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
+                        subscriber.stream.send(refetch!, direct: direct)
+                    }
                     continue
                 }
-                subscriber.stream.send(bytes, direct: direct)
+                subscriber.stream.send(frame, direct: direct)
                 state.sent += 1
             }
         }
