@@ -56,6 +56,7 @@ for n in $SUBSCRIBERS; do
       port=$SPECD_PORT
       [ "$target" = nchan ] && port=$NCHAN_PORT
       result=$(timeout 180 "$LOAD" sse-load "$target" --port "$port" --subscribers "$n" --changes "$m" --mode "$mode" --readers "$READERS" || true)
+      echo "$result" >> "$WORK/results.jsonl"
       python3 - "$result" <<'PY'
 import json, sys
 try:
@@ -70,3 +71,25 @@ PY
     done
   done
 done
+
+# Medians over the rounds, per configuration, with specd's p99 as a ratio of nchan's from the same run.
+python3 - "$WORK/results.jsonl" <<'PY'
+import json, statistics, sys
+rows = []
+for line in open(sys.argv[1]):
+    try:
+        rows.append(json.loads(line))
+    except ValueError:
+        pass
+print("\nmedians over rounds")
+print("%-5s %-8s %-7s %9s %9s %10s %15s" % ("mode", "subs", "target", "p50_ms", "p99_ms", "events/s", "p99 vs nchan"))
+for key in sorted({(r.get("mode"), r.get("subscribers")) for r in rows if "p99_ms" in r}, key=str):
+    medians = {}
+    for target in ("nchan", "specd"):
+        sel = [r for r in rows if (r.get("mode"), r.get("subscribers")) == key and r["target"] == target and "p99_ms" in r]
+        if sel:
+            medians[target] = [statistics.median(r[f] for r in sel) for f in ("p50_ms", "p99_ms", "events_per_s")]
+    for target, (p50, p99, eps) in medians.items():
+        ratio = "%.2fx" % (p99 / medians["nchan"][1]) if target == "specd" and "nchan" in medians else ""
+        print("%-5s %-8s %-7s %9.3f %9.3f %10.0f %15s" % (key[0], key[1], target, p50, p99, eps, ratio))
+PY
