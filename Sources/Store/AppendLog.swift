@@ -54,7 +54,6 @@ public final class AppendLog: @unchecked Sendable {
     private var fd: Int32 = -1
     private var segmentPath = ""
     private var segmentBytes = 0
-    private var writtenThrough: UInt64
     private var unsyncedSeq: UInt64 = 0
     private var lastSync = ContinuousClock.now
     /// Segments a rotation left behind, for the writer thread to sync and close.
@@ -72,7 +71,6 @@ public final class AppendLog: @unchecked Sendable {
         inline = policy != .always
         self.nextSeq = nextSeq
         acknowledgedSeq = nextSeq - 1
-        writtenThrough = nextSeq - 1
         if let existingSegment {
             segmentPath = existingSegment
             fd = try fileSystem.openForAppend(existingSegment)
@@ -231,59 +229,61 @@ public final class AppendLog: @unchecked Sendable {
         queuedRecords = 0
         cut = nil
         condition.unlock()
+        // `fd`, `segmentPath` and `segmentBytes` change only here, under the file lock: read without `condition`.
         do throws(IOError) {
             var start = 0
             if let pendingCut {
-                if pendingCut.offset > 0 { try write(Array(batch[0..<pendingCut.offset]), lastSeq: pendingCut.firstSeqAfter - 1) }
+                if pendingCut.offset > 0 { try write(Array(batch[0..<pendingCut.offset])) }
                 start = pendingCut.offset
-                try startNextSegment(firstSeq: pendingCut.firstSeqAfter)
+                try startNextSegment(firstSeq: pendingCut.firstSeqAfter, oldHasNewRecords: pendingCut.offset > 0)
                 condition.withLock {
                     rotationsDone = max(rotationsDone, pendingCut.ticket)
                     condition.broadcast()
                 }
             }
-            if start < batch.count { try write(start == 0 ? batch : Array(batch[start...]), lastSeq: batchLastSeq) }
-            let (dirty, target, path) = condition.withLock { (unsyncedSeq > 0, fd, segmentPath) }
-            if policy == .always, dirty {
-                try fileSystem.fsync(target, path: path)
+            if start < batch.count { try write(start == 0 ? batch : Array(batch[start...])) }
+            if policy == .always {
+                try fileSystem.fsync(fd, path: segmentPath)
                 fsyncCount.add(1, ordering: .relaxed)
-                condition.withLock {
-                    unsyncedSeq = 0
-                    lastSync = .now
-                }
             }
-            if condition.withLock({ segmentBytes >= segmentLimit }) { try startNextSegment(firstSeq: batchLastSeq + 1) }
+            if segmentBytes >= segmentLimit { try startNextSegment(firstSeq: batchLastSeq + 1, oldHasNewRecords: policy != .always) }
         } catch {
             return fail(StorageFailure(error))
         }
         return acknowledge(through: batchLastSeq)
     }
 
-    private func write(_ bytes: [UInt8], lastSeq: UInt64) throws(IOError) {
-        let (target, path) = condition.withLock { (fd, segmentPath) }
-        try fileSystem.writeAll(target, bytes, path: path)
-        condition.withLock {
-            segmentBytes += bytes.count
-            writtenThrough = lastSeq
-            // The writer sleeps while clean: the first dirty record starts its interval.
-            if unsyncedSeq == 0, policy == .interval { condition.signal() }
-            unsyncedSeq = lastSeq
-        }
+    private func write(_ bytes: [UInt8]) throws(IOError) {
+        try fileSystem.writeAll(fd, bytes, path: segmentPath)
+        segmentBytes += bytes.count
     }
 
-    /// Later records go to a new segment; the writer thread syncs (if needed) and closes the old one.
-    private func startNextSegment(firstSeq: UInt64) throws(IOError) {
+    /// Later records go to a new segment; the writer thread syncs and closes the old one. Under `always` the old
+    /// one is synced here, before anything in it is acknowledged.
+    private func startNextSegment(firstSeq: UInt64, oldHasNewRecords: Bool) throws(IOError) {
+        if policy == .always, oldHasNewRecords {
+            try fileSystem.fsync(fd, path: segmentPath)
+            fsyncCount.add(1, ordering: .relaxed)
+        }
         condition.lock()
         defer { condition.unlock() }
-        retiring.append((fd, segmentPath, unsyncedSeq > 0))
+        retiring.append((fd, segmentPath, policy != .always && (oldHasNewRecords || unsyncedSeq > 0)))
         fd = -1
         unsyncedSeq = 0
         condition.signal()
         try openSegment(firstSeq: firstSeq)
     }
 
+    /// One lock for everything a write settles: what is now unsynced, what is acknowledged, whom to tell.
     private func acknowledge(through seq: UInt64) -> [(Waiter, Result<UInt64, StorageFailure>)] {
         condition.withLock {
+            if policy == .always {
+                lastSync = .now
+            } else {
+                // The writer sleeps while clean: the first dirty record starts its interval.
+                if unsyncedSeq == 0, policy == .interval { condition.signal() }
+                unsyncedSeq = seq
+            }
             acknowledgedSeq = max(acknowledgedSeq, seq)
             var ready: [(Waiter, Result<UInt64, StorageFailure>)] = []
             waiters.removeAll { waiter in

@@ -39,6 +39,9 @@ import Glibc
         defer { api.stop() }
         _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "recordEvent", "event": "shown"}]}"#)
         let client = try api.stream("/v1/users/u1/stream")
+        // The prelude may reach the client just before the stream's user is scheduled (on the server's loop).
+        let deadline = ContinuousClock.now + .seconds(2)
+        while api.live.scheduledJobs == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
         #expect(api.live.scheduledJobs == 1)
         api.clock.advance(3_600_000 - 1)
         api.live.runDue(now: api.clock.now())

@@ -14,7 +14,7 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     }
 
     private let real = PosixFileSystem()
-    private let state = Mutex<(calls: Int, tripped: Bool)>((0, false))
+    private let state = Mutex<(calls: Int, tripped: Bool, journal: [String])>((0, false, []))
     let failAt: Int
     let fault: Fault
 
@@ -24,11 +24,14 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     }
 
     public var calls: Int { state.withLock { $0.calls } }
+    /// Every mutating call so far, as "call path" (for tests that check the order of writes and fsyncs).
+    public var journal: [String] { state.withLock { $0.journal } }
 
     /// Counts the call; true when this call must fail.
-    private func tick() -> Bool {
+    private func tick(_ call: String, _ path: String) -> Bool {
         state.withLock { state in
             state.calls += 1
+            state.journal.append(call + " " + path)
             if state.calls == failAt { state.tripped = true; return true }
             return false
         }
@@ -42,17 +45,17 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     }
 
     public func openForAppend(_ path: String) throws(IOError) -> Int32 {
-        if tick() { throw failure("open", path) }
+        if tick("open", path) { throw failure("open", path) }
         return try real.openForAppend(path)
     }
 
     public func openForWrite(_ path: String) throws(IOError) -> Int32 {
-        if tick() { throw failure("open", path) }
+        if tick("open", path) { throw failure("open", path) }
         return try real.openForWrite(path)
     }
 
     public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int {
-        if tick() {
+        if tick("write", path) {
             if case .shortWrite = fault, bytes.count > 1 {
                 return try real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]), path: path)
             }
@@ -63,21 +66,21 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     }
 
     public func fsync(_ fd: Int32, path: String) throws(IOError) {
-        if tick() { throw failure("fsync", path) }
+        if tick("fsync", path) { throw failure("fsync", path) }
         try real.fsync(fd, path: path)
     }
 
     public func close(_ fd: Int32) { real.close(fd) }
 
     public func rename(_ from: String, _ to: String) throws(IOError) {
-        if tick() { throw failure("rename", from) }
+        if tick("rename", from) { throw failure("rename", from) }
         try real.rename(from, to)
     }
 
     public func remove(_ path: String) throws(IOError) { try real.remove(path) }
 
     public func fsyncDirectory(_ path: String) throws(IOError) {
-        if tick() { throw failure("fsync", path) }
+        if tick("fsyncDirectory", path) { throw failure("fsync", path) }
         try real.fsyncDirectory(path)
     }
 

@@ -206,6 +206,31 @@ import Testing
         #expect(recovered.store.context(of: "u")?.counters["k"] == 19)
     }
 
+    /// Under `always`, a batch that straddles a snapshot's cut is acknowledged only once both segments it went
+    /// to are fsynced — the old one too, before it is retired.
+    @Test func always_recordsBeforeARotationCut_areFsyncedBeforeTheirAck() throws {
+        let directory = temporaryDirectory()
+        let journaling = FaultyFileSystem()
+        let gated = GatedFileSystem(journaling)
+        let log = try AppendLog(directory: directory, fileSystem: gated, policy: .always, nextSeq: 1)
+        defer { log.close() }
+        let firstSegment = directory + "/" + AppendLog.segmentName(firstSeq: 1)
+        // The writer takes record 1 and stops inside its write; 2 and 3, the cut and 4 then form one batch.
+        _ = try log.append([1])
+        gated.waitUntilBlocked()
+        _ = try log.append([2])
+        let beforeCut = try log.append([3])
+        log.requestRotation()
+        let afterCut = try log.append([4])
+        let seen = Mutex<[String]?>(nil)
+        log.whenAcknowledged(beforeCut) { _ in seen.withLock { $0 = journaling.journal } }
+        gated.release()
+        try log.waitAcknowledged(afterCut)
+        let journal = try #require(seen.withLock { $0 })
+        let secondWrite = try #require(journal.indices.filter { journal[$0] == "write \(firstSegment)" }.dropFirst().first)
+        #expect(journal[secondWrite...].contains("fsync \(firstSegment)"), "acknowledged before the old segment was fsynced: \(journal)")
+    }
+
     @Test func groupCommit_concurrentWritersShareFsyncs() throws {
         let directory = temporaryDirectory()
         let database = try open(directory, fsync: .always)
@@ -286,4 +311,38 @@ import Testing
 /// The encoded size of a mutation, to find record boundaries in tests.
 enum MutationCodecProbe {
     static func payloadLength(_ mutation: Mutation) -> Int { Database.encodedLength(of: mutation) }
+}
+
+/// Passes every call through, except that the first `write` waits until the test releases it.
+final class GatedFileSystem: FileSystem, @unchecked Sendable {
+    private let inner: FileSystem
+    private let blocked = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+    private let first = Atomic<Bool>(true)
+
+    init(_ inner: FileSystem) { self.inner = inner }
+
+    func waitUntilBlocked() { blocked.wait() }
+    func release() { gate.signal() }
+
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int {
+        if first.exchange(false, ordering: .relaxed) {
+            blocked.signal()
+            gate.wait()
+        }
+        return try inner.write(fd, bytes, path: path)
+    }
+
+    func openForAppend(_ path: String) throws(IOError) -> Int32 { try inner.openForAppend(path) }
+    func openForWrite(_ path: String) throws(IOError) -> Int32 { try inner.openForWrite(path) }
+    func fsync(_ fd: Int32, path: String) throws(IOError) { try inner.fsync(fd, path: path) }
+    func close(_ fd: Int32) { inner.close(fd) }
+    func rename(_ from: String, _ to: String) throws(IOError) { try inner.rename(from, to) }
+    func remove(_ path: String) throws(IOError) { try inner.remove(path) }
+    func fsyncDirectory(_ path: String) throws(IOError) { try inner.fsyncDirectory(path) }
+    func read(_ path: String) throws(IOError) -> [UInt8] { try inner.read(path) }
+    func list(_ directory: String) throws(IOError) -> [String] { try inner.list(directory) }
+    func truncate(_ path: String, to size: Int) throws(IOError) { try inner.truncate(path, to: size) }
+    func createDirectory(_ path: String) throws(IOError) { try inner.createDirectory(path) }
+    func size(_ path: String) -> Int? { inner.size(path) }
 }
