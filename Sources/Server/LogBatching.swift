@@ -8,7 +8,7 @@ extension HTTPServer {
     /// Dispatch loop) nothing changes.
     public func batchLogWrites(of database: Database) {
         let log = database.log
-        guard addIterationHook({ log.flush(handingOffAbove: 4) }) else { return }
+        guard addIterationHook({ log.flush(handingOffAbove: AppendLog.handOffAbove) }) else { return }
         database.flushLogAtRoundEnds { [self] in isLoopThread }
     }
 }

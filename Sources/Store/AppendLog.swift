@@ -116,9 +116,12 @@ public final class AppendLog: @unchecked Sendable {
         flushQueued(waitForLock: false)
     }
 
-    /// Inline mode, for a thread with more work waiting (an event loop at the end of a busy round): a small batch
-    /// is written here at once; a larger one goes to the writer thread, so this thread gets back to its sockets
-    /// and the completions run on the other core.
+    /// A batch above this many records is left to the writer thread by `flush(handingOffAbove:)` callers here.
+    public static let handOffAbove = 4
+
+    /// Inline mode, for a thread with more work waiting (an event loop at the end of a busy round) or with many
+    /// others writing: a small batch is written here at once; a larger one goes to the writer thread, which then
+    /// writes big batches while this thread gets back to its work and the completions run on another core.
     public func flush(handingOffAbove limit: Int) {
         guard inline else { return }
         let large = condition.withLock { () -> Bool in
@@ -166,7 +169,7 @@ public final class AppendLog: @unchecked Sendable {
 
     /// Blocks until `seq` is acknowledged; for tests, benchmarks and shutdown.
     public func waitAcknowledged(_ seq: UInt64) throws(StorageFailure) {
-        flush()
+        flush(handingOffAbove: Self.handOffAbove)
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<UInt64, StorageFailure>?>(nil)
         whenAcknowledged(seq) { result in

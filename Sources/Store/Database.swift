@@ -84,7 +84,7 @@ public final class Database: Sendable {
         }
         // Outside the shard lock: flushing may complete other writers' requests on this thread. A thread that
         // flushes at the end of its round anyway (an event loop) leaves it to then: one write for the whole round.
-        if !(flushesLater?() ?? false) { log.flush() }
+        if !(flushesLater?() ?? false) { log.flush(handingOffAbove: AppendLog.handOffAbove) }
         log.whenAcknowledged(applied.seq) { result in
             switch result {
             case .success: completion(.success(applied))
