@@ -287,22 +287,12 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     /// Sends what the socket takes; true when the socket failed.
     private func writeOutput() -> Bool {
-        while outputOffset < output.count {
-            let written = output.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress! + outputOffset, raw.count - outputOffset, Int32(MSG_NOSIGNAL))
-            }
-            if written > 0 {
-                outputOffset += written
-                lastWriteProgress = .now
-            } else if written < 0, errno == EINTR {
-                continue
-            } else if written < 0, errno == EAGAIN {
-                return false
-            } else {
-                return true
-            }
+        let (offset, failed) = Socket.send(fd, output, from: outputOffset)
+        if offset > outputOffset {
+            outputOffset = offset
+            lastWriteProgress = .now
         }
-        return false
+        return failed
     }
 
     /// Everything is written and the connection ends: half-close so the client reads our last response, then

@@ -32,8 +32,8 @@ public final class HTTPServer: Sendable {
     /// Runs `hook` on every loop after each round of events (see `EventLoop.addIterationHook`); `false`, and
     /// nothing added, when the loops have no such point. Call before `start()`.
     public func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool {
-        guard loops.allSatisfy({ !($0 is DispatchEventLoop) }) else { return false }
-        return loops.allSatisfy { $0.addIterationHook(hook) }
+        // All loops are of one kind: either every one takes the hook or none does.
+        loops.allSatisfy { $0.addIterationHook(hook) }
     }
 
     /// Whether the calling thread is one of this server's loops.

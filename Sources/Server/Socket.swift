@@ -71,6 +71,25 @@ enum Socket {
         return (fd, peerDescription(address))
     }
 
+    /// Sends `bytes` from `offset` on a non-blocking socket until all are sent, the socket is full, or it fails
+    /// (`EINTR` retried). Returns how far it got and whether the socket failed.
+    static func send(_ fd: Int32, _ bytes: [UInt8], from offset: Int) -> (offset: Int, failed: Bool) {
+        var offset = offset
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                return (offset, !(written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
+            }
+        }
+        return (offset, false)
+    }
+
     static func peerDescription(_ address: sockaddr_in) -> String {
         var copy = address.sin_addr
         var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))

@@ -1,8 +1,5 @@
 import HTTP
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The socket of one streaming response, shared between the connection's loop and publishers on other threads.
 ///
@@ -59,20 +56,8 @@ final class StreamGate: Sendable {
                 return
             }
             let wire = frame.wire(chunked: state.chunked)
-            var offset = 0
-            while offset < wire.count {
-                let written = wire.withUnsafeBytes { raw in
-                    Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                }
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    // Full, or failed: the loop carries on from here and learns of any error on its own send.
-                    break
-                }
-            }
+            // Full, or failed: the loop carries on from where this stops and learns of any error on its own send.
+            let (offset, _) = Socket.send(fd, wire, from: 0)
             if offset > 0 { state.lastDirectWrite = .now }
             if offset == wire.count { return }
             state.queued += 1
