@@ -20,7 +20,7 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
         .target(name: "TestRandom", path: "Tests/TestRandom"),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "TestRandom"], exclude: ["Fixtures"]),
-        .target(name: "StoreFixtures", dependencies: ["Store"], path: "Tests/StoreFixtures"),
+        .target(name: "StoreFixtures", dependencies: ["Store", "TestRandom"], path: "Tests/StoreFixtures"),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Rules", "StoreFixtures", "TestRandom"]),
         .executableTarget(name: "store-crash-writer", dependencies: ["Store", "Rules"], path: "Tests/CrashWriter"),
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "HTTPFixtures", "Rules", "Store", "StoreFixtures"]),

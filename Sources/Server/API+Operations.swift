@@ -9,6 +9,11 @@ extension API {
         router.add("GET", "/readyz", sync: { _ throws(APIError) in
             // Recovery finishes before the listener opens; draining makes the daemon unready again.
             if isDraining() { throw APIError.unavailable("draining", "specd is shutting down") }
+            // Writes are refused until a restart; reads still work, so /healthz stays 200 but traffic should move.
+            if let failure = database.log.failed {
+                throw APIError.unavailable("storage_failed", "a \(failure.underlying.call) on the log failed; no write is accepted until specd restarts",
+                                           retryAfter: 30)
+            }
             return .json(.ok, #"{"status":"ready"}"#, headers: ["Cache-Control": "no-store"])
         })
         router.add("GET", "/metrics", scope: .admin, sync: { _ throws(APIError) in metricsResponse() })

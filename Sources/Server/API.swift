@@ -89,6 +89,9 @@ struct API: Sendable {
                             field: "ops[\(reducerError.index)]")
         case .storageFailed:
             return APIError.unavailable("storage_failed", "a write to the log failed; no write is accepted until specd restarts", retryAfter: 30)
+        case .capacity(let limit):
+            return APIError(HTTPStatus(code: 507, reason: "Insufficient Storage"), code: "capacity",
+                            message: "specd holds its limit of \(limit) users (limits.maxUsers); existing users still accept writes", retryable: true)
         }
     }
 }

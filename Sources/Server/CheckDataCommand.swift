@@ -26,12 +26,22 @@ enum CheckDataCommand {
         do {
             let report = try Recovery.run(directory: directory, fileSystem: PosixFileSystem(), repair: false,
                                           apply: { _ in }, loadSnapshot: { users = $0.count })
+            let base = report.snapshot.map { "snapshot \($0) (seq \(report.snapshotSeq), \(users) users)" } ?? "snapshot none"
+            let summary = "\(base), \(report.replayedRecords) later records, last seq \(report.lastSeq)"
+            guard report.damagedSnapshots.isEmpty else {
+                // The data is whole, but a damaged snapshot is corruption all the same: say so, and what `serve`
+                // would do about it.
+                for damage in report.damagedSnapshots { print("error: damaged snapshot \(damage)") }
+                for warning in report.warnings where !warning.hasPrefix("snapshot ") { print("warning: \(warning)") }
+                print("\(directory): corrupt; serve would recover every record from \(summary) and replace the damaged snapshot at its next one")
+                return 1
+            }
             for warning in report.warnings { print("warning: \(warning)") }
-            print("\(directory): ok; snapshot \(report.snapshot ?? "none") (seq \(report.snapshotSeq), \(users) users), "
-                + "\(report.replayedRecords) later records, last seq \(report.lastSeq)")
+            print("\(directory): ok; \(summary)")
             return 0
         } catch {
             print("error: \(error.description)")
+            if case .corrupt = error { print("\(directory): corrupt; serve refuses to start (exit 2)") }
             return 1
         }
     }

@@ -15,6 +15,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var fsync: FsyncPolicy = .interval
     /// Records between automatic snapshots.
     public var snapshotEvery = 100_000
+    /// Users the store holds before writes that would create one more are refused with 507 (0: no cap).
+    public var maxUsers = 0
     /// Bearer tokens (config file only, never logged). None: loopback only.
     public var tokens: [Token] = []
     /// Requests a second per client address (0: no limit) and the burst allowed above it.
@@ -91,6 +93,7 @@ public struct DaemonOptions: Sendable, Equatable {
         "drainTimeoutSeconds": { $0.server.drainTimeout = .seconds($1) },
         "requestsPerSecondPerClient": { $0.rateLimit = $1 },
         "burstPerClient": { $0.rateBurst = $1 },
+        "maxUsers": { $0.maxUsers = $1 },
     ]
 
     /// Stream settings that only the config file sets (`streams: {...}`).

@@ -54,10 +54,11 @@ struct BinaryReader {
     var offset: Int
     let end: Int
 
+    /// `start` and `end` are clamped to the bytes, so a bad length from the data can never index outside them.
     init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
         self.bytes = bytes
-        offset = start
-        self.end = end ?? bytes.count
+        self.end = max(0, min(end ?? bytes.count, bytes.count))
+        offset = max(0, min(start, self.end))
     }
 
     var isAtEnd: Bool { offset >= end }
@@ -88,9 +89,11 @@ struct BinaryReader {
     mutating func int() throws(Failure) -> Int { Int(try signed()) }
     mutating func instant() throws(Failure) -> Instant { Instant(milliseconds: try signed()) }
 
+    /// A length or element count: never more than the bytes left, so nothing is allocated for a count the data
+    /// cannot hold (every element takes at least one byte).
     mutating func count() throws(Failure) -> Int {
         let value = try unsigned()
-        guard value <= UInt64(end - offset) else { throw .truncated }
+        guard offset <= end, value <= UInt64(end - offset) else { throw .truncated }
         return Int(value)
     }
 

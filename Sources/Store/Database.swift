@@ -13,10 +13,12 @@ public final class Database: Sendable {
         public var history: HistoryPolicy
         public var shardCount: Int
         public var segmentLimit: Int
+        /// Writes that would create a user beyond this many are refused (`StoreError.capacity`); 0: no cap.
+        public var maxUsers: Int
 
         public init(directory: String, fsync: FsyncPolicy = .interval, fsyncInterval: Duration = .milliseconds(100),
                     snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), shardCount: Int = 64,
-                    segmentLimit: Int = 64 << 20) {
+                    segmentLimit: Int = 64 << 20, maxUsers: Int = 0) {
             self.directory = directory
             self.fsync = fsync
             self.fsyncInterval = fsyncInterval
@@ -24,6 +26,7 @@ public final class Database: Sendable {
             self.history = history
             self.shardCount = shardCount
             self.segmentLimit = segmentLimit
+            self.maxUsers = maxUsers
         }
     }
 
@@ -32,8 +35,12 @@ public final class Database: Sendable {
     public let log: AppendLog
     public let recovery: Recovery.Report
     let fileSystem: FileSystem
+    /// `lastSeq`: the newest verified snapshot, the base compaction keeps as the way back when the next snapshot
+    /// is verified (0 with no snapshot yet: the log from its first record is the way back).
     private let snapshotState = Mutex<(lastSeq: UInt64, running: Bool, lastAt: ContinuousClock.Instant?, failures: Int)>((0, false, nil, 0))
     private let snapshotQueue = DispatchQueue(label: "specd.snapshot")
+    /// One snapshot at a time, from start to compaction: two interleaved ones could each delete the other's way back.
+    private let snapshotLock = NSLock()
     /// Whether the calling thread flushes the log at the end of its round (see `flushLogAtRoundEnds`). Written
     /// once, before any write is served; read on every write, so no lock.
     nonisolated(unsafe) private var flushesLater: (@Sendable () -> Bool)?
@@ -53,7 +60,7 @@ public final class Database: Sendable {
         } catch {
             throw .unreadable(error)
         }
-        var users: [String: UserContext] = [:]
+        var users: [ByteKey: UserContext] = [:]
         let shardCount = max(1, options.shardCount)
         var buckets = [[Mutation]](repeating: [], count: shardCount)
         let report = try Recovery.run(directory: options.directory, fileSystem: fileSystem, repair: true, apply: { mutation in
@@ -67,7 +74,7 @@ public final class Database: Sendable {
         } catch {
             throw .unreadable(error)
         }
-        store = UserStore(shardCount: shardCount, policy: options.history, log: log, initial: users)
+        store = UserStore(shardCount: shardCount, policy: options.history, log: log, initial: users, maxUsers: options.maxUsers)
         store.replay(buckets)
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
     }
@@ -116,14 +123,30 @@ public final class Database: Sendable {
         snapshotQueue.async { [self] in _ = try? takeSnapshot() }
     }
 
-    /// Writes a snapshot of the current state and deletes what it covers: older snapshots and whole segments.
+    /// Writes a snapshot of the current state, reads it back and checks it, and only then compacts: the previous
+    /// verified snapshot and the segments after it stay as a second way back, everything older goes.
     @discardableResult
     public func takeSnapshot() throws(IOError) -> UInt64 {
-        snapshotState.withLock { $0.running = true }
+        snapshotLock.lock()
+        defer { snapshotLock.unlock() }
+        let previous = snapshotState.withLock { state -> UInt64 in
+            state.running = true
+            return state.lastSeq
+        }
         defer { snapshotState.withLock { $0.running = false } }
         let (seq, shards, rotation) = store.capture(rotating: true)
-        do {
-            _ = try SnapshotFile.write(shards, seq: seq, directory: options.directory, fileSystem: fileSystem)
+        // Nothing new since the last verified snapshot: rewriting it would only risk the good copy.
+        guard seq != previous else { return seq }
+        do throws(IOError) {
+            let written = try SnapshotFile.write(shards, seq: seq, directory: options.directory, fileSystem: fileSystem)
+            do throws(IOError) {
+                try SnapshotFile.verify(written.path, seq: seq, users: written.users, fileSystem: fileSystem)
+            } catch {
+                // Not trusted, so not kept: recovery must not prefer it over the chain it failed to replace.
+                try? fileSystem.remove(written.path)
+                try? fileSystem.fsyncDirectory(options.directory)
+                throw error
+            }
         } catch {
             snapshotState.withLock { $0.failures += 1 }
             throw error
@@ -134,24 +157,25 @@ public final class Database: Sendable {
         }
         // Compaction may only delete segments once the records after `seq` go to a new one.
         if let rotation { log.waitForRotation(rotation) }
-        try compact(upTo: seq)
+        try compact(keeping: seq, previous: previous)
         return seq
     }
 
-    /// Removes snapshots older than `seq` and segments whose records all precede it, so an erased user's
-    /// records are gone from disk for good.
-    private func compact(upTo seq: UInt64) throws(IOError) {
+    /// Keeps the snapshot at `seq` and the previous one at `previous` with every segment holding a record after
+    /// `previous`; removes older snapshots (and damaged ones recovery went back past) and older segments. An erased
+    /// user's records are thus gone from disk once two snapshots have been taken after the erase.
+    private func compact(keeping seq: UInt64, previous: UInt64) throws(IOError) {
         let found: (snapshots: [(UInt64, String)], segments: [(UInt64, String)], temporary: [String])
         do {
             found = try Recovery.files(in: options.directory, fileSystem: fileSystem)
         } catch {
             return
         }
-        for (snapshotSeq, path) in found.snapshots where snapshotSeq < seq { try fileSystem.remove(path) }
+        for (snapshotSeq, path) in found.snapshots where snapshotSeq < seq && snapshotSeq != previous { try fileSystem.remove(path) }
         let segments = found.segments
         for (index, segment) in segments.enumerated() where index + 1 < segments.count {
-            // A segment ends where the next begins.
-            if segments[index + 1].0 <= seq + 1 { try fileSystem.remove(segment.1) }
+            // A segment ends where the next begins: all its records are in the previous snapshot.
+            if segments[index + 1].0 <= previous + 1 { try fileSystem.remove(segment.1) }
         }
         try fileSystem.fsyncDirectory(options.directory)
     }

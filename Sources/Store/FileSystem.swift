@@ -8,14 +8,17 @@ public struct IOError: Error, Equatable, Sendable, CustomStringConvertible {
     public let call: String
     public let path: String
     public let code: Int32
+    /// What went wrong when it is not an errno's story (a snapshot that does not read back whole).
+    public let detail: String?
 
-    public init(call: String, path: String, code: Int32) {
+    public init(call: String, path: String, code: Int32, detail: String? = nil) {
         self.call = call
         self.path = path
         self.code = code
+        self.detail = detail
     }
 
-    public var description: String { "\(call)(\(path)): \(String(cString: strerror(code)))" }
+    public var description: String { "\(call)(\(path)): \(detail ?? String(cString: strerror(code)))" }
 }
 
 /// Every file operation the store performs, behind a protocol so tests can fail any single call

@@ -101,8 +101,9 @@ enum ContextCodec {
             }
             writer.unsigned(UInt64(summary.recent.count))
             var previous: Int64 = 0
-            // Deltas keep ascending histories small.
-            for instant in summary.recent { writer.signed(instant.milliseconds - previous); previous = instant.milliseconds }
+            // Deltas keep ascending histories small. Wrapping arithmetic, here and in `decode`, is exact for any two
+            // instants and cannot trap on extreme ones.
+            for instant in summary.recent { writer.signed(instant.milliseconds &- previous); previous = instant.milliseconds }
         }
         writer.unsigned(UInt64(context.triggerFires.count))
         for (key, value) in context.triggerFires { writer.string(key); writer.instant(value) }
@@ -128,7 +129,7 @@ enum ContextCodec {
             }
             var previous: Int64 = 0
             for _ in 0..<(try reader.count()) {
-                previous += try reader.signed()
+                previous = previous &+ (try reader.signed())
                 summary.recent.append(Instant(milliseconds: previous))
             }
             context.donations[event] = summary

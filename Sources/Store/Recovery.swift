@@ -1,10 +1,15 @@
 import Foundation
 import Rules
 
-/// Rebuilds state from the newest valid snapshot plus the records after it (DESIGN §7). A torn final record is
-/// cut off with a warning; damage anywhere else refuses, naming the file and offset.
+/// Rebuilds state from the newest valid snapshot plus the records after it (README, "Data and durability").
+///
+/// A torn final record is cut off with a warning; damage anywhere else in the log refuses, naming the file and
+/// offset. A damaged snapshot is never a reason to start with less: recovery then goes back to the previous
+/// snapshot (or the very first record) and replays every segment after it — but only when that chain is whole and
+/// reaches at least as far as the damaged snapshot did. Otherwise it refuses, naming the snapshot.
 public enum Recovery {
     public struct Report: Sendable, Equatable {
+        /// The snapshot the state was rebuilt from; `nil` when the log was replayed from its first record.
         public var snapshot: String?
         public var snapshotSeq: UInt64 = 0
         public var replayedRecords = 0
@@ -12,6 +17,9 @@ public enum Recovery {
         public var warnings: [String] = []
         /// The segment to keep appending to, when its tail was sound.
         public var lastSegment: String?
+        /// Snapshots newer than `snapshot` that failed their checks, as "path at byte N: reason". Not empty means
+        /// recovery went back past them: the data is whole, but the directory held corruption.
+        public var damagedSnapshots: [String] = []
     }
 
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
@@ -44,48 +52,92 @@ public enum Recovery {
         return (snapshots, segments, temporary)
     }
 
-    /// Recovers into `store`. With `repair` false nothing on disk changes (for `specd check-data`).
+    /// A snapshot that failed its checks.
+    struct Damage {
+        let path: String
+        let seq: UInt64
+        let offset: Int
+        let reason: String
+    }
+
+    /// Recovers: hands the base snapshot's users to `loadSnapshot`, then every later record to `apply`, in seq
+    /// order. With `repair` false nothing on disk changes (for `specd check-data`).
     public static func run(directory: String, fileSystem: FileSystem, repair: Bool, apply: (Mutation) -> Void,
-                           loadSnapshot: ([String: UserContext]) -> Void) throws(Failure) -> Report {
+                           loadSnapshot: ([ByteKey: UserContext]) -> Void) throws(Failure) -> Report {
         var report = Report()
         let found = try files(in: directory, fileSystem: fileSystem)
         if repair { for temporary in found.temporary { try? fileSystem.remove(temporary) } }
-        // The newest snapshot that reads back whole; an unreadable newer one is reported, and then the records
-        // it covered must still be in the log, or the gap check below refuses.
+        // The newest snapshot that reads back whole is the base; every newer one is damaged.
+        var damaged: [Damage] = []
         for (seq, path) in found.snapshots {
             do {
-                let bytes = try fileSystem.read(path)
+                let bytes: [UInt8]
+                do {
+                    bytes = try fileSystem.read(path)
+                } catch {
+                    throw SnapshotFile.ReadFailure.corrupt(offset: 0, reason: "unreadable: \(error)")
+                }
                 let (snapshotSeq, users) = try SnapshotFile.read(bytes)
-                guard snapshotSeq == seq else { throw SnapshotFile.ReadFailure.corrupt(offset: 8, reason: "seq does not match the name") }
+                guard snapshotSeq == seq else { throw SnapshotFile.ReadFailure.corrupt(offset: 8, reason: "holds seq \(snapshotSeq), not the \(seq) its name says") }
                 loadSnapshot(users)
                 report.snapshot = path
                 report.snapshotSeq = seq
                 break
             } catch let failure as SnapshotFile.ReadFailure {
-                guard case .corrupt(let offset, let reason) = failure else { continue }
-                report.warnings.append("snapshot \(path) unusable at byte \(offset): \(reason)")
+                damaged.append(Damage(path: path, seq: seq, offset: failure.offset, reason: failure.reason))
             } catch {
-                report.warnings.append("snapshot \(path) unreadable")
+                damaged.append(Damage(path: path, seq: seq, offset: 0, reason: "\(error)"))
             }
         }
-        var expected = report.snapshotSeq + 1
-        report.lastSeq = report.snapshotSeq
-        for (index, (firstSeq, path)) in found.segments.enumerated() {
-            let isLast = index == found.segments.count - 1
+        report.damagedSnapshots = damaged.map { "\($0.path) at byte \($0.offset): \($0.reason)" }
+        // The damaged snapshot held every record up to its seq: the way back must reach at least that far.
+        let newestDamage = damaged.first
+        let base = report.snapshot.map { "snapshot \($0)" } ?? "the first record"
+        func refuse(_ why: String) -> Failure {
+            guard let newestDamage else { return .corrupt(file: "", offset: 0, reason: why) }
+            return .corrupt(file: newestDamage.path, offset: newestDamage.offset,
+                            reason: "\(newestDamage.reason); no whole way back from \(base): \(why)")
+        }
+        do throws(Failure) {
+            try replay(found.segments, from: report.snapshotSeq, into: &report, repair: repair, fileSystem: fileSystem, apply: apply)
+        } catch {
+            // A gap or damage in the log is the log's story, unless it is what stands between a damaged snapshot
+            // and its way back: then the snapshot is what lost the data, and is what the operator must see first.
+            guard newestDamage != nil else { throw error }
+            throw refuse(error.description)
+        }
+        if let newestDamage {
+            guard report.lastSeq >= newestDamage.seq else {
+                throw refuse("the log after it ends at seq \(report.lastSeq), the snapshot covered up to seq \(newestDamage.seq)")
+            }
+            for damage in damaged {
+                report.warnings.append("snapshot \(damage.path) is damaged at byte \(damage.offset) (\(damage.reason)); "
+                    + "recovered from \(base) and \(report.replayedRecords) later records up to seq \(report.lastSeq)")
+            }
+        }
+        return report
+    }
+
+    /// Replays every record after `snapshotSeq`, checking that seqs follow one another with no gap.
+    private static func replay(_ segments: [(UInt64, String)], from snapshotSeq: UInt64, into report: inout Report, repair: Bool,
+                               fileSystem: FileSystem, apply: (Mutation) -> Void) throws(Failure) {
+        var expected = snapshotSeq + 1
+        report.lastSeq = snapshotSeq
+        for (index, (_, path)) in segments.enumerated() {
+            let isLast = index == segments.count - 1
             let bytes: [UInt8]
             do {
                 bytes = try fileSystem.read(path)
             } catch {
                 throw .unreadable(error)
             }
-            _ = firstSeq
             var offset = 0
             while offset < bytes.count {
                 switch LogRecord.scan(bytes, at: offset) {
                 case .record(let seq, let payload, let next):
                     if seq < expected {
-                        // Already in the snapshot (or a stale segment about to be compacted).
-                        if seq > report.snapshotSeq { throw .corrupt(file: path, offset: offset, reason: "seq \(seq) repeats or goes backwards") }
+                        // Already in the snapshot (or a segment kept as the way back behind it).
+                        if seq > snapshotSeq { throw .corrupt(file: path, offset: offset, reason: "seq \(seq) repeats or goes backwards") }
                         offset = next
                         continue
                     }
@@ -118,6 +170,5 @@ public enum Recovery {
             }
             if isLast { report.lastSegment = path }
         }
-        return report
     }
 }

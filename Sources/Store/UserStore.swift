@@ -5,20 +5,30 @@ import Synchronization
 /// Every user's context in memory, split over lock-striped shards so concurrent writers to different users rarely
 /// meet. Writes run the pure reducer and queue the log record under the shard lock, so the log's order is the
 /// order in which each user's state changed.
+///
+/// Users are keyed by the bytes of their id (`ByteKey`), never by `String` equality: NFC and NFD `café` are two
+/// users in every shard, the log and snapshots alike. Callers pass `String`s; the conversion happens here.
 public final class UserStore: Sendable {
     final class Shard: Sendable {
-        let users = Mutex<[String: UserContext]>([:])
+        let users = Mutex<[ByteKey: UserContext]>([:])
     }
 
     private let shards: [Shard]
     let policy: HistoryPolicy
     let log: AppendLog?
+    /// Users that exist, kept exact under the shard locks so a cap check never scans the shards.
+    private let total = Atomic<Int>(0)
+    /// New users are refused beyond this many (0: no cap).
+    public let maxUsers: Int
 
-    public init(shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), log: AppendLog? = nil, initial: [String: UserContext] = [:]) {
+    public init(shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), log: AppendLog? = nil, initial: [ByteKey: UserContext] = [:],
+                maxUsers: Int = 0) {
         shards = (0..<max(1, shardCount)).map { _ in Shard() }
         self.policy = policy
         self.log = log
-        for (user, context) in initial { shard(for: user).users.withLock { $0[user] = context } }
+        self.maxUsers = max(0, maxUsers)
+        for (user, context) in initial { shard(for: user.string).users.withLock { $0[user] = context } }
+        total.store(initial.count, ordering: .relaxed)
     }
 
     @inline(__always)
@@ -44,17 +54,20 @@ public final class UserStore: Sendable {
             shards[index].users.withLock { users in
                 for mutation in buckets[index] {
                     // A mutation the reducer refused was refused live too, and never logged; skipping is exact.
-                    _ = try? Reducer.applyInPlace(mutation, to: &users[mutation.user], policy: policy)
+                    // The user cap is not applied: what the log holds was acknowledged.
+                    _ = try? Reducer.applyInPlace(mutation, to: &users[ByteKey(mutation.user)], policy: policy)
                 }
             }
         }
+        total.store(shards.reduce(0) { sum, shard in sum + shard.users.withLock { $0.count } }, ordering: .relaxed)
     }
 
     public func context(of user: String) -> UserContext? {
-        shard(for: user).users.withLock { $0[user] }
+        shard(for: user).users.withLock { $0[ByteKey(user)] }
     }
 
-    public var userCount: Int { shards.reduce(0) { total, shard in total + shard.users.withLock { $0.count } } }
+    /// Users that exist now: one atomic load.
+    public var userCount: Int { total.load(ordering: .relaxed) }
 
     /// The outcome of one applied mutation.
     public struct Applied: Sendable {
@@ -72,8 +85,9 @@ public final class UserStore: Sendable {
     /// log holds one record and replay needs no rules.
     public func apply(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil) throws(StoreError) -> Applied {
         let shard = shard(for: mutation.user)
+        let key = ByteKey(mutation.user)
         return try shard.users.withLock { users throws(StoreError) -> Applied in
-            let previous = users[mutation.user]
+            let previous = users[key]
             var mutation = mutation
             var result: (state: UserContext?, effects: [Effect])
             do throws(ReducerError) {
@@ -88,23 +102,34 @@ public final class UserStore: Sendable {
             } catch {
                 throw .rejected(error)
             }
+            let change = (previous == nil ? 0 : -1) + (result.state == nil ? 0 : 1)
+            if change > 0 {
+                // Reserve the slot first, so two shards creating users at once cannot both take the last one.
+                let count = total.wrappingAdd(1, ordering: .relaxed).newValue
+                if maxUsers > 0, count > maxUsers {
+                    total.wrappingSubtract(1, ordering: .relaxed)
+                    throw .capacity(limit: maxUsers)
+                }
+            }
             var seq: UInt64 = 0
             if let log {
                 do throws(StorageFailure) {
                     seq = try log.append(MutationCodec.encode(mutation))
                 } catch {
+                    if change > 0 { total.wrappingSubtract(1, ordering: .relaxed) }
                     throw .storageFailed(error)
                 }
             }
-            users[mutation.user] = result.state
+            if change < 0 { total.wrappingSubtract(1, ordering: .relaxed) }
+            users[key] = result.state
             return Applied(seq: seq, previous: previous, state: result.state, effects: result.effects)
         }
     }
 
     /// A consistent cut: every shard locked at once, so the copies hold exactly the records up to the returned seq.
     /// Copying a dictionary is O(1) (copy-on-write); writers pay for the copy later, one shard at a time.
-    func capture(rotating: Bool) -> (seq: UInt64, shards: [[String: UserContext]], rotation: Int?) {
-        var copies: [[String: UserContext]] = []
+    func capture(rotating: Bool) -> (seq: UInt64, shards: [[ByteKey: UserContext]], rotation: Int?) {
+        var copies: [[ByteKey: UserContext]] = []
         var seq: UInt64 = 0
         var rotation: Int?
         func lock(_ index: Int) {
@@ -123,8 +148,8 @@ public final class UserStore: Sendable {
     }
 
     /// Every user, for tests and comparisons.
-    public var allUsers: [String: UserContext] {
-        var all: [String: UserContext] = [:]
+    public var allUsers: [ByteKey: UserContext] {
+        var all: [ByteKey: UserContext] = [:]
         for shard in shards { shard.users.withLock { all.merge($0) { $1 } } }
         return all
     }
@@ -136,4 +161,6 @@ public enum StoreError: Error, Equatable, Sendable {
     case rejected(ReducerError)
     /// The log failed earlier or now; no write is acknowledged until restart.
     case storageFailed(StorageFailure)
+    /// The write would create a user beyond the configured cap (`maxUsers`); existing users still take writes.
+    case capacity(limit: Int)
 }

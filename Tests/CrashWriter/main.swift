@@ -2,8 +2,9 @@ import Foundation
 import Rules
 import Store
 
-// Test helper for the kill -9 crash test: writes from several threads under the given fsync policy (default
-// always) and prints "ack USER N" after each acknowledged write, until it is killed.
+// Test helper for the kill -9 crash test: recovers DIR, prints "ready", then writes from several threads under the
+// given fsync policy (default always) and prints "ack USER N" after each acknowledged write, until it is killed.
+// Small segments and frequent snapshots, so kills land in rotations, snapshots and compactions too.
 let arguments = CommandLine.arguments
 guard arguments.count == 3 || arguments.count == 4, let threads = Int(arguments[2]),
       let policy = arguments.count == 4 ? FsyncPolicy(rawValue: arguments[3]) : .always else {
@@ -12,12 +13,13 @@ guard arguments.count == 3 || arguments.count == 4, let threads = Int(arguments[
 }
 let database: Database
 do {
-    database = try Database(options: .init(directory: arguments[1], fsync: policy, snapshotEvery: 500))
+    database = try Database(options: .init(directory: arguments[1], fsync: policy, snapshotEvery: 300, segmentLimit: 16 << 10))
 } catch {
     FileHandle.standardError.write(Data("recovery failed: \(error)\n".utf8))
     exit(2)
 }
 let output = NSLock()
+FileHandle.standardOutput.write(Data("ready\n".utf8))
 for thread in 0..<threads {
     Thread.detachNewThread {
         let user = "u\(thread)"
@@ -33,5 +35,4 @@ for thread in 0..<threads {
         }
     }
 }
-FileHandle.standardOutput.write(Data("ready\n".utf8))
 while true { sleep(60) }

@@ -1,4 +1,6 @@
 import Foundation
+import Rules
+import Store
 import Testing
 
 /// Runs the real `specd` binary, as an operator would.
@@ -94,6 +96,65 @@ import Testing
         let serve = try runToExit(["serve", "--port", "0", "--data-dir", dataDir])
         #expect(serve.status == 2)
         #expect(serve.stderr.contains("refusing to start"))
+    }
+
+    /// A data directory after a clean stop (everything in the newest snapshot), with one byte of that snapshot
+    /// flipped. Returns the directory and the snapshot's path.
+    func dataDirectoryWithDamagedSnapshot(keepLog: Bool) throws -> (String, String) {
+        let dataDir = Self.temporaryPath("data")
+        let database = try Database(options: .init(directory: dataDir, fsync: .never))
+        for index in 0..<10 {
+            _ = try database.writeAndWait(Mutation(user: "user-\(index)", now: Instant(milliseconds: 1_773_144_000_000),
+                                                   actions: [.setCounter(counter: "k", value: index)]))
+            if index == 4 { try database.takeSnapshot() }
+        }
+        try database.close()
+        let names = try FileManager.default.contentsOfDirectory(atPath: dataDir).sorted()
+        let snapshot = dataDir + "/" + (try #require(names.last { $0.hasPrefix("snapshot-") }))
+        if !keepLog {
+            for name in names.filter({ $0.hasPrefix("segment-") }).dropLast() { try FileManager.default.removeItem(atPath: dataDir + "/" + name) }
+            for name in names.filter({ $0.hasPrefix("snapshot-") }).dropLast() { try FileManager.default.removeItem(atPath: dataDir + "/" + name) }
+        }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: snapshot)))
+        bytes[bytes.count / 2] ^= 0x10
+        try Data(bytes).write(to: URL(fileURLWithPath: snapshot))
+        return (dataDir, snapshot)
+    }
+
+    /// No way back past the damaged snapshot: exit 2 naming the snapshot and the offset, never an empty start.
+    @Test func damagedSnapshotWithoutAWayBack_refusesWithExitTwoNamingTheSnapshot() throws {
+        let (dataDir, snapshot) = try dataDirectoryWithDamagedSnapshot(keepLog: false)
+        let serve = try runToExit(["serve", "--port", "0", "--data-dir", dataDir])
+        #expect(serve.status == 2)
+        #expect(serve.stderr.contains("refusing to start"))
+        #expect(serve.stderr.contains((snapshot as NSString).lastPathComponent + " at byte "), "\(serve.stderr)")
+        let check = try runToExit(["check-data", "--data-dir", dataDir])
+        #expect(check.status == 1)
+        #expect(check.stdout.contains((snapshot as NSString).lastPathComponent + " at byte "), "\(check.stdout)")
+        #expect(check.stdout.contains("refuses to start"))
+    }
+
+    /// The previous snapshot and its segments are whole: serve starts with every user (and a warning naming the
+    /// damaged file); check-data still reports the corruption, exit 1, and says what recovery does.
+    @Test func damagedSnapshotWithAWayBack_servesEveryUser_andCheckDataReportsIt() throws {
+        let (dataDir, snapshot) = try dataDirectoryWithDamagedSnapshot(keepLog: true)
+        let check = try runToExit(["check-data", "--data-dir", dataDir])
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("damaged snapshot \(snapshot) at byte "), "\(check.stdout)")
+        #expect(check.stdout.contains("serve would recover every record"), "\(check.stdout)")
+        #expect(check.stdout.contains("last seq 10"), "\(check.stdout)")
+        let running = try start(dataDir: dataDir)
+        let client = try TestClient(port: running.port)
+        try client.send("GET /v1/users/user-9 HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try client.readResponse().status == 200)
+        kill(running.process.processIdentifier, SIGTERM)
+        running.process.waitUntilExit()
+        #expect(running.process.terminationStatus == 0)
+        let log = String(decoding: running.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains((snapshot as NSString).lastPathComponent), "\(log)")
+        #expect(log.contains(#""users":10"#), "\(log)")
+        // The clean stop replaced the damaged snapshot with a good one.
+        #expect(try runToExit(["check-data", "--data-dir", dataDir]).status == 0)
     }
 
     @Test func unknownFlag_exitsOneWithAClearMessage() throws {
