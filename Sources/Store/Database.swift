@@ -39,6 +39,8 @@ public final class Database: Sendable {
     /// is verified (0 with no snapshot yet: the log from its first record is the way back).
     private let snapshotState = Mutex<(lastSeq: UInt64, running: Bool, lastAt: ContinuousClock.Instant?, failures: Int)>((0, false, nil, 0))
     private let snapshotQueue = DispatchQueue(label: "specd.snapshot")
+    /// One per shard: acknowledgements released in the order the shard applied the writes.
+    private let completions: [OrderedCompletions]
     /// One snapshot at a time, from start to compaction: two interleaved ones could each delete the other's way back.
     private let snapshotLock = NSLock()
     /// Whether the calling thread flushes the log at the end of its round (see `flushLogAtRoundEnds`). Written
@@ -74,6 +76,7 @@ public final class Database: Sendable {
         } catch {
             throw .unreadable(error)
         }
+        completions = (0..<shardCount).map { _ in OrderedCompletions() }
         store = UserStore(shardCount: shardCount, policy: options.history, log: log, initial: users, maxUsers: options.maxUsers)
         store.replay(buckets)
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
@@ -83,8 +86,9 @@ public final class Database: Sendable {
     public func write(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
                       completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void) {
         let applied: UserStore.Applied
+        let order = completions[UserStore.shardIndex(of: mutation.user, shardCount: completions.count)]
         do {
-            applied = try store.apply(mutation, followUp: followUp)
+            applied = try store.apply(mutation, followUp: followUp, sequenced: order.register)
         } catch {
             completion(.failure(error))
             return
@@ -93,9 +97,11 @@ public final class Database: Sendable {
         // flushes at the end of its round anyway (an event loop) leaves it to then: one write for the whole round.
         if !(flushesLater?() ?? false) { log.flush(handingOffAbove: AppendLog.handOffAbove) }
         log.whenAcknowledged(applied.seq) { result in
-            switch result {
-            case .success: completion(.success(applied))
-            case .failure(let failure): completion(.failure(.storageFailed(failure)))
+            order.complete(applied.seq) {
+                switch result {
+                case .success: completion(.success(applied))
+                case .failure(let failure): completion(.failure(.storageFailed(failure)))
+                }
             }
         }
         maybeSnapshot(after: applied.seq)
@@ -103,7 +109,10 @@ public final class Database: Sendable {
 
     /// The blocking form of `write`, for tests, benchmarks and tools.
     public func writeAndWait(_ mutation: Mutation) throws(StoreError) -> UserStore.Applied {
-        let applied = try store.apply(mutation)
+        let order = completions[UserStore.shardIndex(of: mutation.user, shardCount: completions.count)]
+        let applied = try store.apply(mutation, sequenced: order.register)
+        // Its place in the shard's order is released at once: the caller already has its answer.
+        defer { order.complete(applied.seq) {} }
         do {
             try log.waitAcknowledged(applied.seq)
         } catch {

@@ -32,6 +32,8 @@ public final class UserStore: Sendable {
     }
 
     @inline(__always)
+    public var shardCount: Int { shards.count }
+
     private func shard(for user: String) -> Shard {
         shards[Self.shardIndex(of: user, shardCount: shards.count)]
     }
@@ -83,7 +85,11 @@ public final class UserStore: Sendable {
     ///
     /// `followUp` sees the state before and after and may add actions to the same batch (trigger fires), so the
     /// log holds one record and replay needs no rules.
-    public func apply(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil) throws(StoreError) -> Applied {
+    ///
+    /// `sequenced` runs under the shard lock once the record has its seq, so whatever it records is in the order
+    /// the shard applied its writes (the database releases acknowledgements in that order).
+    public func apply(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
+                      sequenced: ((UInt64) -> Void)? = nil) throws(StoreError) -> Applied {
         let shard = shard(for: mutation.user)
         let key = ByteKey(mutation.user)
         return try shard.users.withLock { users throws(StoreError) -> Applied in
@@ -121,6 +127,7 @@ public final class UserStore: Sendable {
                 }
             }
             if change < 0 { total.wrappingSubtract(1, ordering: .relaxed) }
+            if seq != 0 { sequenced?(seq) }
             users[key] = result.state
             return Applied(seq: seq, previous: previous, state: result.state, effects: result.effects)
         }

@@ -1,0 +1,40 @@
+/// Releases a shard's acknowledgements in the order the shard applied its writes.
+///
+/// Writes to one user are applied in seq order under their shard's lock, but each is acknowledged by whichever
+/// thread's flush covered it, so two writes to one user from two connections could complete in either order. Their
+/// completions compute flag changes and publish stream events; run out of order, a stream would see the older state
+/// last (a flag left at a value it no longer has). A pure value: `register` in apply order, `complete` as
+/// acknowledgements arrive; what it returns is ready to run, in seq order.
+public struct CompletionOrder<Work> {
+    /// Registered seqs not yet released, in apply order (`pending[start...]`).
+    private var pending: [UInt64] = []
+    private var start = 0
+    private var finished: [UInt64: Work] = [:]
+
+    public init() {}
+
+    /// Seqs registered and not yet released.
+    public var waiting: Int { pending.count - start }
+
+    /// A write got `seq` (call in apply order: under the shard lock).
+    public mutating func register(_ seq: UInt64) {
+        pending.append(seq)
+    }
+
+    /// `seq` was acknowledged: returns every completion now releasable, oldest first (empty while an earlier
+    /// registered write is still unacknowledged). An unregistered seq is released at once.
+    public mutating func complete(_ seq: UInt64, _ work: Work) -> [Work] {
+        guard start < pending.count, pending[start...].contains(seq) else { return [work] }
+        finished[seq] = work
+        var ready: [Work] = []
+        while start < pending.count, let next = finished.removeValue(forKey: pending[start]) {
+            ready.append(next)
+            start += 1
+        }
+        if start > 64, start * 2 > pending.count {
+            pending.removeFirst(start)
+            start = 0
+        }
+        return ready
+    }
+}
