@@ -28,12 +28,12 @@ enum OpenAPIDocument {
     static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
     static func nullable(_ schema: JSONValue) -> JSONValue { ["oneOf": [schema, ["type": "null"]]] }
 
-    static let writeErrors = [400, 401, 403, 404, 413, 415, 422, 429, 503]
+    static let writeErrors = [400, 401, 403, 404, 413, 415, 422, 429, 503, 507]
     static let readErrors = [400, 401, 403, 404, 429]
 
     static let operations: [Operation] = [
         Operation(method: "GET", path: "/healthz", summary: "Liveness", scope: nil, request: nil, success: (200, ref("Health")), errors: []),
-        Operation(method: "GET", path: "/readyz", summary: "Readiness: 503 while draining", scope: nil, request: nil, success: (200, ref("Health")), errors: [503]),
+        Operation(method: "GET", path: "/readyz", summary: "Readiness: 503 while recovering, draining or after a storage failure", scope: nil, request: nil, success: (200, ref("Health")), errors: [503]),
         Operation(method: "GET", path: "/metrics", summary: "Prometheus metrics", scope: .admin, request: nil, success: (200, nil), errors: [401, 403]),
         Operation(method: "GET", path: "/openapi.json", summary: "This document", scope: nil, request: nil, success: (200, ["type": "object"]), errors: []),
         Operation(method: "GET", path: "/v1/admin/status", summary: "Rules, store and server state", scope: .admin, request: nil, success: (200, ref("Status")), errors: [401, 403]),
