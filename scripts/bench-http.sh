@@ -15,8 +15,8 @@ swift build -c release --product specd >/dev/null
 BIN=$(swift build -c release --show-bin-path)/specd
 NGINX_PORT=$(free_port)
 start_nginx "$NGINX_PORT" '{"status":"ok"}'
-start_specd epoll "$BIN" --event-loop epoll --log-level warn --fsync never
-start_specd dispatch "$BIN" --event-loop dispatch --log-level warn --fsync never
+start_specd epoll "$BIN" --event-loop epoll --log-level warn --fsync never --max-connections-per-client 100000
+start_specd dispatch "$BIN" --event-loop dispatch --log-level warn --fsync never --max-connections-per-client 100000
 EPOLL_PORT=$(cat "$WORK/epoll.port")
 DISPATCH_PORT=$(cat "$WORK/dispatch.port")
 for port in "$EPOLL_PORT" "$DISPATCH_PORT" "$NGINX_PORT"; do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; done

@@ -21,7 +21,8 @@ swift build -c release --product specd >/dev/null
 swift build -c release --product specd-bench >/dev/null
 BIN=$(swift build -c release --show-bin-path)/specd
 LOAD=$(swift build -c release --show-bin-path)/specd-bench
-start_specd sse "$BIN" --rules bench/sse-rules.json --fsync interval --log-level warn --max-connections 30000
+start_specd sse "$BIN" --rules bench/sse-rules.json --fsync interval --log-level warn --max-connections 30000 \
+  --max-connections-per-client 30000
 SPECD_PORT=$(cat "$WORK/sse.port")
 
 NCHAN_PORT=$(free_port)

@@ -8,7 +8,8 @@ public struct ConnectionStateMachine: Sendable {
         /// Between requests, waiting for the first byte of the next one.
         case idle(since: Instant)
         case readingHead(since: Instant)
-        case readingBody(lastProgress: Instant)
+        /// `started`: when the head ended (the total body deadline runs from it); `lastProgress`: the last read.
+        case readingBody(started: Instant, lastProgress: Instant)
         /// A complete request is with its handler; no read deadline runs.
         case handling
         /// The response is a long-lived stream (SSE); its own liveness rules apply.
@@ -42,14 +43,14 @@ public struct ConnectionStateMachine: Sendable {
     public mutating func bytesReceived(now: Instant) {
         switch state {
         case .idle: state = .readingHead(since: now)
-        case .readingBody: state = .readingBody(lastProgress: now)
+        case .readingBody(let started, _): state = .readingBody(started: started, lastProgress: now)
         default: break
         }
     }
 
     /// A head is complete; a body may follow.
     public mutating func headReceived(now: Instant, bodyFollows: Bool) {
-        state = bodyFollows ? .readingBody(lastProgress: now) : .handling
+        state = bodyFollows ? .readingBody(started: now, lastProgress: now) : .handling
     }
 
     public mutating func requestComplete() {
@@ -70,11 +71,18 @@ public struct ConnectionStateMachine: Sendable {
         requestWantsKeepAlive && !isDraining && requestsServed + 1 < timeouts.maxRequestsPerConnection
     }
 
+    /// Whether the connection should read (and parse) more while this many response bytes wait to be sent.
+    public func shouldRead(pendingOutputBytes: Int) -> Bool {
+        pendingOutputBytes <= timeouts.maxPendingOutputBytes
+    }
+
     /// A response was queued. Returns `.closeAfterFlush` when the connection ends with it.
-    public mutating func responseQueued(now: Instant, keepAlive: Bool) -> Action {
+    /// `nextRequestBuffered`: bytes of a pipelined request already wait in the parser.
+    public mutating func responseQueued(now: Instant, keepAlive: Bool, nextRequestBuffered: Bool = false) -> Action {
         requestsServed += 1
         if keepAlive && !isDraining && requestsServed < timeouts.maxRequestsPerConnection {
-            state = .idle(since: now)
+            // A pipelined head already begun is held to the header deadline from now, not to the keep-alive one.
+            state = nextRequestBuffered ? .readingHead(since: now) : .idle(since: now)
             return .none
         }
         state = .closing(until: now + timeouts.lingerClose)
@@ -121,7 +129,7 @@ public struct ConnectionStateMachine: Sendable {
         switch state {
         case .idle(let since): since + timeouts.keepAliveIdle
         case .readingHead(let since): since + timeouts.header
-        case .readingBody(let lastProgress): lastProgress + timeouts.bodyIdle
+        case .readingBody(let started, let lastProgress): min(lastProgress + timeouts.bodyIdle, started + timeouts.body)
         case .closing(let until): until
         case .handling, .streaming, .closed: nil
         }
@@ -137,8 +145,8 @@ public struct ConnectionStateMachine: Sendable {
             }
         case .readingHead(let since):
             if now - since >= timeouts.header { return timedOut(now: now) }
-        case .readingBody(let lastProgress):
-            if now - lastProgress >= timeouts.bodyIdle { return timedOut(now: now) }
+        case .readingBody(let started, let lastProgress):
+            if now - lastProgress >= timeouts.bodyIdle || now - started >= timeouts.body { return timedOut(now: now) }
         case .closing(let until):
             if now >= until {
                 state = .closed

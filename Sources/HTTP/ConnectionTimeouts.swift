@@ -1,9 +1,13 @@
-/// Deadlines and reuse bounds for one connection (DESIGN §11).
+/// Deadlines and bounds for one connection (see the README's limits).
 public struct ConnectionTimeouts: Sendable, Equatable {
-    /// From the first byte of a request to the end of its header section (408 after it).
+    /// From the first byte of a request to the end of its header section (408 after it). Total, not per read:
+    /// a client dripping header bytes does not extend it.
     public var header: Duration
     /// Longest wait between two reads of a body (408 after it).
     public var bodyIdle: Duration
+    /// From the end of the head to the end of the body, however steadily bytes arrive (408 after it), so a
+    /// client sending one byte every few seconds cannot hold a connection forever.
+    public var body: Duration
     /// Longest wait for the next request on an idle keep-alive connection (closed quietly after it).
     public var keepAliveIdle: Duration
     /// Requests served on one connection before it is closed (`Connection: close` on the last one).
@@ -11,16 +15,22 @@ public struct ConnectionTimeouts: Sendable, Equatable {
     /// How long a closing connection keeps reading and discarding after its last response, so the client sees
     /// that response instead of a reset (the "lingering close" of RFC 9112 §9.6).
     public var lingerClose: Duration
+    /// Response bytes that may wait for the client before the connection stops reading and parsing, so
+    /// pipelined requests whose answers are not read cannot make the server buffer without bound.
+    public var maxPendingOutputBytes: Int
 
     public init(
-        header: Duration = .seconds(10), bodyIdle: Duration = .seconds(10), keepAliveIdle: Duration = .seconds(75),
-        maxRequestsPerConnection: Int = 1000, lingerClose: Duration = .seconds(2)
+        header: Duration = .seconds(10), bodyIdle: Duration = .seconds(10), body: Duration = .seconds(60),
+        keepAliveIdle: Duration = .seconds(75), maxRequestsPerConnection: Int = 1000, lingerClose: Duration = .seconds(2),
+        maxPendingOutputBytes: Int = 256 * 1024
     ) {
         self.header = header
         self.bodyIdle = bodyIdle
+        self.body = body
         self.keepAliveIdle = keepAliveIdle
         self.maxRequestsPerConnection = maxRequestsPerConnection
         self.lingerClose = lingerClose
+        self.maxPendingOutputBytes = maxPendingOutputBytes
     }
 
     public static let `default` = ConnectionTimeouts()

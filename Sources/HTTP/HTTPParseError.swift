@@ -18,6 +18,7 @@ public enum HTTPParseError: Error, Equatable, Sendable {
     case invalidHeaderValue(name: String)
     case missingHost
     case duplicateHost
+    case invalidHost
     case invalidContentLength
     case duplicateContentLength
     case contentLengthWithTransferEncoding
@@ -62,6 +63,7 @@ public enum HTTPParseError: Error, Equatable, Sendable {
         case .invalidHeaderValue: return "invalid_header_value"
         case .missingHost: return "missing_host"
         case .duplicateHost: return "duplicate_host"
+        case .invalidHost: return "invalid_host"
         case .invalidContentLength: return "invalid_content_length"
         case .duplicateContentLength: return "duplicate_content_length"
         case .contentLengthWithTransferEncoding: return "content_length_with_transfer_encoding"
@@ -95,6 +97,7 @@ public enum HTTPParseError: Error, Equatable, Sendable {
         case .invalidHeaderValue(let name): return "header field '\(name)' contains a control character"
         case .missingHost: return "HTTP/1.1 requests must carry a Host header"
         case .duplicateHost: return "the request carries more than one Host header"
+        case .invalidHost: return "the Host header must be host[:port]: a name, an IPv4 address or a bracketed IP literal"
         case .invalidContentLength: return "Content-Length must be a decimal number of bytes"
         case .duplicateContentLength: return "the request carries more than one Content-Length"
         case .contentLengthWithTransferEncoding: return "Content-Length and Transfer-Encoding must not both be sent"

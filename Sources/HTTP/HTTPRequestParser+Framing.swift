@@ -5,16 +5,21 @@ extension HTTPRequestParser {
         -> BodyFraming
     {
         var hostCount = 0
+        var host: String?
         var contentLengths: [String] = []
         var transferEncodings: [String] = []
         for field in headers {
-            if HTTPHeaders.namesMatch(field.name, "Host") { hostCount += 1 }
+            if HTTPHeaders.namesMatch(field.name, "Host") {
+                hostCount += 1
+                host = field.value
+            }
             else if HTTPHeaders.namesMatch(field.name, "Content-Length") { contentLengths.append(field.value) }
             else if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") { transferEncodings.append(field.value) }
         }
         // RFC 9112 §3.2: exactly one Host on HTTP/1.1; more than one is always refused.
         if hostCount > 1 { throw .duplicateHost }
         if version == .http11, hostCount == 0 { throw .missingHost }
+        if let host, !HostValidation.isValid(host.utf8) { throw .invalidHost }
 
         if !transferEncodings.isEmpty {
             if version == .http10 { throw .transferEncodingInHTTP10 }

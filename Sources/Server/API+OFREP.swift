@@ -5,27 +5,29 @@ import Store
 /// The OpenFeature Remote Evaluation Protocol (DESIGN §9): any OpenFeature SDK can use specd as its provider.
 extension API {
     func registerOFREP(in router: inout Router) {
-        router.add("POST", "/ofrep/v1/evaluate/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in cors(ofrepSingle(request)) })
-        router.add("POST", "/ofrep/v1/evaluate/flags", scope: .evaluate, sync: { request throws(APIError) in cors(ofrepBulk(request)) })
-        router.add("POST", "/ofrep/v1/evaluate/flags/", scope: .evaluate, sync: { request throws(APIError) in cors(ofrepBulk(request)) })
+        router.add("POST", "/ofrep/v1/evaluate/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in ofrepSingle(request) })
+        router.add("POST", "/ofrep/v1/evaluate/flags", scope: .evaluate, sync: { request throws(APIError) in ofrepBulk(request) })
+        router.add("POST", "/ofrep/v1/evaluate/flags/", scope: .evaluate, sync: { request throws(APIError) in ofrepBulk(request) })
         router.add("GET", "/ofrep/v1/events", scope: .evaluate) { request, sink in openRefetchStream(request, sink) }
         // CORS preflights carry no credentials: they are answered without auth.
         for path in ["/ofrep/v1/evaluate/flags/{key}", "/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/", "/ofrep/v1/events"] {
             router.add("OPTIONS", path, sync: { _ throws(APIError) in
-                cors(HTTPResponse(status: .noContent, headers: ["Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-                                                                "Access-Control-Allow-Headers": "Content-Type, Authorization, X-API-Key, If-None-Match",
-                                                                "Access-Control-Max-Age": "600"]))
+                HTTPResponse(status: .noContent, headers: ["Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+                                                           "Access-Control-Allow-Headers": Self.corsAllowedHeaders,
+                                                           "Access-Control-Max-Age": "600"])
             })
         }
+        router.setHeaders(Self.corsHeaders, forPathsStartingWith: "/ofrep/")
     }
 
-    /// Browsers may call OFREP from any origin; `ETag` is exposed so they can send `If-None-Match`.
-    func cors(_ response: HTTPResponse) -> HTTPResponse {
-        var response = response
-        response.headers.add("Access-Control-Allow-Origin", "*")
-        response.headers.add("Access-Control-Expose-Headers", "ETag")
-        return response
-    }
+    /// Browsers may call OFREP from any origin, and must see every answer, refusals included (a 401 or 429
+    /// without these reaches a browser SDK as a network error). `ETag` is exposed so they can send
+    /// `If-None-Match`, `Retry-After` so they can back off, `X-Request-Id` so they can report a request.
+    static let corsHeaders: HTTPHeaders = ["Access-Control-Allow-Origin": "*",
+                                           "Access-Control-Expose-Headers": "ETag, Retry-After, X-Request-Id"]
+
+    /// What a browser may send: OFREP reads `X-App-Version`; `EventSource` resends `Last-Event-ID`.
+    static let corsAllowedHeaders = "Content-Type, Authorization, X-API-Key, If-None-Match, X-App-Version, X-Request-Id, Last-Event-ID"
 
     /// `POST /ofrep/v1/evaluate/flags`: every flag, each a success or error item; strong ETag over the body.
     func ofrepBulk(_ request: Request) -> HTTPResponse {
@@ -79,11 +81,12 @@ extension API {
         for evaluation in ruleSet.evaluateAll(input(context, user: user, now: clock.now(), appVersion: nil)) {
             values[evaluation.key] = evaluation.value ?? .null
         }
-        guard let stream = sink.stream(headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
-                                                 "Access-Control-Allow-Origin": "*"]) else {
+        guard let stream = sink.stream(headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"]) else {
             sink.send(APIError(.internalServerError, code: "streaming_unsupported", message: "this connection cannot stream").response)
             return
         }
+        // A HEAD request got its head and a closed stream: nothing to subscribe.
+        guard !stream.isClosed else { return }
         // The empty user id names no user: such a stream hears reloads only.
         guard hub.subscribe(stream, user: user, flags: nil, types: nil, refetchOnly: true, lastEventID: nil,
                             currentValues: values, resetState: { [:] }) else {

@@ -49,6 +49,8 @@ extension API {
             else {
                 throw APIError(.internalServerError, code: "streaming_unsupported", message: "this connection cannot stream")
             }
+            // A HEAD request got its head and a closed stream: nothing to subscribe.
+            guard !stream.isClosed else { return }
             let reset: JSONValue = user.map { ["user": .string($0), "flags": .object(evaluations), "version": .string(ruleSet.version)] }
                 ?? ["version": .string(ruleSet.version)]
             guard hub.subscribe(stream, user: user, flags: flags, types: types, includeContext: include == "context", lastEventID: lastEventID, currentValues: values, resetState: { reset }) else {

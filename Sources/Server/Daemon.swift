@@ -53,7 +53,8 @@ public final class Daemon: Sendable {
         api.live = live
         self.live = live
         if options.rateLimit > 0 {
-            api.rateLimiter = RateLimiter(rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit))
+            api.rateLimiter = RateLimiter(rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit),
+                                          capacity: options.rateLimitClients)
         }
         var serverConfiguration = options.server
         serverConfiguration.streamHeartbeat = .seconds(options.heartbeatSeconds)

@@ -109,6 +109,11 @@ extension DaemonOptions {
                 scopes.insert(parsed)
             }
             guard !tokens.contains(where: { $0.name == name }) else { throw UsageError("\(at).name '\(name)' is used twice") }
+            // One secret for two tokens would make the scopes a request gets depend on the list's order. The
+            // message names the tokens, never the secret.
+            if let twin = tokens.first(where: { Authenticator.constantTimeEquals($0.secret, Array(secret.utf8)) }) {
+                throw UsageError("\(at) ('\(name)') has the same secret as token '\(twin.name)'; each token needs its own secret")
+            }
             tokens.append(Token(name: name, secret: secret, scopes: scopes))
         }
         return tokens
@@ -117,11 +122,11 @@ extension DaemonOptions {
     private mutating func applyLimits(_ value: JSONValue, path: String) throws(UsageError) {
         guard let limits = value.objectValue else { throw UsageError("config file '\(path)': 'limits' must be an object") }
         for (key, member) in limits {
-            if key == "maxConnections" {
+            if let setting = Self.settings.first(where: { $0.configKey == "limits." + key }) {
                 guard let number = member.numberValue?.int, number > 0 else {
-                    throw UsageError("config file '\(path)': 'limits.maxConnections' must be a positive integer")
+                    throw UsageError("config file '\(path)': 'limits.\(key)' must be a positive integer")
                 }
-                server.maxConnections = number
+                try setting.apply(&self, String(number))
                 continue
             }
             guard let apply = Self.limitKeys[key] else { throw UsageError("config file '\(path)': unknown key 'limits.\(key)'") }

@@ -22,6 +22,8 @@ public struct DaemonOptions: Sendable, Equatable {
     /// Requests a second per client address (0: no limit) and the burst allowed above it.
     public var rateLimit = 0
     public var rateBurst = 0
+    /// Client addresses the rate limiter remembers; the least recently seen is forgotten past it.
+    public var rateLimitClients = 100_000
     /// Stream settings (`streams: {...}` in the config file).
     public var streams = StreamHub.Options()
     public var heartbeatSeconds = 15
@@ -78,6 +80,10 @@ public struct DaemonOptions: Sendable, Equatable {
         Setting(flag: "--max-connections", configKey: "limits.maxConnections", environment: "SPECD_MAX_CONNECTIONS", help: "open connections allowed at once (default 10000)") { options, value throws(UsageError) in
             options.server.maxConnections = try integer(value, "limits.maxConnections", 1...1_000_000)
         },
+        Setting(flag: "--max-connections-per-client", configKey: "limits.maxConnectionsPerClient", environment: "SPECD_MAX_CONNECTIONS_PER_CLIENT",
+                help: "open connections allowed from one client address (default 256)") { options, value throws(UsageError) in
+            options.server.maxConnectionsPerClient = try integer(value, "limits.maxConnectionsPerClient", 1...1_000_000)
+        },
     ]
 
     /// Limits that only the config file sets (`limits: {...}`), in bytes, counts or seconds.
@@ -88,6 +94,9 @@ public struct DaemonOptions: Sendable, Equatable {
         "maxBodyBytes": { $0.server.limits.maxBodyBytes = $1 },
         "headerTimeoutSeconds": { $0.server.timeouts.header = .seconds($1) },
         "bodyIdleTimeoutSeconds": { $0.server.timeouts.bodyIdle = .seconds($1) },
+        "bodyTimeoutSeconds": { $0.server.timeouts.body = .seconds($1) },
+        "maxPendingOutputBytes": { $0.server.timeouts.maxPendingOutputBytes = $1 },
+        "rateLimitClients": { $0.rateLimitClients = $1 },
         "keepAliveTimeoutSeconds": { $0.server.timeouts.keepAliveIdle = .seconds($1) },
         "maxRequestsPerConnection": { $0.server.timeouts.maxRequestsPerConnection = $1 },
         "drainTimeoutSeconds": { $0.server.drainTimeout = .seconds($1) },
@@ -117,7 +126,7 @@ public struct DaemonOptions: Sendable, Equatable {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
             && lhs.rulesPath == rhs.rulesPath && lhs.rulesFormat == rhs.rulesFormat && lhs.dataDirectory == rhs.dataDirectory && lhs.fsync == rhs.fsync
             && lhs.snapshotEvery == rhs.snapshotEvery && lhs.tokens == rhs.tokens
-            && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.heartbeatSeconds == rhs.heartbeatSeconds
+            && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.rateLimitClients == rhs.rateLimitClients && lhs.heartbeatSeconds == rhs.heartbeatSeconds
             && lhs.streams.maxStreams == rhs.streams.maxStreams && lhs.streams.retainEvents == rhs.streams.retainEvents
     }
 }

@@ -14,9 +14,16 @@ extension HTTPConnection {
         }
         var all = headers
         all.add("X-Request-Id", requestID)
-        streamLimit = context.configuration.streamBufferBytes
         // HTTP/1.0 has no chunked coding: the stream is delimited by the close.
         let framing: HTTPResponseEncoder.Framing = head.version == .http11 ? .chunked : .none
+        if head.method == "HEAD" {
+            // RFC 9110 §9.3.2: the head a GET would get and nothing else. The stream is closed before the handler
+            // sees it, so nothing subscribes and no event can follow; the connection serves the next request.
+            newStream.markClosed(.serverClosed)
+            answerHeadOnly(headers: all, framing: framing)
+            return
+        }
+        streamLimit = context.configuration.streamBufferBytes
         HTTPResponseEncoder.encodeHead(status: .ok, headers: all, framing: framing, version: head.version,
                                        keepAlive: head.version == .http11, date: context.dates.current(), into: &output)
         stream = newStream

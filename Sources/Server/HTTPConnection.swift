@@ -12,6 +12,11 @@ import Glibc
 final class HTTPConnection: Channel, @unchecked Sendable {
     let fd: Int32
     let peer: String
+    /// The peer's address without its port: what the per-client connection cap counts.
+    let client: String
+    /// Whether this connection holds one of the counted slots (global and per client), released on close.
+    /// Over the global cap a connection holds none and may only ask the probe paths (see `Listener`).
+    let holdsSlot: Bool
     let loop: EventLoop
     let context: ServerContext
     private let readBuffer: ReadBuffer
@@ -22,6 +27,10 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     var outputOffset = 0
     private var wantsWrite = false
     private var readPaused = false
+    /// The peer half-closed: nothing more will come, the response in flight is still sent.
+    private var peerFinished = false
+    /// Parsing stopped because too many response bytes wait for the client; writability resumes it.
+    private var heldForOutput = false
 
     var head: HTTPRequestHead?
     private var body: [UInt8] = []
@@ -42,8 +51,11 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     var streamLimit = 1 << 20
     var lastWriteProgress = ContinuousClock.now
 
-    init(fd: Int32, peer: String, loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer, batcher: StreamBatcher) {
+    init(fd: Int32, peer: String, client: String, holdsSlot: Bool = true, loop: EventLoop, context: ServerContext,
+         readBuffer: ReadBuffer, batcher: StreamBatcher) {
         self.fd = fd
+        self.client = client
+        self.holdsSlot = holdsSlot
         gate = StreamGate(fd: fd)
         self.readBuffer = readBuffer
         self.batcher = batcher
@@ -54,10 +66,16 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         machine = ConnectionStateMachine(timeouts: context.configuration.timeouts, now: .now)
     }
 
+    /// Response bytes queued and not yet taken by the socket.
+    var pendingOutputBytes: Int { output.count - outputOffset }
+    /// Request bytes read and not yet parsed.
+    var unparsedInputBytes: Int { parser.bufferedByteCount }
+
     // MARK: - Channel
 
     func readable() {
-        guard !isClosed else { return }
+        // A readiness event from the same round as the pause: the bytes wait in the kernel until we resume.
+        guard !isClosed, !readPaused else { return }
         defer { refreshDeadline() }
         let received = readBuffer.withBuffer { buffer -> Int in
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
@@ -79,14 +97,15 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             perform(machine.peerClosed())
             if !isClosed {
                 // Half-closed while a handler runs: stop reading, finish the response, then close.
-                readPaused = true
-                updateInterest()
+                peerFinished = true
+                updateReading()
             }
         }
     }
 
     func writable() {
         flush()
+        if heldForOutput, !isClosed, !lingering, !awaitingResponse, !dispatching { processInput() }
     }
 
     func tick(now: ContinuousClock.Instant) {
@@ -122,7 +141,14 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     // MARK: - Requests
 
     private func processInput() {
+        heldForOutput = false
         while !awaitingResponse, !lingering, !isClosed {
+            // Pipelined requests whose answers are not read would otherwise be parsed and answered without
+            // bound: stop here, with the rest in the parser and the kernel, until the client reads.
+            guard machine.shouldRead(pendingOutputBytes: output.count - outputOffset) else {
+                heldForOutput = true
+                break
+            }
             let event: HTTPRequestParser.Event?
             do {
                 event = try parser.next()
@@ -150,8 +176,14 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 dispatch()
             }
         }
-        // Pipelined bytes wait in the parser; stop reading while a response is pending and a lot is queued.
-        let shouldPause = awaitingResponse && parser.bufferedByteCount > context.configuration.limits.maxBodyBytes
+        updateReading()
+    }
+
+    /// Reads only while the bytes they bring can be dealt with: not after the peer finished, not while a response
+    /// is pending with a lot of pipelined input already buffered, not while parsing is held for output.
+    private func updateReading() {
+        let shouldPause = peerFinished || heldForOutput
+            || (awaitingResponse && parser.bufferedByteCount > context.configuration.limits.maxBodyBytes)
         if shouldPause != readPaused {
             readPaused = shouldPause
             updateInterest()
@@ -162,6 +194,14 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         guard let head else { return }
         generation += 1
         awaitingResponse = true
+        if !holdsSlot, !context.configuration.probePaths.contains(String(head.path)) {
+            // Over the connection cap only probes are served.
+            awaitingResponse = false
+            respondAndClose(ServerContext.overCapacity, version: head.version)
+            context.accessLog(head, .serviceUnavailable, requestStart, "overload", peer)
+            perform(machine.protocolErrorAnswered(now: .now))
+            return
+        }
         let clientID = head.headers["X-Request-Id"]
         requestID = clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? $0 : nil } ?? context.requestIDs.next()
         let request = Request(head: head, body: body, id: requestID, peer: peer)
@@ -196,7 +236,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         guard !isClosed, awaitingResponse, expected == generation, let head else { return }
         defer { refreshDeadline() }
         awaitingResponse = false
-        let keepAlive = machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
+        let keepAlive = holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
         var response = response
         // Handlers never set it, so append rather than search-and-replace.
         response.headers.add("X-Request-Id", requestID)
@@ -204,7 +244,23 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                                    date: context.dates.current(), into: &output)
         context.accessLog(head, response.status, requestStart, requestID, peer)
         self.head = nil
-        let action = machine.responseQueued(now: .now, keepAlive: keepAlive)
+        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
+        flush()
+        perform(action)
+        if !dispatching, !isClosed, !lingering { processInput() }
+    }
+
+    /// A `HEAD` on a streaming route: the stream's head, as a complete response with no body.
+    func answerHeadOnly(headers: HTTPHeaders, framing: HTTPResponseEncoder.Framing) {
+        guard let head else { return }
+        defer { refreshDeadline() }
+        awaitingResponse = false
+        let keepAlive = holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
+        HTTPResponseEncoder.encodeHead(status: .ok, headers: headers, framing: framing, version: head.version,
+                                       keepAlive: keepAlive, date: context.dates.current(), into: &output)
+        context.accessLog(head, .ok, requestStart, requestID, peer)
+        self.head = nil
+        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
         flush()
         perform(action)
         if !dispatching, !isClosed, !lingering { processInput() }
@@ -300,8 +356,12 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     func finishWriting() {
         guard !isClosed else { return }
         shutdown(fd, Int32(SHUT_WR))
-        if readPaused {
+        // Nothing will read the peer's close if reading stopped for good; a pause for output ends here too.
+        if peerFinished {
             close()
+        } else if readPaused {
+            heldForOutput = false
+            updateReading()
         }
     }
 
@@ -321,6 +381,6 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             open.markClosed(.peerClosed)
         }
         loop.close(self)
-        context.connectionClosed()
+        if holdsSlot { context.connectionClosed(client: client) }
     }
 }

@@ -47,6 +47,27 @@ public final class HTTPServer: Sendable {
     public var rejectedConnections: Int { context.rejectedTotal.load(ordering: .relaxed) }
     public var isDraining: Bool { draining.load(ordering: .relaxed) }
 
+    /// What the open connections hold right now: response bytes waiting for their clients, and request bytes
+    /// read but not yet parsed. For tests and diagnostics: it visits every connection on its loop's thread.
+    public func bufferedBytes() -> (pendingOutput: Int, unparsedInput: Int) {
+        let totals = BufferTotals()
+        for loop in loops {
+            run(on: loop) {
+                loop.forEachChannel { channel in
+                    guard let connection = channel as? HTTPConnection else { return }
+                    totals.output.add(connection.pendingOutputBytes, ordering: .relaxed)
+                    totals.input.add(connection.unparsedInputBytes, ordering: .relaxed)
+                }
+            }
+        }
+        return (totals.output.load(ordering: .relaxed), totals.input.load(ordering: .relaxed))
+    }
+
+    private final class BufferTotals: Sendable {
+        let output = Atomic<Int>(0)
+        let input = Atomic<Int>(0)
+    }
+
     /// Binds, starts the loops and begins accepting. Throws if the address cannot be bound.
     public func start() throws {
         let configuration = context.configuration

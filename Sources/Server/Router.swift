@@ -24,6 +24,9 @@ public struct Router: Responder {
     public var authorize: @Sendable (Request, Scope?) -> APIError? = { _, _ in nil }
     /// Told of every routed response: pattern, method, status, seconds from request to response.
     public var observe: (@Sendable (String, String, Int, Double) -> Void)?
+    /// Headers set on every answer under a path prefix, whoever makes it: handlers, refusals (401, 403, 429),
+    /// 404 and 405 alike. CORS needs this: a browser that gets a refusal without them reports a network error.
+    private(set) var prefixHeaders: [(prefix: String, headers: HTTPHeaders)] = []
 
     public init() {}
 
@@ -35,6 +38,11 @@ public struct Router: Responder {
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         routes.append(Route(method: method, pattern: pattern, segments: segments, scope: scope, handler: handler))
+    }
+
+    /// Sets `headers` on every answer to a path starting with `prefix`, streams' heads included.
+    public mutating func setHeaders(_ headers: HTTPHeaders, forPathsStartingWith prefix: String) {
+        prefixHeaders.append((prefix, headers))
     }
 
     /// Registers a handler that answers at once; a thrown `APIError` becomes its error response.
@@ -49,8 +57,10 @@ public struct Router: Responder {
         add(method, pattern, scope: scope, handler)
     }
 
-    public func respond(to request: Request, sink: ResponseSink) {
+    public func respond(to request: Request, sink given: ResponseSink) {
         let path = request.path
+        let sink = prefixHeaders.isEmpty ? given
+            : prefixHeaders.first(where: { path.hasPrefix($0.prefix) }).map { Self.setting($0.headers, on: given) } ?? given
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var allowed: [String] = []
         for route in routes where route.segments.count == parts.count && literalsMatch(route.segments, parts) {
@@ -100,6 +110,22 @@ public struct Router: Responder {
         sink.send(APIError(.methodNotAllowed, code: "method_not_allowed",
                            message: "\(request.method) is not allowed on \(path); allowed: \(allow)",
                            headers: ["Allow": allow]).response)
+    }
+
+    private static func setting(_ extra: HTTPHeaders, on sink: ResponseSink) -> ResponseSink {
+        var openStream: (@Sendable (HTTPHeaders) -> EventStream)?
+        if let open = sink.openStream {
+            openStream = { headers in
+                var headers = headers
+                for field in extra { headers.set(field.name, field.value) }
+                return open(headers)
+            }
+        }
+        return ResponseSink(deliver: { response in
+            var response = response
+            for field in extra { response.headers.set(field.name, field.value) }
+            sink.send(response)
+        }, openStream: openStream)
     }
 
     private func literalsMatch(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> Bool {

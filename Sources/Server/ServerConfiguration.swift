@@ -10,8 +10,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var loopCount: Int
     public var limits: HTTPLimits
     public var timeouts: ConnectionTimeouts
-    /// Open connections allowed at once; one more is answered 503 and closed.
+    /// Open connections allowed at once. Over it a connection may still ask `probePaths` (then it closes);
+    /// anything else is answered 503 and closed.
     public var maxConnections: Int
+    /// Open connections allowed from one source address; one more is answered 429 and closed.
+    public var maxConnectionsPerClient = 256
+    /// Paths still answered over the connection cap, so liveness and readiness probes keep working when clients
+    /// hold every slot.
+    public var probePaths: Set<String> = ["/healthz", "/readyz"]
     /// Longest a graceful shutdown waits for in-flight requests.
     public var drainTimeout: Duration
     /// Bytes a stream may have waiting for a slow client before it is dropped (DESIGN §6).

@@ -18,21 +18,57 @@ final class ServerContext: Sendable {
         self.logger = logger
     }
 
-    /// Claims a connection slot; false when the cap is reached.
-    func tryOpenConnection() -> Bool {
+    /// Whether a new connection from `client` may take a slot.
+    enum Admission: Equatable {
+        case accepted
+        /// The client already holds `maxConnectionsPerClient` connections: 429 and close.
+        case clientOverLimit
+        /// Every slot is taken: the connection may only ask the probe paths.
+        case overCapacity
+    }
+
+    /// Open connections per client address. Only accepts and closes touch it, never a request.
+    private let perClient = Mutex<[String: Int]>([:])
+
+    /// Claims a slot for a connection from `client` (counted per client, then globally).
+    func admit(client: String) -> Admission {
+        let limit = configuration.maxConnectionsPerClient
+        let claimed = perClient.withLock { counts -> Bool in
+            let current = counts[client, default: 0]
+            guard current < limit else { return false }
+            counts[client] = current + 1
+            return true
+        }
+        guard claimed else {
+            rejectedTotal.add(1, ordering: .relaxed)
+            return .clientOverLimit
+        }
         let count = openConnections.add(1, ordering: .relaxed).newValue
         if count > configuration.maxConnections {
             openConnections.subtract(1, ordering: .relaxed)
+            release(client)
             rejectedTotal.add(1, ordering: .relaxed)
-            return false
+            return .overCapacity
         }
         acceptedTotal.add(1, ordering: .relaxed)
-        return true
+        return .accepted
     }
 
-    func connectionClosed() {
+    func connectionClosed(client: String) {
         openConnections.subtract(1, ordering: .relaxed)
+        release(client)
     }
+
+    private func release(_ client: String) {
+        perClient.withLock { counts in
+            // Removed at zero, so the table holds only clients with open connections.
+            if let current = counts[client], current > 1 { counts[client] = current - 1 } else { counts[client] = nil }
+        }
+    }
+
+    /// The answer to a request other than a probe on a connection over the cap.
+    static let overCapacity: HTTPResponse = APIError.unavailable("too_many_connections",
+                                                                 "the server has reached its connection limit (limits.maxConnections)").response
 
     /// The access log line (level debug: at info it would cost a write per request).
     func accessLog(_ head: HTTPRequestHead, _ status: HTTPStatus, _ start: ContinuousClock.Instant, _ id: String, _ peer: String) {

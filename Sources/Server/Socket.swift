@@ -55,9 +55,9 @@ enum Socket {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Accepts one pending connection as a non-blocking socket with `TCP_NODELAY` (DESIGN §13); `nil` when none
-    /// is pending.
-    static func accept(_ listener: Int32) -> (fd: Int32, peer: String)? {
+    /// Accepts one pending connection as a non-blocking socket with `TCP_NODELAY` (see the README's performance
+    /// notes); `nil` when none is pending. `peer` is `address:port`, `client` the address alone.
+    static func accept(_ listener: Int32) -> (fd: Int32, peer: String, client: String)? {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let fd = withUnsafeMutablePointer(to: &address) {
@@ -68,7 +68,8 @@ enum Socket {
         guard fd >= 0 else { return nil }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        return (fd, peerDescription(address))
+        let client = hostDescription(address)
+        return (fd, "\(client):\(UInt16(bigEndian: address.sin_port))", client)
     }
 
     /// Sends `bytes` from `offset` on a non-blocking socket until all are sent, the socket is full, or it fails
@@ -90,12 +91,11 @@ enum Socket {
         return (offset, false)
     }
 
-    static func peerDescription(_ address: sockaddr_in) -> String {
+    static func hostDescription(_ address: sockaddr_in) -> String {
         var copy = address.sin_addr
         var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
         inet_ntop(AF_INET, &copy, &text, socklen_t(INET_ADDRSTRLEN))
-        let host = text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return "\(host):\(UInt16(bigEndian: address.sin_port))"
+        return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// Whether an address is on the loopback network (127.0.0.0/8), where an unauthenticated daemon may listen.

@@ -101,4 +101,51 @@ import Testing
         var idle = ConnectionStateMachine(timeouts: timeouts, now: t0)
         #expect(idle.peerClosed() == .close)
     }
+
+    /// A body dripped one byte every 5 s never trips the 10 s idle deadline; the total body deadline (60 s by
+    /// default) must end it anyway, or such connections hold their slots forever.
+    @Test func slowBody_withSteadyProgress_isAnswered408AtTheTotalBodyDeadline() {
+        var machine = ConnectionStateMachine(timeouts: .default, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: true)
+        var answered: Duration?
+        for second in stride(from: 5, through: 120, by: 5) {
+            let now = t0 + .seconds(second)
+            if machine.tick(now: now) == .respondTimeout {
+                answered = .seconds(second)
+                break
+            }
+            machine.bytesReceived(now: now)
+        }
+        #expect(answered == .seconds(60))
+    }
+
+    @Test func bodyDeadline_isTheEarlierOfIdleAndTotal() {
+        let short = ConnectionTimeouts(header: .seconds(10), bodyIdle: .seconds(10), body: .seconds(15), keepAliveIdle: .seconds(75))
+        var machine = ConnectionStateMachine(timeouts: short, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0 + .seconds(1), bodyFollows: true)
+        #expect(machine.nextDeadline == t0 + .seconds(11))
+        machine.bytesReceived(now: t0 + .seconds(9))
+        #expect(machine.nextDeadline == t0 + .seconds(16))
+        #expect(machine.tick(now: t0 + .milliseconds(15_999)) == .none)
+        #expect(machine.tick(now: t0 + .seconds(16)) == .respondTimeout)
+    }
+
+    /// Bytes of the next request already buffered when a response is queued start its header deadline then,
+    /// not the longer keep-alive idle one.
+    @Test func pipelinedBytesBuffered_startTheHeaderDeadlineWhenTheResponseIsQueued() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: false)
+        #expect(machine.responseQueued(now: t0 + .seconds(1), keepAlive: true, nextRequestBuffered: true) == .none)
+        #expect(machine.nextDeadline == t0 + .seconds(11))
+        #expect(machine.tick(now: t0 + .seconds(11)) == .respondTimeout)
+    }
+
+    @Test(arguments: [(0, true), (256 * 1024, true), (256 * 1024 + 1, false)])
+    func reading_pausesWhileMoreThanTheOutputLimitWaits(pending: Int, reads: Bool) {
+        let machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        #expect(machine.shouldRead(pendingOutputBytes: pending) == reads)
+    }
 }

@@ -2,7 +2,11 @@ import Foundation
 import HTTP
 import HTTPFixtures
 import Server
+import Synchronization
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite(.serialized) struct ConnectionTests {
     @Test(arguments: EventLoopKind.allCases)
@@ -94,6 +98,8 @@ import Testing
             #expect(try client.readResponse().status == 200)
         }
         let third = try server.client()
+        // Over the cap the request is read first: probes are still answered (see the test below), others not.
+        try third.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
         let refused = try third.readResponse()
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "1")
@@ -189,5 +195,114 @@ import Testing
         #expect(done.wait(timeout: .now() + 5) == .success)
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(throws: (any Error).self) { _ = try server.client(timeout: 1).readResponse() }
+    }
+
+    /// Pipelined requests whose answers are never read: the connection stops reading (and parsing) while more
+    /// than the output limit waits, so what the server holds stays bounded; reading the answers resumes it.
+    @Test(arguments: EventLoopKind.allCases)
+    func pipelinedRequestsNeverRead_pendingOutputStaysBounded_thenEveryAnswerArrivesInOrder(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        let client = try TestClient(port: server.port, timeout: 5, receiveBuffer: 4096)
+        let count = 400
+        try client.send((0..<count).map { "GET /kb/\($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
+        // Until the server stops making progress: the kernel's buffers fill first, then ours up to the limit.
+        var handled = -1
+        for _ in 0..<100 where handled != server.responder.count {
+            handled = server.responder.count
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let buffered = server.server.bufferedBytes()
+        #expect(buffered.pendingOutput <= 256 * 1024 + TestServer.kilobytes)
+        #expect(buffered.unparsedInput <= 64 * 1024)
+        #expect(server.responder.count < count)
+        for index in 0..<count {
+            let response = try client.readResponse()
+            #expect(response.body.count == TestServer.kilobytes)
+            #expect(response.body.starts(with: Array("/kb/\(index)".utf8)), "answer \(index) out of order")
+        }
+        #expect(server.responder.count == count)
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func slowBody_withSteadyProgress_isAnswered408AtTheTotalBodyDeadline(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.timeouts.body = .seconds(1) }
+        defer { server.stop() }
+        let client = try server.client(timeout: 4)
+        try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n")
+        let started = ContinuousClock.now
+        let fd = client.fd
+        let stop = Atomic<Bool>(false)
+        // One byte every 100 ms: well inside the idle deadline, so only the total deadline can end it.
+        let dripper = Thread {
+            while !stop.load(ordering: .relaxed) {
+                var byte = UInt8(ascii: "x")
+                _ = Glibc.send(fd, &byte, 1, Int32(MSG_NOSIGNAL))
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        dripper.start()
+        defer { stop.store(true, ordering: .relaxed) }
+        let response = try client.readResponse()
+        let elapsed = ContinuousClock.now - started
+        #expect(response.status == 408)
+        #expect(response.header("Connection") == "close")
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(3))
+        #expect(server.responder.count == 0)
+    }
+
+    @Test(arguments: EventLoopKind.allCases)
+    func connectionsFromOneClient_overItsCap_get429AndClose_untilOneCloses(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.maxConnectionsPerClient = 2 }
+        defer { server.stop() }
+        var held = try (0..<2).map { _ in try server.client() }
+        for client in held {
+            try client.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+        }
+        let refused = try server.client()
+        let response = try refused.readResponse()
+        #expect(response.status == 429)
+        #expect(response.header("Retry-After") != nil)
+        #expect(response.bodyText.contains("too_many_client_connections"))
+        #expect(refused.isClosedByServer())
+        held.removeFirst()
+        // The server learns of the close on its next read; a new connection then gets the freed slot.
+        var status = 0
+        for _ in 0..<40 where status != 200 {
+            Thread.sleep(forTimeInterval: 0.05)
+            let again = try server.client()
+            try? again.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+            status = (try? again.readResponse().status) ?? 0
+        }
+        #expect(status == 200)
+    }
+
+    /// Probes must not fail because clients took every slot: over the cap, `/healthz` and `/readyz` are still
+    /// answered (then closed); anything else gets 503.
+    @Test(arguments: EventLoopKind.allCases)
+    func connectionCapReached_healthAndReadinessStillAnswer_otherRequestsGet503(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.maxConnections = 2 }
+        defer { server.stop() }
+        let held = try (0..<2).map { _ in try server.client() }
+        for client in held {
+            try client.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+        }
+        for path in ["/healthz", "/readyz", "/healthz"] {
+            let probe = try server.client()
+            try probe.send("GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n")
+            let response = try probe.readResponse()
+            #expect(response.status == 200, "\(path)")
+            #expect(response.header("Connection") == "close")
+            #expect(probe.isClosedByServer())
+        }
+        let other = try server.client()
+        try other.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+        let refused = try other.readResponse()
+        #expect(refused.status == 503)
+        #expect(refused.bodyText.contains("too_many_connections"))
+        #expect(other.isClosedByServer())
+        #expect(server.responder.targets.filter { $0 == "/x" }.count == 2)
     }
 }

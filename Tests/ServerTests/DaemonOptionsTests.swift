@@ -56,4 +56,34 @@ import Testing
             #expect(CommandLineInterface.usage.contains("\(setting.flag) VALUE  /  \(setting.configKey)  /  \(setting.environment)"))
         }
     }
+
+    /// With one secret for two tokens the last one's scopes silently won; now the daemon refuses to start.
+    @Test func resolve_twoTokensSharingASecret_isAConfigurationError() throws {
+        let path = try writeConfig(#"""
+            {"tokens": [{"name": "reader", "secret": "shared-secret-0123456789", "scopes": ["evaluate"]},
+                        {"name": "ops", "secret": "shared-secret-0123456789", "scopes": ["admin"]}]}
+            """#)
+        let message = "config file '\(path)': tokens[1] ('ops') has the same secret as token 'reader'; each token needs its own secret"
+        #expect(throws: UsageError(message)) { try DaemonOptions.resolve(arguments: ["--config", path], environment: [:]) }
+        #expect(!message.contains("shared-secret"))
+    }
+
+    @Test func resolve_connectionLimits_fromConfigEnvironmentAndFlag() throws {
+        let path = try writeConfig(#"""
+            {"limits": {"bodyTimeoutSeconds": 30, "maxPendingOutputBytes": 65536, "rateLimitClients": 5000,
+                        "maxConnectionsPerClient": 64}}
+            """#)
+        let options = try DaemonOptions.resolve(arguments: ["--config", path], environment: [:])
+        #expect(options.server.timeouts.body == .seconds(30))
+        #expect(options.server.timeouts.maxPendingOutputBytes == 65536)
+        #expect(options.rateLimitClients == 5000)
+        #expect(options.server.maxConnectionsPerClient == 64)
+        let overridden = try DaemonOptions.resolve(arguments: ["--config", path, "--max-connections-per-client", "9"],
+                                                   environment: ["SPECD_MAX_CONNECTIONS_PER_CLIENT": "8"])
+        #expect(overridden.server.maxConnectionsPerClient == 9)
+        let defaults = try DaemonOptions.resolve(arguments: [], environment: [:])
+        #expect(defaults.server.timeouts.body == .seconds(60))
+        #expect(defaults.server.timeouts.maxPendingOutputBytes == 256 * 1024)
+        #expect(defaults.server.maxConnectionsPerClient == 256)
+    }
 }

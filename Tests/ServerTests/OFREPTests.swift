@@ -86,8 +86,40 @@ import Testing
         let preflight = try api.call("OPTIONS", "/ofrep/v1/evaluate/flags")
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Headers")?.contains("X-API-Key") == true)
+        // OFREP reads X-App-Version, so a browser must be allowed to send it.
+        #expect(preflight.header("Access-Control-Allow-Headers")?.contains("X-App-Version") == true)
         let answer = try api.call("POST", "/ofrep/v1/evaluate/flags", json: "{}")
-        #expect(answer.header("Access-Control-Expose-Headers") == "ETag")
+        #expect(answer.header("Access-Control-Expose-Headers")?.contains("ETag") == true)
+        #expect(answer.headers.filter { $0.0.lowercased() == "access-control-allow-origin" }.count == 1)
+    }
+
+    /// Without `Access-Control-Allow-Origin` a browser SDK sees a refusal as a network error and cannot tell
+    /// 401 from 429: every OFREP answer carries it.
+    @Test func cors_everyOFREPAnswerCarriesAllowOrigin_refusalsIncluded() throws {
+        let tokens = [Token(name: "web", secret: "web-secret-0123456789abcd", scopes: [.evaluate]),
+                      Token(name: "ops", secret: "ops-secret-0123456789abcd", scopes: [.admin])]
+        let api = try APIHarness(tokens: tokens, rulesText: Self.rules)
+        defer { api.stop() }
+        let answers = [
+            (401, try api.call("POST", "/ofrep/v1/evaluate/flags", json: "{}")),
+            (401, try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: "{}", headers: ["X-API-Key": "wrong-secret-0123456789ab"])),
+            (403, try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: "{}", headers: ["X-API-Key": "ops-secret-0123456789abcd"])),
+            (403, try api.call("GET", "/ofrep/v1/events", headers: ["X-API-Key": "ops-secret-0123456789abcd"])),
+            (404, try api.call("POST", "/ofrep/v1/evaluate/flags/nope", json: "{}", headers: ["X-API-Key": "web-secret-0123456789abcd"])),
+            (405, try api.call("GET", "/ofrep/v1/evaluate/flags", headers: ["X-API-Key": "web-secret-0123456789abcd"])),
+            (200, try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: "{}", headers: ["X-API-Key": "web-secret-0123456789abcd"])),
+        ]
+        for (status, answer) in answers {
+            #expect(answer.status == status)
+            #expect(answer.headers.filter { $0.0.lowercased() == "access-control-allow-origin" }.map(\.1) == ["*"], "\(status)")
+        }
+        let limited = try APIHarness(rulesText: Self.rules, rateLimiter: RateLimiter(rate: 0.01, burst: 1))
+        defer { limited.stop() }
+        _ = try limited.call("POST", "/ofrep/v1/evaluate/flags", json: "{}")
+        let refused = try limited.call("POST", "/ofrep/v1/evaluate/flags", json: "{}")
+        #expect(refused.status == 429)
+        #expect(refused.header("Access-Control-Allow-Origin") == "*")
+        #expect(refused.header("Access-Control-Expose-Headers")?.contains("Retry-After") == true)
     }
 
     @Test func nativeAndFlagdFlags_liveSideBySideInOneDirectory() throws {

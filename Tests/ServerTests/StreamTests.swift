@@ -179,13 +179,34 @@ import Glibc
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         limit.rlim_cur = max(limit.rlim_cur, min(limit.rlim_max, 8192))
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        let api = try APIHarness()
+        // Every stream comes from 127.0.0.1: lift the per-client cap this test is not about.
+        let api = try APIHarness { $0.maxConnectionsPerClient = 2000 }
         defer { api.stop() }
         let clients = try (0..<1000).map { _ in try api.stream("/v1/users/u1/stream") }
         _ = try api.call("PATCH", "/v1/users/u1/context", json: Self.patchVIP)
         var delivered = 0
         for client in clients where try client.readEvents(1)[0].contains(#""value":50"#) { delivered += 1 }
         #expect(delivered == 1000)
+    }
+
+    /// HEAD asks for the head GET would send: no events, no subscription, and the connection serves the next
+    /// request.
+    @Test(arguments: ["/v1/users/u1/stream", "/v1/stream", "/ofrep/v1/events?targetingKey=u1", "/ofrep/v1/events"])
+    func head_onAStreamRoute_sendsTheHeadOnly_subscribesNothing_andKeepsTheConnection(path: String) throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        let client = try TestClient(port: api.server.port)
+        try client.send("HEAD \(path) HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        let head = try client.readHead()
+        #expect(head.status == 200)
+        #expect(head.header("Content-Type") == "text/event-stream")
+        #expect(head.header("Connection") == nil)
+        let next = try client.readResponse()
+        #expect(next.status == 200)
+        #expect(next.bodyText.contains("ok"))
+        #expect(api.hub.streamCount == 0)
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: Self.patchVIP)
+        #expect(api.hub.streamCount == 0)
     }
 
     @Test func globalStream_needsAdminAndSeesEveryUser() throws {

@@ -29,6 +29,11 @@ final class RecordingResponder: Responder {
             // Large enough to overflow the socket buffers, so the server must queue and resume on writability.
             let body = TestServer.bigBody
             sink.send(HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: body))
+        case let path where path.hasPrefix("/kb/"):
+            // 64 KiB naming its request, so a test can check pipelined answers arrive whole and in order.
+            var body = Array(request.head.target.utf8)
+            body += [UInt8](repeating: UInt8(ascii: "."), count: TestServer.kilobytes - body.count)
+            sink.send(HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: body))
         case "/echo":
             sink.send(HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: request.body))
         default:
@@ -40,6 +45,7 @@ final class RecordingResponder: Responder {
 /// Starts an `HTTPServer` on an ephemeral loopback port for one test.
 struct TestServer {
     static let bigBody: [UInt8] = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }
+    static let kilobytes = 64 * 1024
     let server: HTTPServer
     let responder: RecordingResponder
     let logs = MemoryLogSink()
