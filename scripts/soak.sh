@@ -13,7 +13,7 @@ ulimit -n 65536 2>/dev/null || true
 source scripts/lib.sh
 swift build -c release --product specd >/dev/null
 BIN=$(swift build -c release --show-bin-path)/specd
-start_specd soak "$BIN" --fsync interval --log-level warn
+start_specd soak "$BIN" --fsync interval --log-level warn --max-connections-per-client 4096
 PORT=$(cat "$WORK/soak.port")
 PID=${PIDS[-1]}
 set +e
