@@ -38,7 +38,7 @@ public final class Daemon: Sendable {
         let started = ContinuousClock.now
         do {
             database = try Database(options: .init(directory: options.dataDirectory, fsync: options.fsync,
-                                                   snapshotEvery: options.snapshotEvery))
+                                                   snapshotEvery: options.snapshotEvery, limits: options.contextLimits))
         } catch {
             throw .data(error)
         }

@@ -11,17 +11,20 @@ public final class Database: Sendable {
         public var fsyncInterval: Duration
         public var snapshotEvery: Int
         public var history: HistoryPolicy
+        /// Per-user caps on new writes (replay applies none).
+        public var limits: ContextLimits
         public var shardCount: Int
         public var segmentLimit: Int
 
         public init(directory: String, fsync: FsyncPolicy = .interval, fsyncInterval: Duration = .milliseconds(100),
-                    snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), shardCount: Int = 64,
-                    segmentLimit: Int = 64 << 20) {
+                    snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(),
+                    shardCount: Int = 64, segmentLimit: Int = 64 << 20) {
             self.directory = directory
             self.fsync = fsync
             self.fsyncInterval = fsyncInterval
             self.snapshotEvery = snapshotEvery
             self.history = history
+            self.limits = limits
             self.shardCount = shardCount
             self.segmentLimit = segmentLimit
         }
@@ -67,7 +70,7 @@ public final class Database: Sendable {
         } catch {
             throw .unreadable(error)
         }
-        store = UserStore(shardCount: shardCount, policy: options.history, log: log, initial: users)
+        store = UserStore(shardCount: shardCount, policy: options.history, limits: options.limits, log: log, initial: users)
         store.replay(buckets)
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
     }

@@ -12,11 +12,15 @@ public final class UserStore: Sendable {
 
     private let shards: [Shard]
     let policy: HistoryPolicy
+    /// Per-user caps on new writes; replay applies none (see `Reducer.apply`).
+    public let limits: ContextLimits
     let log: AppendLog?
 
-    public init(shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), log: AppendLog? = nil, initial: [String: UserContext] = [:]) {
+    public init(shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(), log: AppendLog? = nil,
+                initial: [String: UserContext] = [:]) {
         shards = (0..<max(1, shardCount)).map { _ in Shard() }
         self.policy = policy
+        self.limits = limits
         self.log = log
         for (user, context) in initial { shard(for: user).users.withLock { $0[user] = context } }
     }
@@ -43,8 +47,9 @@ public final class UserStore: Sendable {
         DispatchQueue.concurrentPerform(iterations: shards.count) { index in
             shards[index].users.withLock { users in
                 for mutation in buckets[index] {
-                    // A mutation the reducer refused was refused live too, and never logged; skipping is exact.
-                    _ = try? Reducer.applyInPlace(mutation, to: &users[mutation.user], policy: policy)
+                    // A mutation the reducer refused was refused live too, and never logged; skipping is exact. No
+                    // caps: the record was acknowledged, whatever the caps are now.
+                    _ = try? Reducer.applyInPlace(mutation, to: &users[mutation.user], policy: policy, limits: .unlimited)
                 }
             }
         }
@@ -77,12 +82,12 @@ public final class UserStore: Sendable {
             var mutation = mutation
             var result: (state: UserContext?, effects: [Effect])
             do throws(ReducerError) {
-                result = try Reducer.apply(mutation, to: previous, policy: policy)
+                result = try Reducer.apply(mutation, to: previous, policy: policy, limits: limits)
                 if let followUp {
                     let extra = followUp(previous, result.state)
                     if !extra.isEmpty {
                         mutation.actions += extra
-                        result = try Reducer.apply(mutation, to: previous, policy: policy)
+                        result = try Reducer.apply(mutation, to: previous, policy: policy, limits: limits)
                     }
                 }
             } catch {
