@@ -110,11 +110,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     @inline(__always)
     private func position(of key: String) -> Int? {
         if let index { return index[ByteKey(key)] }
-        let length = key.utf8.count
-        for position in keys.indices {
-            let candidate = keys[position]
-            if candidate.utf8.count == length, candidate.utf8.elementsEqual(key.utf8) { return position }
-        }
+        for position in keys.indices where sameUTF8(keys[position], key) { return position }
         return nil
     }
 

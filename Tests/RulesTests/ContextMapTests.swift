@@ -59,6 +59,14 @@ import Testing
         #expect(context.events.count == 2)
     }
 
+    /// Flag keys are bytes too: two canonically equivalent keys are two flags (a String-keyed table trapped).
+    @Test func ruleSet_withNfcAndNfdFlagKeys_loadsTwoFlags() throws {
+        let set = try ruleSet(#"{"flags": {"\#(Self.nfc)": {"when": {"always": true}}, "\#(Self.nfd)": {"when": {"always": false}}}}"#)
+        #expect(set.flagKeys.count == 2)
+        #expect(set.evaluate(Self.nfc, input(UserContext())).value == true)
+        #expect(set.evaluate(Self.nfd, input(UserContext())).value == false)
+    }
+
     @Test func changedInputs_tellNfcFromNfd() {
         var before = UserContext()
         before.counters[Self.nfc] = 1
