@@ -3,6 +3,8 @@ public struct RuleSet: Sendable {
     public let flags: ByteKeyedTable<Flag>
     /// Flag keys in declaration order.
     public let flagKeys: [String]
+    /// The flags in declaration order, so evaluating them all looks none up.
+    let orderedFlags: [Flag]
     public let triggers: ByteKeyedTable<Trigger>
     public let triggerKeys: [String]
     /// The merged document as written.
@@ -17,6 +19,7 @@ public struct RuleSet: Sendable {
     init(flags: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
         self.flags = ByteKeyedTable(flags.map { ($0.key, $0) })
         flagKeys = flags.map(\.key)
+        orderedFlags = flags
         self.triggers = ByteKeyedTable(triggers.map { ($0.key, $0) })
         triggerKeys = triggers.map(\.key)
         self.source = source
