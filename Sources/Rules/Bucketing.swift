@@ -48,9 +48,11 @@ public enum Bucketing {
         return hash
     }
 
-    /// The bucket in `0..<totalWeight` for a bucketing string.
+    /// The bucket in `0..<totalWeight` for a bucketing string. The product is taken at full width, so any total is
+    /// exact; below 2^32 (every total a rule file can write with ordinary weights) it is `(h * W) >> 32` as documented.
     public static func bucket(_ text: String, totalWeight: UInt64) -> UInt64 {
-        (UInt64(murmur3(text)) &* totalWeight) >> 32
+        let product = UInt64(murmur3(text)).multipliedFullWidth(by: totalWeight)
+        return product.high << 32 | product.low >> 32
     }
 
     /// `rollout`: holds when the bucket over 10 000 of `salt/flagKey/value` is below `basisPoints`
@@ -61,13 +63,19 @@ public enum Bucketing {
 
     /// A weighted choice: walks cumulative integer weights and returns the index of the first whose end exceeds
     /// the bucket.
+    /// Non-positive weights count as zero; a total past UInt64 (which validation refuses) saturates rather than traps.
     public static func pick(_ text: String, weights: [Int]) -> Int {
-        let total = weights.reduce(0, +)
+        var total: UInt64 = 0
+        for weight in weights where weight > 0 {
+            let (sum, overflow) = total.addingReportingOverflow(UInt64(weight))
+            total = overflow ? .max : sum
+        }
         guard total > 0 else { return 0 }
-        let bucket = bucket(text, totalWeight: UInt64(total))
+        let bucket = bucket(text, totalWeight: total)
         var end: UInt64 = 0
-        for (index, weight) in weights.enumerated() {
-            end += UInt64(weight)
+        for (index, weight) in weights.enumerated() where weight > 0 {
+            let (sum, overflow) = end.addingReportingOverflow(UInt64(weight))
+            end = overflow ? .max : sum
             if bucket < end { return index }
         }
         return weights.count - 1

@@ -1,9 +1,14 @@
+import Foundation
+
 /// A small string-keyed map stored as one array of pairs and searched linearly.
 ///
 /// A user's context holds a handful of counters, events and flags. For maps that small, comparing a few keys
 /// beats hashing one (String hashing was a third of an evaluation's time), and one array costs far fewer bytes
 /// per user than a `Dictionary` (one allocation, no hash table). Maps that grow past `indexThreshold` keys also
-/// keep a dictionary index, so a pathological context stays O(1).
+/// keep a hash index, so every operation stays O(1) however large a context gets.
+///
+/// Keys are compared as UTF-8 bytes, never with `String ==` (canonical equivalence): NFC and NFD spellings of a
+/// key are two keys (README, "Users and keys").
 public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public struct Entry: Sendable, Equatable {
         public var key: String
@@ -14,11 +19,13 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
             self.key = key
             self.value = value
         }
+
+        public static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.key.bytesEqual(rhs.key) && lhs.value == rhs.value }
     }
 
     // Inlinable so other modules (the store's reducer) get specialized code, not generic witness calls.
     @usableFromInline var storage: [Entry] = []
-    @usableFromInline var index: [String: Int]?
+    @usableFromInline var index: [ByteKey: Int]?
 
     public var entries: [Entry] { storage }
 
@@ -36,15 +43,18 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
 
     @inlinable public var count: Int { storage.count }
     @inlinable public var isEmpty: Bool { storage.isEmpty }
-    public var keys: [String] { entries.map(\.key) }
-    public var values: [Value] { entries.map(\.value) }
+    public var keys: [String] { storage.map(\.key) }
+    public var values: [Value] { storage.map(\.value) }
 
     @inlinable
     func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        for position in storage.indices where storage[position].key == key { return position }
+        if let index { return index[ByteKey(key)] }
+        for position in storage.indices where sameUTF8(storage[position].key, key) { return position }
         return nil
     }
+
+    @inlinable
+    public func contains(_ key: String) -> Bool { position(of: key) != nil }
 
     @inlinable
     public subscript(key: String) -> Value? {
@@ -68,15 +78,26 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
             storage[position].value = value
             return old
         }
-        // Grow by two, not double: most maps stay small, and bytes per user matter at millions of users.
-        if storage.capacity == storage.count { storage.reserveCapacity(storage.isEmpty ? 2 : storage.count + 2) }
+        // Grow by two while small (most maps stay small, and bytes per user matter at millions of users), then
+        // geometrically: growing by a constant would copy the whole array on every few inserts, quadratic in all.
+        if storage.capacity == storage.count {
+            let count = storage.count
+            storage.reserveCapacity(count < 16 ? count + 2 : count * 2)
+        }
         storage.append(Entry(key: key, value: value))
         if index != nil {
-            index![key] = storage.count - 1
+            index![ByteKey(key)] = storage.count - 1
         } else if storage.count > Self.indexThreshold {
-            index = Dictionary(uniqueKeysWithValues: storage.enumerated().map { ($1.key, $0) })
+            buildIndex()
         }
         return nil
+    }
+
+    @usableFromInline
+    mutating func buildIndex() {
+        var built = [ByteKey: Int](minimumCapacity: storage.count * 2)
+        for (position, entry) in storage.enumerated() { built[ByteKey(entry.key)] = position }
+        index = built
     }
 
     @inlinable
@@ -89,8 +110,8 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
         if position != last { storage.swapAt(position, last) }
         storage.removeLast()
         if index != nil {
-            index![key] = nil
-            if position != last { index![storage[position].key] = position }
+            index![ByteKey(key)] = nil
+            if position != last { index![ByteKey(storage[position].key)] = position }
             if storage.count <= Self.indexThreshold / 2 { index = nil }
         }
         return old
@@ -103,19 +124,33 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
     }
 
     public func makeIterator() -> AnyIterator<(String, Value)> {
-        var iterator = entries.makeIterator()
+        var iterator = storage.makeIterator()
         return AnyIterator { iterator.next().map { ($0.key, $0.value) } }
     }
 
     /// Key order carries no meaning: maps with the same pairs are equal.
     public static func == (lhs: CompactMap, rhs: CompactMap) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        for entry in lhs.entries where rhs[entry.key] != entry.value { return false }
+        for entry in lhs.storage where rhs[entry.key] != entry.value { return false }
         return true
     }
 
-    /// Pairs sorted by key, for stable output.
+    /// Pairs sorted by key bytes, for stable output.
     public var sorted: [(key: String, value: Value)] {
-        entries.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+        storage.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { (key: $0.key, value: $0.value) }
     }
+}
+
+/// Byte equality of two strings' UTF-8, as `String.bytesEqual`, but by `memcmp` over their contiguous storage:
+/// the linear key search is the evaluation hot path, and element-wise comparison of the UTF-8 views cost twice
+/// as much as `String ==`, where this costs less.
+@inlinable @inline(__always)
+func sameUTF8(_ a: String, _ b: String) -> Bool {
+    let length = a.utf8.count
+    guard length == b.utf8.count else { return false }
+    let compared = a.utf8.withContiguousStorageIfAvailable { left in
+        b.utf8.withContiguousStorageIfAvailable { right in length == 0 || memcmp(left.baseAddress!, right.baseAddress!, length) == 0 }
+    }
+    if let compared, let equal = compared { return equal }
+    return a.utf8.elementsEqual(b.utf8)
 }

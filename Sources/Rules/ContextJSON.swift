@@ -4,6 +4,18 @@ public enum ContextJSON {
     public struct FieldError: Error, Equatable, Sendable {
         public let field: String
         public let message: String
+        /// Refused for a size limit (`limit_exceeded`) rather than for its shape (`invalid_field`).
+        public let isLimit: Bool
+
+        init(field: String, message: String, isLimit: Bool = false) {
+            self.field = field
+            self.message = message
+            self.isLimit = isLimit
+        }
+
+        static func limit(_ field: String, _ limit: ContextLimits.Limit, _ value: Int) -> FieldError {
+            FieldError(field: field, message: "\(field): " + ContextLimits.describe(limit, value), isLimit: true)
+        }
     }
 
     public static func encode(user: String, _ context: UserContext) -> JSONValue {
@@ -37,7 +49,9 @@ public enum ContextJSON {
     }
 
     /// Reads an inline context; every field is optional. Unknown fields are errors, so typos do not pass silently.
-    public static func decode(_ value: JSONValue, field base: String = "context") throws(FieldError) -> UserContext {
+    /// `limits` holds an inline context to the per-user caps a stored one has, so one request cannot make an
+    /// evaluation work on a context no user could have.
+    public static func decode(_ value: JSONValue, field base: String = "context", limits: ContextLimits = .unlimited) throws(FieldError) -> UserContext {
         guard case .object(let object) = value else { throw FieldError(field: base, message: "\(base) must be an object") }
         var context = UserContext()
         for (key, member) in object {
@@ -51,27 +65,37 @@ public enum ContextJSON {
                 guard case .string(let zone) = member, TimeZones.isValid(zone) else { throw FieldError(field: field, message: "\(field) must be an IANA time zone") }
                 context.timeZone = zone
             case "counters":
-                for (name, count) in try members(member, field) {
+                for (name, count) in try members(member, field, .counters, limits) {
                     guard let integer = count.numberValue?.int else { throw FieldError(field: field + "." + name, message: "\(field).\(name) must be an integer") }
                     context.counters[name] = integer
                 }
             case "events":
-                for (name, at) in try members(member, field) { context.events[name] = try instant(at, field + "." + name) }
+                for (name, at) in try members(member, field, .events, limits) { context.events[name] = try instant(at, field + "." + name) }
             case "flags":
-                for (name, flag) in try members(member, field) {
+                for (name, flag) in try members(member, field, .flags, limits) {
                     guard case .bool(let on) = flag else { throw FieldError(field: field + "." + name, message: "\(field).\(name) must be a boolean") }
                     context.flags[name] = on
                 }
             case "attributes":
-                for (name, attribute) in try members(member, field) { context.attributes[name] = attribute }
+                let checksSize = limits.maxAttributeValueBytes < .max
+                for (name, attribute) in try members(member, field, .attributes, limits) {
+                    if checksSize, JSONWriter.write(attribute).count > limits.maxAttributeValueBytes {
+                        throw .limit(field + "." + name, .attributeValueBytes, limits.maxAttributeValueBytes)
+                    }
+                    context.attributes[name] = attribute
+                }
             case "segments":
                 guard case .array(let items) = member else { throw FieldError(field: field, message: "\(field) must be an array of strings") }
                 for (index, item) in items.enumerated() {
                     guard case .string(let segment) = item else { throw FieldError(field: "\(field)[\(index)]", message: "\(field)[\(index)] must be a string") }
+                    if segment.utf8.count > limits.maxKeyBytes { throw .limit("\(field)[\(index)]", .keyBytes, limits.maxKeyBytes) }
                     context.segments.insert(segment)
+                    if context.segments.count > limits.maxSegments { throw .limit(field, .segments, limits.maxSegments) }
                 }
             case "donations":
-                for (event, summary) in try members(member, field) { context.donations[event] = try donation(summary, field + "." + event) }
+                for (event, summary) in try members(member, field, .donationEvents, limits) {
+                    context.donations[event] = try donation(summary, field + "." + event)
+                }
             case "triggers":
                 for (name, at) in try members(member, field) { context.triggerFires[name] = try instant(at, field + "." + name) }
             default:
@@ -83,6 +107,14 @@ public enum ContextJSON {
 
     static func members(_ value: JSONValue, _ field: String) throws(FieldError) -> JSONObject {
         guard case .object(let object) = value else { throw FieldError(field: field, message: "\(field) must be an object") }
+        return object
+    }
+
+    /// A context map's members, held to its cap and the key length.
+    static func members(_ value: JSONValue, _ field: String, _ limit: ContextLimits.Limit, _ limits: ContextLimits) throws(FieldError) -> JSONObject {
+        let object = try members(value, field)
+        if object.count > limits[limit] { throw .limit(field, limit, limits[limit]) }
+        for key in object.keys where key.utf8.count > limits.maxKeyBytes { throw .limit(field + "." + key, .keyBytes, limits.maxKeyBytes) }
         return object
     }
 

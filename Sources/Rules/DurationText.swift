@@ -1,11 +1,15 @@
 /// Durations (`"90s"`, `"15m"`, `"2h"`, `"3d"`, `"1w"` or a number of seconds) and calendar periods
 /// (`"month"`, `"2 weeks"`, `"quarter"`) as written in rules (DESIGN §3.2).
 public enum DurationText {
-    /// Milliseconds for a duration; `nil` when malformed or negative. A day is a fixed 86 400 s.
+    /// The longest duration a rule may write: 10^12 s, about 31 700 years. Longer ones would only be typos, and the
+    /// bound keeps every instant ± duration far inside Int64 milliseconds.
+    public static let maxSeconds: Int64 = 1_000_000_000_000
+
+    /// Milliseconds for a duration; `nil` when malformed, negative or not below `maxSeconds`. A day is a fixed 86 400 s.
     public static func parse(_ value: JSONValue) -> Milliseconds? {
         switch value {
         case .number(let number):
-            guard number.double >= 0, number.double < 1e12 else { return nil }
+            guard number.double >= 0, number.double < Double(maxSeconds) else { return nil }
             return Milliseconds((number.double * 1000).rounded())
         case .string(let text):
             guard let unit = text.last, let count = Int64(text.dropLast()), count >= 0, text.first != "+" else { return nil }
@@ -18,7 +22,7 @@ public enum DurationText {
             case "w": scale = 604_800
             default: return nil
             }
-            guard count < Int64.max / (scale * 1000) else { return nil }
+            guard count <= maxSeconds / scale, count * scale < maxSeconds else { return nil }
             return count * scale * 1000
         default:
             return nil
@@ -35,6 +39,9 @@ public struct CalendarPeriod: Sendable, Hashable, CustomStringConvertible {
     public let unit: Unit
     public let count: Int
 
+    /// The largest count a period may have: "10000 years" is already far past any throttle.
+    public static let maxCount = 10_000
+
     public init(unit: Unit, count: Int = 1) {
         self.unit = unit
         self.count = count
@@ -48,7 +55,8 @@ public struct CalendarPeriod: Sendable, Hashable, CustomStringConvertible {
         switch parts.count {
         case 1: name = parts[0]
         case 2:
-            guard let parsed = Int(parts[0]), parsed > 0 else { return nil }
+            // Bounded so that adding the period in a calendar (weeks as 7 days, quarters as 3 months) stays exact.
+            guard let parsed = Int(parts[0]), parsed > 0, parsed <= Self.maxCount else { return nil }
             count = parsed
             name = parts[1]
         default: return nil

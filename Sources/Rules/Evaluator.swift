@@ -20,7 +20,7 @@ extension RuleSet {
 
     /// Every flag, in declaration order.
     public func evaluateAll(_ input: EvaluationInput) -> [Evaluation] {
-        flagKeys.map { flags[$0]!.evaluate(input) }
+        orderedFlags.map { $0.evaluate(input) }
     }
 }
 

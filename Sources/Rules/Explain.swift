@@ -66,12 +66,12 @@ extension Spec {
             return leaf("maxCount", "\(counter) = \(context.counters[counter] ?? 0), limit \(limit)")
         case .elapsedSince(let name, let event, let duration):
             guard let at = context.events[event] else { return leaf(name, "\(event) never happened") }
-            let remaining = duration - (now - at)
-            return leaf(name, remaining > 0 ? "\(event) at \(at); remaining: \(seconds(remaining + 999))" : "\(event) at \(at); elapsed \(seconds(now - at))")
+            let remaining = Saturating.subtract(duration, now - at)
+            return leaf(name, remaining > 0 ? "\(event) at \(at); remaining: \(seconds(Saturating.add(remaining, 999)))" : "\(event) at \(at); elapsed \(seconds(now - at))")
         case .sinceLaunch(let duration):
             guard let launched = context.launchedAt else { return leaf("sinceLaunch", "launchedAt unknown: treated as now") }
-            let remaining = duration - (now - launched)
-            return leaf("sinceLaunch", remaining > 0 ? "launched at \(launched); remaining: \(seconds(remaining + 999))" : "launched at \(launched)")
+            let remaining = Saturating.subtract(duration, now - launched)
+            return leaf("sinceLaunch", remaining > 0 ? "launched at \(launched); remaining: \(seconds(Saturating.add(remaining, 999)))" : "launched at \(launched)")
         case .eventExists(let event):
             return leaf("eventExists", context.events[event].map { "\(event) at \($0)" } ?? "\(event) never happened")
         case .eventDate(let event, let before, let after):

@@ -143,6 +143,16 @@ struct FlagCompiler {
                 ok = false
             }
         }
+        var total = 0
+        for entry in entries {
+            let (sum, overflow) = total.addingReportingOverflow(entry.weight)
+            if overflow {
+                specs.error(path, "weight_overflow", "split weights must sum to at most \(Int.max)")
+                ok = false
+                break
+            }
+            total = sum
+        }
         // The split salts with "<key>/split" so that rollout membership and variant choice stay independent.
         return ok ? .split(entries, prefix: key + "/split/" + key + "/") : nil
     }

@@ -5,8 +5,9 @@ public enum FlagdOperators {
         "fractional": fractional, "sem_ver": semanticVersion, "starts_with": startsWith, "ends_with": endsWith,
     ]
 
-    /// `{"fractional": [bucketBy?, [variant, weight?]...]}`: the §3.4 hash over the bucketing string (default:
-    /// flag key + targeting key), weights walked cumulatively; negative weights count as zero.
+    /// `{"fractional": [bucketBy?, [variant, weight?]...]}`: the bucketing hash over the bucketing string (default:
+    /// flag key + targeting key), weights walked cumulatively; negative weights count as zero, and weights that are
+    /// not numbers or do not sum within Int64 give null (the flag's default variant).
     static let fractional: JSONLogic.Operator = { arguments, data, logic in
         var distributions = arguments[...]
         var bucketBy: String
@@ -25,12 +26,19 @@ public enum FlagdOperators {
             let variant = logic.apply(first, data)
             var weight = 1
             if parts.count > 1 {
-                guard let number = JSONLogic.number(logic.apply(parts[1], data)) else { return .null }
-                weight = max(0, Int(number))
+                // A weight is an integer (fractions truncated); one no Int holds, infinite included, is bad input.
+                guard let number = JSONLogic.number(logic.apply(parts[1], data)), number.isFinite else { return .null }
+                guard let integer = Int(exactly: max(0, number.rounded(.towardZero))) else { return .null }
+                weight = integer
             }
             entries.append((variant, weight))
         }
-        let total = entries.reduce(0) { $0 + $1.weight }
+        var total = 0
+        for entry in entries {
+            let (sum, overflow) = total.addingReportingOverflow(entry.weight)
+            if overflow { return .null }
+            total = sum
+        }
         guard total > 0 else { return .null }
         let bucket = Bucketing.bucket(bucketBy, totalWeight: UInt64(total))
         var end: UInt64 = 0

@@ -7,23 +7,69 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.milliseconds = milliseconds
     }
 
+    /// Seconds since the epoch, saturating at the ends of the range (NaN reads as the epoch): a double can hold
+    /// values no instant can, and converting those must not trap.
     public init(seconds: Double) {
-        milliseconds = Int64((seconds * 1000).rounded(.down))
+        milliseconds = Saturating.milliseconds(fromSeconds: seconds)
     }
 
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.milliseconds < rhs.milliseconds }
 
-    public static func + (lhs: Instant, rhs: Milliseconds) -> Instant { Instant(milliseconds: lhs.milliseconds + rhs) }
-    public static func - (lhs: Instant, rhs: Milliseconds) -> Instant { Instant(milliseconds: lhs.milliseconds - rhs) }
-    public static func - (lhs: Instant, rhs: Instant) -> Milliseconds { lhs.milliseconds - rhs.milliseconds }
+    // Saturating: instants and durations can come from clients and files (dates far in the future or past, stored
+    // instants, long durations), and no sum of them may trap. The ends of the range stand for "never" and "always".
+    @inlinable
+    public static func + (lhs: Instant, rhs: Milliseconds) -> Instant { Instant(milliseconds: Saturating.add(lhs.milliseconds, rhs)) }
+    @inlinable
+    public static func - (lhs: Instant, rhs: Milliseconds) -> Instant { Instant(milliseconds: Saturating.subtract(lhs.milliseconds, rhs)) }
+    @inlinable
+    public static func - (lhs: Instant, rhs: Instant) -> Milliseconds { Saturating.subtract(lhs.milliseconds, rhs.milliseconds) }
 
-    public var unixSeconds: Int64 { milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000 }
+    /// Whole seconds, rounded toward the past.
+    public var unixSeconds: Int64 {
+        let seconds = milliseconds / 1000
+        return milliseconds % 1000 < 0 ? seconds - 1 : seconds
+    }
 
     public var description: String { ISO8601.format(self) }
 }
 
 /// A length of time in milliseconds.
 public typealias Milliseconds = Int64
+
+/// Int64 arithmetic that clamps to the range instead of trapping, for instants and durations.
+public enum Saturating {
+    @inlinable
+    public static func add(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : sum
+    }
+
+    @inlinable
+    public static func subtract(_ a: Int64, _ b: Int64) -> Int64 {
+        let (difference, overflow) = a.subtractingReportingOverflow(b)
+        return overflow ? (b < 0 ? .max : .min) : difference
+    }
+
+    @inlinable
+    public static func multiply(_ a: Int64, _ b: Int64) -> Int64 {
+        let (product, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? ((a < 0) == (b < 0) ? .max : .min) : product
+    }
+
+    /// `seconds × 1000` rounded toward the past, clamped to Int64 (NaN: 0).
+    public static func milliseconds(fromSeconds seconds: Double) -> Int64 {
+        int64((seconds * 1000).rounded(.down))
+    }
+
+    /// A double as Int64, clamped to the range (NaN: 0): the checked form of `Int64(double)`, which traps outside it.
+    public static func int64(_ value: Double) -> Int64 {
+        if value.isNaN { return 0 }
+        // 2^63 is exactly representable; every double below it converts.
+        if value >= 9.223_372_036_854_775_808e18 { return .max }
+        if value < -9.223_372_036_854_775_808e18 { return .min }
+        return Int64(value)
+    }
+}
 
 /// RFC 3339 / ISO 8601 timestamps without Foundation: `2026-01-01T09:00:00Z`, fractions, offsets, or a bare date
 /// (midnight UTC).
@@ -86,10 +132,10 @@ public enum ISO8601 {
     /// `2026-01-01T09:00:00Z`, with `.SSS` only when the instant has milliseconds.
     public static func format(_ instant: Instant) -> String {
         let seconds = instant.unixSeconds
-        let millis = Int(instant.milliseconds - seconds * 1000)
-        var days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
-        var secondOfDay = Int(seconds - Int64(days) * 86_400)
-        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
+        // Remainders, not `ms - seconds * 1000`: that product overflows at the ends of the range.
+        let millis = Int((instant.milliseconds % 1000 + 1000) % 1000)
+        let days = Int(seconds / 86_400 - (seconds % 86_400 < 0 ? 1 : 0))
+        let secondOfDay = Int((seconds % 86_400 + 86_400) % 86_400)
         let (year, month, day) = civilFromDays(days)
         var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
             + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)

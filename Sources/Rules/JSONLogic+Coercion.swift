@@ -21,8 +21,7 @@ extension JSONLogic {
         case .bool(let flag): result = flag ? 1 : 0
         case .number(let number): result = number.double
         case .string(let text):
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            result = trimmed.isEmpty ? 0 : Double(trimmed) ?? .nan
+            result = number(fromString: text)
         case .array(let items):
             if items.isEmpty { result = 0 } else if items.count == 1 { return number(items[0]) } else { result = .nan }
         case .object: result = .nan
@@ -42,9 +41,80 @@ extension JSONLogic {
         }
     }
 
+    /// JavaScript's `Number(string)`: decimal literals, `Infinity` spelled out, `0x`/`0o`/`0b` integers, blank as 0,
+    /// anything else NaN. Swift's `Double(String)` is not it: it also reads `inf`, `nan` and hex floats (`0x1p3`), which
+    /// JavaScript (and so JSON Logic) reads as NaN.
+    static func number(fromString text: String) -> Double {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return 0 }
+        let bytes = Array(trimmed.utf8)
+        switch trimmed {
+        case "Infinity", "+Infinity": return .infinity
+        case "-Infinity": return -.infinity
+        default: break
+        }
+        if bytes.count > 2, bytes[0] == UInt8(ascii: "0") {
+            let radix: Int
+            switch bytes[1] {
+            case UInt8(ascii: "x"), UInt8(ascii: "X"): radix = 16
+            case UInt8(ascii: "o"), UInt8(ascii: "O"): radix = 8
+            case UInt8(ascii: "b"), UInt8(ascii: "B"): radix = 2
+            default: radix = 0
+            }
+            if radix != 0 {
+                var value = 0.0
+                for byte in bytes.dropFirst(2) {
+                    guard let digit = digitValue(byte), digit < radix else { return .nan }
+                    value = value * Double(radix) + Double(digit)
+                }
+                return value
+            }
+        }
+        return isDecimalLiteral(bytes) ? Double(trimmed) ?? .nan : .nan
+    }
+
+    private static func digitValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(byte - UInt8(ascii: "A")) + 10
+        default: return nil
+        }
+    }
+
+    /// `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`: ECMAScript's StrDecimalLiteral without `Infinity`.
+    private static func isDecimalLiteral(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            return index - start
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+        var mantissa = digits()
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return false }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return index == bytes.count
+    }
+
+    /// JavaScript's `String(number)` for the forms JSON Logic produces: integers below 1e21 in full, others as Swift
+    /// prints them.
     static func format(_ value: Double) -> String {
         if value.isNaN { return "NaN" }
-        if value == value.rounded(), abs(value) < 1e21 { return String(Int64(value)) }
+        if value.isInfinite { return value > 0 ? "Infinity" : "-Infinity" }
+        if value == value.rounded(), abs(value) < 1e21 {
+            // Int64 holds only magnitudes below 2^63; past that, "%.0f" prints the double's exact integer value.
+            if abs(value) < 9.223_372_036_854_775_808e18 { return String(Int64(value)) }
+            return String(format: "%.0f", value)
+        }
         return "\(value)"
     }
 

@@ -73,7 +73,8 @@ public struct JSONLogic: Sendable {
         case "missing_some":
             guard values.count == 2, let needed = JSONLogic.number(values[0]), case .array(let keys) = values[1] else { return .null }
             let absent = missing(keys, data).arrayValue ?? []
-            return keys.count - absent.count >= Int(needed) ? .array([]) : .array(absent)
+            // Compared as doubles: `needed` may be any number, 1e300 and infinities included.
+            return Double(keys.count - absent.count) >= needed ? .array([]) : .array(absent)
         case "==": return .bool(values.count >= 2 && JSONLogic.looseEquals(values[0], values[1]))
         case "!=": return .bool(!(values.count >= 2 && JSONLogic.looseEquals(values[0], values[1])))
         case "===": return .bool(values.count >= 2 && JSONLogic.strictEquals(values[0], values[1]))
@@ -186,15 +187,29 @@ public struct JSONLogic: Sendable {
         return .bool(holds(values[0], values[1]))
     }
 
+    /// JavaScript's `substr(start, length)` as jsonlogic.js applies it: positions are truncated toward zero and
+    /// clamped to the string, so any number — huge, infinite, NaN (as 0) — gives a substring, never a trap; a
+    /// negative length drops that many characters from the end.
     private func substring(_ values: [JSONValue]) -> JSONValue {
         let text = Array(JSONLogic.string(values.first ?? .string("")))
-        var start = Int(values.count > 1 ? JSONLogic.number(values[1]) ?? 0 : 0)
-        if start < 0 { start = max(0, text.count + start) }
-        start = min(start, text.count)
-        var end = text.count
-        if values.count > 2, let length = JSONLogic.number(values[2]) {
-            end = length < 0 ? max(start, text.count + Int(length)) : min(text.count, start + Int(length))
+        let count = text.count
+        var start = JSONLogic.clampedIndex(values.count > 1 ? JSONLogic.number(values[1]) ?? 0 : 0, limit: count)
+        if start < 0 { start = max(0, count + start) }
+        var end = count
+        if values.count > 2 {
+            let length = JSONLogic.clampedIndex(JSONLogic.number(values[2]) ?? 0, limit: count)
+            end = length < 0 ? max(start, count + length) : min(count, start + length)
         }
         return .string(String(text[start..<max(start, end)]))
+    }
+
+    /// A JavaScript integer position (truncated toward zero) clamped to `-limit...limit`: beyond that every
+    /// position means the same, so no conversion of a huge or infinite double can trap.
+    static func clampedIndex(_ value: Double, limit: Int) -> Int {
+        let bound = Double(limit)
+        if value.isNaN { return 0 }
+        if value >= bound { return limit }
+        if value <= -bound { return -limit }
+        return Int(value.rounded(.towardZero))
     }
 }

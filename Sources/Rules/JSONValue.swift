@@ -82,11 +82,15 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A JSON object that remembers member order (for faithful round trips). Small objects are searched linearly,
-/// which beats hashing at the sizes contexts and rules use; large ones keep a dictionary index as well.
+/// which beats hashing at the sizes contexts and rules use; large ones keep a hash index as well, so building or
+/// reading an object of any size is linear overall. Member names are compared as UTF-8 bytes: NFC and NFD spellings
+/// are two members, as they are two keys everywhere in specd.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var keys: [String] = []
     public private(set) var values: [JSONValue] = []
-    private var index: [String: Int]?
+    private var index: [ByteKey: Int]?
+
+    static let indexThreshold = 24
 
     public init() {}
 
@@ -95,6 +99,8 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     }
 
     public init(_ pairs: [(String, JSONValue)]) {
+        keys.reserveCapacity(pairs.count)
+        values.reserveCapacity(pairs.count)
         for (key, value) in pairs { self[key] = value }
     }
 
@@ -103,8 +109,8 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     @inline(__always)
     private func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        for position in keys.indices where keys[position] == key { return position }
+        if let index { return index[ByteKey(key)] }
+        for position in keys.indices where sameUTF8(keys[position], key) { return position }
         return nil
     }
 
@@ -118,18 +124,20 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
                     keys.remove(at: position)
                     values.remove(at: position)
                     index = nil
-                    if keys.count > 24 { rebuildIndex() }
+                    if keys.count > Self.indexThreshold { rebuildIndex() }
                 }
             } else if let newValue {
                 keys.append(key)
                 values.append(newValue)
-                if index != nil { index![key] = keys.count - 1 } else if keys.count > 24 { rebuildIndex() }
+                if index != nil { index![ByteKey(key)] = keys.count - 1 } else if keys.count > Self.indexThreshold { rebuildIndex() }
             }
         }
     }
 
     private mutating func rebuildIndex() {
-        index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        var built = [ByteKey: Int](minimumCapacity: keys.count * 2)
+        for (position, key) in keys.enumerated() { built[ByteKey(key)] = position }
+        index = built
     }
 
     public func makeIterator() -> Zip2Sequence<[String], [JSONValue]>.Iterator { zip(keys, values).makeIterator() }
@@ -146,7 +154,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         var combined = 0
         for (key, value) in self {
             var member = Hasher()
-            member.combine(key)
+            member.combine(ByteKey(key))
             member.combine(value)
             combined ^= member.finalize()
         }

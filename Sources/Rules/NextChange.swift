@@ -81,13 +81,15 @@ extension Spec {
         let current = test(now)
         var cursor = now
         for _ in 0..<limit {
+            // Saturating throughout: `now` is any instant a request may name, and the ends of the range must not trap.
             let offset = TimeZones.offset(zone, at: cursor) * 1000
-            let local = cursor.milliseconds + offset
-            let boundary = (local >= 0 ? local / unit : (local - unit + 1) / unit) * unit + unit
-            var candidate = Instant(milliseconds: boundary - offset)
+            let local = Saturating.add(cursor.milliseconds, offset)
+            let floor = local / unit - (local % unit < 0 ? 1 : 0)
+            let boundary = Saturating.add(Saturating.multiply(floor, unit), unit)
+            var candidate = Instant(milliseconds: Saturating.subtract(boundary, offset))
             let offsetThere = TimeZones.offset(zone, at: candidate) * 1000
             if offsetThere != offset {
-                let realigned = Instant(milliseconds: boundary - offsetThere)
+                let realigned = Instant(milliseconds: Saturating.subtract(boundary, offsetThere))
                 if realigned > cursor { candidate = realigned }
             }
             if test(candidate) != current { return candidate }

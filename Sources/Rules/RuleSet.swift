@@ -1,9 +1,11 @@
 /// A validated, immutable rule set: flags and decisions, triggers, and the named specs they were built from.
 public struct RuleSet: Sendable {
-    public let flags: [String: Flag]
+    public let flags: ByteKeyedTable<Flag>
     /// Flag keys in declaration order.
     public let flagKeys: [String]
-    public let triggers: [String: Trigger]
+    /// The flags in declaration order, so evaluating them all looks none up.
+    let orderedFlags: [Flag]
+    public let triggers: ByteKeyedTable<Trigger>
     public let triggerKeys: [String]
     /// The merged document as written.
     public let source: JSONValue
@@ -12,17 +14,18 @@ public struct RuleSet: Sendable {
     /// Non-fatal diagnostics found while loading.
     public let warnings: [Diagnostic]
     /// Each flag's context inputs, computed once per rule set.
-    let flagInputs: [String: Set<ContextInput>]
+    let flagInputs: ByteKeyedTable<Set<ContextInput>>
 
     init(flags: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
-        self.flags = Dictionary(uniqueKeysWithValues: flags.map { ($0.key, $0) })
+        self.flags = ByteKeyedTable(flags.map { ($0.key, $0) })
         flagKeys = flags.map(\.key)
-        self.triggers = Dictionary(uniqueKeysWithValues: triggers.map { ($0.key, $0) })
+        orderedFlags = flags
+        self.triggers = ByteKeyedTable(triggers.map { ($0.key, $0) })
         triggerKeys = triggers.map(\.key)
         self.source = source
         version = ContentHash.hex(JSONWriter.write(source))
         self.warnings = warnings
-        flagInputs = Dictionary(uniqueKeysWithValues: flags.compactMap { flag in flag.inputs.map { (flag.key, $0) } })
+        flagInputs = ByteKeyedTable(flags.compactMap { flag in flag.inputs.map { (flag.key, $0) } })
     }
 
     /// An empty set (no flags, no triggers).

@@ -1,6 +1,10 @@
-/// A user's segments: a sorted array, which is smaller than a `Set` for the few segments a user belongs to.
+/// A user's segments: an array, smaller than a `Set` for the few segments a user belongs to, with a hash index once
+/// it grows, so membership, insertion and removal stay O(1) at any size.
+///
+/// Names are compared as UTF-8 bytes: NFC and NFD spellings are two segments (README, "Users and keys").
 public struct SegmentSet: Sendable, Equatable, Sequence, ExpressibleByArrayLiteral {
-    public private(set) var members: [String] = []
+    // A set is a map to nothing; `Bool` because the map's values must be Equatable.
+    private var map = CompactMap<Bool>()
 
     public init() {}
 
@@ -8,27 +12,27 @@ public struct SegmentSet: Sendable, Equatable, Sequence, ExpressibleByArrayLiter
         for element in elements { insert(element) }
     }
 
-    public var count: Int { members.count }
-    public var isEmpty: Bool { members.isEmpty }
+    public var count: Int { map.count }
+    public var isEmpty: Bool { map.isEmpty }
 
-    public func contains(_ name: String) -> Bool {
-        for member in members where member == name { return true }
-        return false
-    }
+    public func contains(_ name: String) -> Bool { map.contains(name) }
 
     public mutating func insert(_ name: String) {
-        guard !contains(name) else { return }
-        let position = members.firstIndex { $0 > name } ?? members.count
-        members.insert(name, at: position)
+        if !map.contains(name) { map.updateValue(true, forKey: name) }
     }
 
     public mutating func remove(_ name: String) {
-        members.removeAll { $0 == name }
+        map.removeValue(forKey: name)
     }
 
-    public mutating func removeAll() { members = [] }
+    public mutating func removeAll() { map.removeAll() }
 
-    public func sorted() -> [String] { members }
+    /// Members in byte order, for stable output.
+    public func sorted() -> [String] { map.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
 
-    public func makeIterator() -> IndexingIterator<[String]> { members.makeIterator() }
+    /// Members in no particular order.
+    public func makeIterator() -> IndexingIterator<[String]> { map.keys.makeIterator() }
+
+    /// Same members, whatever the order they were added in.
+    public static func == (lhs: SegmentSet, rhs: SegmentSet) -> Bool { lhs.map == rhs.map }
 }

@@ -23,7 +23,7 @@ public enum TimeZones {
 
     /// Local wall-clock fields of an instant in a zone.
     public static func local(_ instant: Instant, in name: String?) -> (hour: Int, isoWeekday: Int, localMilliseconds: Int64) {
-        let local = instant.milliseconds + offset(name, at: instant) * 1000
+        let local = Saturating.add(instant.milliseconds, offset(name, at: instant) * 1000)
         let days = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
         let millisOfDay = local - days * 86_400_000
         // 1970-01-01 was a Thursday (ISO weekday 4).
@@ -36,16 +36,20 @@ public enum TimeZones {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone(name) ?? TimeZone(identifier: "UTC")!
         var components = DateComponents()
+        let (weeks, weeksOverflow) = period.count.multipliedReportingOverflow(by: 7)
+        let (quarters, quartersOverflow) = period.count.multipliedReportingOverflow(by: 3)
         switch period.unit {
         case .hour: components.hour = period.count
         case .day: components.day = period.count
-        case .week: components.day = 7 * period.count
+        case .week: components.day = weeks
         case .month: components.month = period.count
-        case .quarter: components.month = 3 * period.count
+        case .quarter: components.month = quarters
         case .year: components.year = period.count
         }
+        // Rule files bound the count; a period past any calendar simply never ends.
+        if weeksOverflow && period.unit == .week || quartersOverflow && period.unit == .quarter { return Instant(milliseconds: .max) }
         let date = Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)
-        let result = calendar.date(byAdding: components, to: date) ?? date
-        return Instant(milliseconds: Int64((result.timeIntervalSince1970 * 1000).rounded()))
+        guard let result = calendar.date(byAdding: components, to: date) else { return Instant(milliseconds: .max) }
+        return Instant(milliseconds: Saturating.int64((result.timeIntervalSince1970 * 1000).rounded()))
     }
 }

@@ -56,8 +56,10 @@ extension API {
         }
         let context: UserContext
         do {
-            context = try ContextJSON.decode(fields["context"] ?? [:])
+            // Held to the per-user caps: an inline context is one user's context, and no bigger.
+            context = try ContextJSON.decode(fields["context"] ?? [:], limits: database.store.limits)
         } catch {
+            if error.isLimit { throw APIError(.unprocessableContent, code: "limit_exceeded", message: error.message, field: error.field) }
             throw APIError.invalidField(error.field, error.message)
         }
         var now = clock.now()

@@ -31,8 +31,12 @@ extension API {
 
     /// `POST /ofrep/v1/evaluate/flags`: every flag, each a success or error item; strong ETag over the body.
     func ofrepBulk(_ request: Request) -> HTTPResponse {
-        guard let (user, context) = ofrepContext(request) else {
-            return .json(.badRequest, JSONWriter.write(["errorCode": "INVALID_CONTEXT", "errorDetails": "the body is not a JSON object with an object 'context'"]))
+        let user: String
+        let context: UserContext
+        do {
+            (user, context) = try ofrepContext(request)
+        } catch {
+            return .json(.badRequest, JSONWriter.write(["errorCode": "INVALID_CONTEXT", "errorDetails": .string(error.details)]))
         }
         let ruleSet = rules.current
         let evaluationInput = input(context, user: user, now: clock.now(), appVersion: request.headers["X-App-Version"])
@@ -96,20 +100,43 @@ extension API {
         if !user.isEmpty { live.subscribed(user: user) }
     }
 
+    /// Why an OFREP request's context was refused (`INVALID_CONTEXT`).
+    struct OFREPContextError: Error {
+        let details: String
+    }
+
     /// The request's context: `targetingKey` is the user id; the stored user's context is merged under the
-    /// request's attributes (the request wins). Only undecodable JSON is an error.
-    func ofrepContext(_ request: Request) -> (user: String, context: UserContext)? {
-        var attributes = JSONObject()
+    /// request's attributes (the request wins). Undecodable JSON is an error, and so is a context past the per-user
+    /// caps on attributes (their number, name and value sizes): one request must not build a context no user could
+    /// have. Building it is linear in the body.
+    func ofrepContext(_ request: Request) throws(OFREPContextError) -> (user: String, context: UserContext) {
+        let malformed = OFREPContextError(details: "the body is not a JSON object with an object 'context'")
+        var user = ""
+        var attributes: [(String, JSONValue)] = []
         if !request.body.isEmpty {
-            guard let body = try? JSONParser().parse(request.body), case .object(let root) = body else { return nil }
+            guard let body = try? JSONParser().parse(request.body), case .object(let root) = body else { throw malformed }
             if let context = root["context"] {
-                guard case .object(let object) = context else { return nil }
-                attributes = object
+                guard case .object(let object) = context else { throw malformed }
+                let limits = database.store.limits
+                attributes.reserveCapacity(object.count)
+                for (name, value) in object {
+                    if name == "targetingKey" {
+                        if case .string(let key) = value { user = key }
+                        continue
+                    }
+                    if name.utf8.count > limits.maxKeyBytes {
+                        throw OFREPContextError(details: "context.\(name): " + ContextLimits.describe(.keyBytes, limits.maxKeyBytes))
+                    }
+                    if limits.maxAttributeValueBytes < .max, JSONWriter.write(value).count > limits.maxAttributeValueBytes {
+                        throw OFREPContextError(details: "context.\(name): " + ContextLimits.describe(.attributeValueBytes, limits.maxAttributeValueBytes))
+                    }
+                    attributes.append((name, value))
+                }
+                if attributes.count > limits.maxAttributes {
+                    throw OFREPContextError(details: "context: " + ContextLimits.describe(.attributes, limits.maxAttributes))
+                }
             }
         }
-        var user = ""
-        if case .string(let key)? = attributes["targetingKey"] { user = key }
-        attributes["targetingKey"] = nil
         var context = (Identifier.isValid(user) ? database.store.context(of: user) : nil) ?? UserContext()
         for (name, value) in attributes { context.attributes[name] = value }
         return (user, context)
@@ -121,8 +148,12 @@ extension API {
 
     func ofrepSingle(_ request: Request) -> HTTPResponse {
         let key = request.parameter("key")
-        guard let (user, context) = ofrepContext(request) else {
-            return ofrepError(.badRequest, key: key, code: "INVALID_CONTEXT", details: "the body is not a JSON object with an object 'context'")
+        let user: String
+        let context: UserContext
+        do {
+            (user, context) = try ofrepContext(request)
+        } catch {
+            return ofrepError(.badRequest, key: key, code: "INVALID_CONTEXT", details: error.details)
         }
         let ruleSet = rules.current
         guard let flag = ruleSet.flags[key] else {

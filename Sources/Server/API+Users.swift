@@ -12,10 +12,19 @@ extension API {
         router.add("DELETE", "/v1/users/{user}", scope: .admin) { request, sink in eraseUser(request, sink) }
     }
 
+    /// The event name from the path. Its length limit (`limits.maxKeyBytes`) is the store's to enforce.
     func event(_ request: Request) throws(APIError) -> String {
         let event = request.parameter("event")
-        guard Identifier.isValid(event) else { throw APIError.invalidField("event", "the event name must be 1-256 bytes of UTF-8 without control characters") }
+        guard Identifier.isValidKey(event) else { throw APIError.invalidField("event", "the event name must be non-empty UTF-8 without control characters") }
         return event
+    }
+
+    /// A refused write: a reducer refusal is 422 with its own code (`overflow`, `limit_exceeded`,
+    /// `invalid_operation`) and names the field at fault, `ops[i]…` for a context update or `event` for a donation.
+    func writeError(_ error: StoreError, donation: Bool = false) -> APIError {
+        guard case .rejected(let refusal) = error else { return storeError(error) }
+        let field = donation ? "event" : refusal.field
+        return APIError(.unprocessableContent, code: refusal.code, message: "\(field): \(refusal.message)", field: field)
     }
 
     /// `POST /v1/users/{u}/events/{e}`: count, first/last, history, `events[e]`, then immediate triggers, in one
@@ -49,7 +58,7 @@ extension API {
             database.write(mutation, followUp: followUp) { result in
                 switch result {
                 case .failure(let error):
-                    sink.send(storeError(error).response)
+                    sink.send(writeError(error, donation: true).response)
                 case .success(let applied):
                     metrics.increment("donations_total")
                     var summary = JSONValue.null
@@ -121,7 +130,7 @@ extension API {
         database.write(mutation) { result in
             switch result {
             case .failure(let error):
-                sink.send(storeError(error).response)
+                sink.send(writeError(error).response)
             case .success(let applied):
                 metrics.increment("context_writes_total")
                 let changes = flagChanges(ruleSet, user: mutation.user, before: applied.previous, after: applied.state,

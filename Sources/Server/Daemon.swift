@@ -38,7 +38,7 @@ public final class Daemon: Sendable {
         let started = ContinuousClock.now
         do {
             database = try Database(options: .init(directory: options.dataDirectory, fsync: options.fsync,
-                                                   snapshotEvery: options.snapshotEvery, maxUsers: options.maxUsers))
+                                                   snapshotEvery: options.snapshotEvery, limits: options.contextLimits, maxUsers: options.maxUsers))
         } catch {
             throw .data(error)
         }

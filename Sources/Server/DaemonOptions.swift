@@ -27,6 +27,9 @@ public struct DaemonOptions: Sendable, Equatable {
     /// Stream settings (`streams: {...}` in the config file).
     public var streams = StreamHub.Options()
     public var heartbeatSeconds = 15
+    /// Per-user caps (`limits.max*PerUser`, `limits.maxAttributeValueBytes`, `limits.maxKeyBytes`): on new writes and
+    /// on inline contexts.
+    public var contextLimits = ContextLimits()
 
     public init() {}
 
@@ -103,6 +106,15 @@ public struct DaemonOptions: Sendable, Equatable {
         "requestsPerSecondPerClient": { $0.rateLimit = $1 },
         "burstPerClient": { $0.rateBurst = $1 },
         "maxUsers": { $0.maxUsers = $1 },
+        // Per-user caps (ContextLimits.Limit.configName).
+        "maxCountersPerUser": { $0.contextLimits.maxCounters = $1 },
+        "maxEventsPerUser": { $0.contextLimits.maxEvents = $1 },
+        "maxFlagsPerUser": { $0.contextLimits.maxFlags = $1 },
+        "maxAttributesPerUser": { $0.contextLimits.maxAttributes = $1 },
+        "maxSegmentsPerUser": { $0.contextLimits.maxSegments = $1 },
+        "maxDonationEventsPerUser": { $0.contextLimits.maxDonationEvents = $1 },
+        "maxAttributeValueBytes": { $0.contextLimits.maxAttributeValueBytes = $1 },
+        "maxKeyBytes": { $0.contextLimits.maxKeyBytes = $1 },
     ]
 
     /// Stream settings that only the config file sets (`streams: {...}`).
@@ -128,6 +140,7 @@ public struct DaemonOptions: Sendable, Equatable {
             && lhs.snapshotEvery == rhs.snapshotEvery && lhs.tokens == rhs.tokens
             && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.rateLimitClients == rhs.rateLimitClients && lhs.heartbeatSeconds == rhs.heartbeatSeconds
             && lhs.streams.maxStreams == rhs.streams.maxStreams && lhs.streams.retainEvents == rhs.streams.retainEvents
+            && lhs.contextLimits == rhs.contextLimits
     }
 }
 

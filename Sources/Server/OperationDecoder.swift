@@ -72,10 +72,12 @@ struct FieldReader {
     let object: JSONObject
     let path: String
 
+    /// A counter, event, flag, attribute or segment name. Its length is a configurable limit (`limits.maxKeyBytes`),
+    /// which the store enforces on the write (422 `limit_exceeded`); here only its shape is checked.
     func key(_ name: String) throws(APIError) -> String {
         guard case .string(let text)? = object[name] else { throw APIError.invalidField("\(path).\(name)", "\(path).\(name) must be a string") }
-        guard Identifier.isValid(text) else {
-            throw APIError.invalidField("\(path).\(name)", "\(path).\(name) must be 1-256 bytes of UTF-8 without control characters")
+        guard Identifier.isValidKey(text) else {
+            throw APIError.invalidField("\(path).\(name)", "\(path).\(name) must be non-empty UTF-8 without control characters")
         }
         return text
     }
@@ -105,10 +107,14 @@ struct FieldReader {
     }
 }
 
-/// User ids, event names and keys: 1–256 bytes of UTF-8, no control characters (DESIGN §1).
+/// User ids: 1–256 bytes of UTF-8, no control characters (README, "Users and keys"). Keys (counter, event, flag,
+/// attribute and segment names) have the same shape, but their length limit is configurable and checked by the store.
 enum Identifier {
     static func isValid(_ text: String) -> Bool {
-        let bytes = text.utf8
-        return !bytes.isEmpty && bytes.count <= 256 && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        text.utf8.count <= 256 && isValidKey(text)
+    }
+
+    static func isValidKey(_ text: String) -> Bool {
+        !text.utf8.isEmpty && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 }

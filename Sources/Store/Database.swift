@@ -11,19 +11,22 @@ public final class Database: Sendable {
         public var fsyncInterval: Duration
         public var snapshotEvery: Int
         public var history: HistoryPolicy
+        /// Per-user caps on new writes (replay applies none).
+        public var limits: ContextLimits
         public var shardCount: Int
         public var segmentLimit: Int
         /// Writes that would create a user beyond this many are refused (`StoreError.capacity`); 0: no cap.
         public var maxUsers: Int
 
         public init(directory: String, fsync: FsyncPolicy = .interval, fsyncInterval: Duration = .milliseconds(100),
-                    snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), shardCount: Int = 64,
-                    segmentLimit: Int = 64 << 20, maxUsers: Int = 0) {
+                    snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(),
+                    shardCount: Int = 64, segmentLimit: Int = 64 << 20, maxUsers: Int = 0) {
             self.directory = directory
             self.fsync = fsync
             self.fsyncInterval = fsyncInterval
             self.snapshotEvery = snapshotEvery
             self.history = history
+            self.limits = limits
             self.shardCount = shardCount
             self.segmentLimit = segmentLimit
             self.maxUsers = maxUsers
@@ -77,7 +80,8 @@ public final class Database: Sendable {
             throw .unreadable(error)
         }
         completions = (0..<shardCount).map { _ in OrderedCompletions() }
-        store = UserStore(shardCount: shardCount, policy: options.history, log: log, initial: users, maxUsers: options.maxUsers)
+        store = UserStore(shardCount: shardCount, policy: options.history, limits: options.limits, log: log, initial: users,
+                          maxUsers: options.maxUsers)
         store.replay(buckets)
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
     }

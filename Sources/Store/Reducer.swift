@@ -4,35 +4,40 @@ import Rules
 /// always give the same outputs, which is what makes replaying the log exact.
 public enum Reducer {
     /// Applies a batch all or nothing. `nil` state means the user does not exist; `erase` returns to `nil`.
-    public static func apply(_ mutation: Mutation, to state: UserContext?, policy: HistoryPolicy = HistoryPolicy())
-        throws(ReducerError) -> (state: UserContext?, effects: [Effect])
+    ///
+    /// `limits` are the per-user caps for a new write. Replaying acknowledged records passes none (`.unlimited`):
+    /// a record accepted under higher caps must replay exactly, whatever the caps are now. The caps only refuse
+    /// growth (a new key past a cap, a key or value too large), so a user over a lowered cap can still change or
+    /// remove what it has.
+    public static func apply(_ mutation: Mutation, to state: UserContext?, policy: HistoryPolicy = HistoryPolicy(),
+                             limits: ContextLimits = .unlimited) throws(ReducerError) -> (state: UserContext?, effects: [Effect])
     {
         var current = state
-        let effects = try applyInPlace(mutation, to: &current, policy: policy)
+        let effects = try applyInPlace(mutation, to: &current, policy: policy, limits: limits)
         return (current, effects)
     }
 
     /// The same step, mutating `state` where it lies (no copy-on-write copy when the caller holds the only
     /// reference, as replay does). A one-action batch checks before it changes anything; a longer batch works
     /// on a copy and commits it only when every action succeeded.
-    public static func applyInPlace(_ mutation: Mutation, to state: inout UserContext?, policy: HistoryPolicy = HistoryPolicy())
-        throws(ReducerError) -> [Effect]
+    public static func applyInPlace(_ mutation: Mutation, to state: inout UserContext?, policy: HistoryPolicy = HistoryPolicy(),
+                                    limits: ContextLimits = .unlimited) throws(ReducerError) -> [Effect]
     {
         var effects: [Effect] = []
         if mutation.actions.count == 1 {
-            try step(mutation.actions[0], index: 0, state: &state, now: mutation.now, policy: policy, effects: &effects)
+            try step(mutation.actions[0], index: 0, state: &state, now: mutation.now, policy: policy, limits: limits, effects: &effects)
             return effects
         }
         var working = state
         for (index, action) in mutation.actions.enumerated() {
-            try step(action, index: index, state: &working, now: mutation.now, policy: policy, effects: &effects)
+            try step(action, index: index, state: &working, now: mutation.now, policy: policy, limits: limits, effects: &effects)
         }
         state = working
         return effects
     }
 
     private static func step(_ action: Action, index: Int, state: inout UserContext?, now: Instant, policy: HistoryPolicy,
-                             effects: inout [Effect]) throws(ReducerError) {
+                             limits: ContextLimits, effects: inout [Effect]) throws(ReducerError) {
         if case .erase = action {
             if state != nil { effects.append(.erased) }
             state = nil
@@ -42,12 +47,12 @@ public enum Reducer {
             var fresh = UserContext()
             // DESIGN §3.2: launchedAt is the first time the user was seen.
             fresh.launchedAt = now
-            try reduce(&fresh, action, index: index, now: now, policy: policy, effects: &effects)
+            try reduce(&fresh, action, index: index, now: now, policy: policy, limits: limits, effects: &effects)
             effects.insert(.created, at: effects.count - effectsAdded(by: action))
             state = fresh
             return
         }
-        try reduce(&state!, action, index: index, now: now, policy: policy, effects: &effects)
+        try reduce(&state!, action, index: index, now: now, policy: policy, limits: limits, effects: &effects)
     }
 
     /// How many effects `reduce` appends for an action, so `.created` can precede them.
@@ -59,41 +64,59 @@ public enum Reducer {
     }
 
     static func reduce(_ context: inout UserContext, _ action: Action, index: Int, now: Instant, policy: HistoryPolicy,
-                       effects: inout [Effect]) throws(ReducerError) {
+                       limits: ContextLimits, effects: inout [Effect]) throws(ReducerError) {
         switch action {
         case .increment(let counter, let amount):
-            try requireKey(counter, index)
+            try requireKey(counter, index, limits)
+            try requireRoom(in: context.counters, for: counter, .counters, limits, index)
             let (sum, overflow) = (context.counters[counter] ?? 0).addingReportingOverflow(amount)
             if overflow { throw .counterOverflow(index: index, counter: counter) }
             context.counters[KeyInterner.intern(counter)] = sum
         case .decrement(let counter, let amount):
-            try requireKey(counter, index)
+            try requireKey(counter, index, limits)
             guard amount >= 0 else { throw .negativeAmount(index: index) }
-            context.counters[KeyInterner.intern(counter)] = max(0, (context.counters[counter] ?? 0) - amount)
+            try requireRoom(in: context.counters, for: counter, .counters, limits, index)
+            // Checked like an increment: a counter set negative and then decremented by a huge amount has no Int64
+            // result to floor, and the answer that names the amount beats a silent zero.
+            let (difference, overflow) = (context.counters[counter] ?? 0).subtractingReportingOverflow(amount)
+            if overflow { throw .counterOverflow(index: index, counter: counter) }
+            context.counters[KeyInterner.intern(counter)] = max(0, difference)
         case .setCounter(let counter, let value):
-            try requireKey(counter, index)
+            try requireKey(counter, index, limits)
+            try requireRoom(in: context.counters, for: counter, .counters, limits, index)
             context.counters[KeyInterner.intern(counter)] = value
         case .resetCounter(let counter):
-            try requireKey(counter, index)
+            try requireKey(counter, index, limits)
+            try requireRoom(in: context.counters, for: counter, .counters, limits, index)
             context.counters[KeyInterner.intern(counter)] = 0
         case .recordEvent(let event, let at):
-            try requireKey(event, index)
+            try requireKey(event, index, limits)
+            try requireRoom(in: context.events, for: event, .events, limits, index)
             context.events[KeyInterner.intern(event)] = at
         case .removeEvent(let event):
             context.events[event] = nil
         case .setFlag(let flag, let value):
-            try requireKey(flag, index)
+            try requireKey(flag, index, limits)
+            try requireRoom(in: context.flags, for: flag, .flags, limits, index)
             context.flags[KeyInterner.intern(flag)] = value
         case .toggleFlag(let flag):
-            try requireKey(flag, index)
+            try requireKey(flag, index, limits)
+            try requireRoom(in: context.flags, for: flag, .flags, limits, index)
             context.flags[KeyInterner.intern(flag)] = !(context.flags[flag] ?? false)
         case .setAttribute(let key, let value):
-            try requireKey(key, index)
+            try requireKey(key, index, limits)
+            try requireRoom(in: context.attributes, for: key, .attributes, limits, index)
+            if limits.maxAttributeValueBytes < .max, JSONWriter.write(value).count > limits.maxAttributeValueBytes {
+                throw .limitExceeded(index: index, limit: .attributeValueBytes, value: limits.maxAttributeValueBytes)
+            }
             context.attributes[KeyInterner.intern(key)] = value
         case .removeAttribute(let key):
             context.attributes[key] = nil
         case .addSegment(let segment):
-            try requireKey(segment, index)
+            try requireKey(segment, index, limits)
+            if context.segments.count >= limits.maxSegments, !context.segments.contains(segment) {
+                throw .limitExceeded(index: index, limit: .segments, value: limits.maxSegments)
+            }
             context.segments.insert(KeyInterner.intern(segment))
         case .removeSegment(let segment):
             context.segments.remove(segment)
@@ -105,9 +128,12 @@ public enum Reducer {
         case .clear(let scope):
             clear(&context, scope)
         case .donate(let event, let at, let appVersion):
-            try requireKey(event, index)
+            try requireKey(event, index, limits)
+            try requireRoom(in: context.donations, for: event, .donationEvents, limits, index)
+            try requireRoom(in: context.events, for: event, .events, limits, index)
             var summary = context.donations[event] ?? DonationSummary()
-            summary.count += 1
+            // Saturates: only a count restored from elsewhere could be this high, and it must not trap.
+            summary.count = summary.count < .max ? summary.count + 1 : .max
             let mark = DonationSummary.Mark(at: at, appVersion: appVersion.map(KeyInterner.intern))
             if summary.first == nil { summary.first = mark }
             summary.last = mark
@@ -122,7 +148,8 @@ public enum Reducer {
             context.donations[event] = nil
             effects.append(.donationsReset(event: event))
         case .recordTriggerFire(let trigger, let at):
-            try requireKey(trigger, index)
+            // Trigger names come from the rules, not from clients: no key limit applies.
+            if trigger.isEmpty { throw .emptyKey(index: index) }
             context.triggerFires[KeyInterner.intern(trigger)] = at
             effects.append(.triggerFired(trigger: trigger, at: at))
         case .erase:
@@ -147,8 +174,19 @@ public enum Reducer {
     }
 
     @inline(__always)
-    static func requireKey(_ key: String, _ index: Int) throws(ReducerError) {
-        if key.isEmpty { throw .emptyKey(index: index) }
+    static func requireKey(_ key: String, _ index: Int, _ limits: ContextLimits) throws(ReducerError) {
+        let length = key.utf8.count
+        if length == 0 { throw .emptyKey(index: index) }
+        if length > limits.maxKeyBytes { throw .limitExceeded(index: index, limit: .keyBytes, value: limits.maxKeyBytes) }
+    }
+
+    /// Refuses a new key when the map is at its cap; a key already there may always change. The count is tested
+    /// first, so below the cap this costs no lookup.
+    @inline(__always)
+    static func requireRoom<Value>(in map: CompactMap<Value>, for key: String, _ limit: ContextLimits.Limit, _ limits: ContextLimits,
+                                   _ index: Int) throws(ReducerError) {
+        let cap = limits[limit]
+        if map.count >= cap, !map.contains(key) { throw .limitExceeded(index: index, limit: limit, value: cap) }
     }
 
     /// Keeps history ascending even when donations arrive with earlier timestamps.

@@ -15,16 +15,19 @@ public final class UserStore: Sendable {
 
     private let shards: [Shard]
     let policy: HistoryPolicy
+    /// Per-user caps on new writes; replay applies none (see `Reducer.apply`).
+    public let limits: ContextLimits
     let log: AppendLog?
     /// Users that exist, kept exact under the shard locks so a cap check never scans the shards.
     private let total = Atomic<Int>(0)
     /// New users are refused beyond this many (0: no cap).
     public let maxUsers: Int
 
-    public init(shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), log: AppendLog? = nil, initial: [ByteKey: UserContext] = [:],
-                maxUsers: Int = 0) {
+    public init(shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(), log: AppendLog? = nil,
+                initial: [ByteKey: UserContext] = [:], maxUsers: Int = 0) {
         shards = (0..<max(1, shardCount)).map { _ in Shard() }
         self.policy = policy
+        self.limits = limits
         self.log = log
         self.maxUsers = max(0, maxUsers)
         for (user, context) in initial { shard(for: user.string).users.withLock { $0[user] = context } }
@@ -55,9 +58,9 @@ public final class UserStore: Sendable {
         DispatchQueue.concurrentPerform(iterations: shards.count) { index in
             shards[index].users.withLock { users in
                 for mutation in buckets[index] {
-                    // A mutation the reducer refused was refused live too, and never logged; skipping is exact.
-                    // The user cap is not applied: what the log holds was acknowledged.
-                    _ = try? Reducer.applyInPlace(mutation, to: &users[ByteKey(mutation.user)], policy: policy)
+                    // A mutation the reducer refused was refused live too, and never logged; skipping is exact. No
+                    // caps (per-user or user count): the record was acknowledged, whatever the caps are now.
+                    _ = try? Reducer.applyInPlace(mutation, to: &users[ByteKey(mutation.user)], policy: policy, limits: .unlimited)
                 }
             }
         }
@@ -97,12 +100,12 @@ public final class UserStore: Sendable {
             var mutation = mutation
             var result: (state: UserContext?, effects: [Effect])
             do throws(ReducerError) {
-                result = try Reducer.apply(mutation, to: previous, policy: policy)
+                result = try Reducer.apply(mutation, to: previous, policy: policy, limits: limits)
                 if let followUp {
                     let extra = followUp(previous, result.state)
                     if !extra.isEmpty {
                         mutation.actions += extra
-                        result = try Reducer.apply(mutation, to: previous, policy: policy)
+                        result = try Reducer.apply(mutation, to: previous, policy: policy, limits: limits)
                     }
                 }
             } catch {
