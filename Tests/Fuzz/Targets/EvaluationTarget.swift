@@ -1,0 +1,64 @@
+// libFuzzer target: evaluation. Random valid rule sets (every spec node, flagd flags whose JSON Logic targeting is
+// built from the input) against random contexts (extreme numbers, number-like strings, long strings, deep
+// nesting) at random instants: evaluate, explain, next-change and trigger checks must answer, never trap.
+//
+// Input: a rule document built by RuleGenerator (entries the compiler refuses are dropped until the rest compiles),
+// then a context, a request and up to three instants.
+
+/// Compiles the document, dropping the flags, specs and triggers the compiler names in errors (at most 4 rounds).
+func compileValid(_ document: JSONValue) -> RuleSet? {
+    var document = document
+    for _ in 0..<4 {
+        switch RuleSetCompiler.compile(document) {
+        case .success(let rules): return rules
+        case .failure(let error):
+            guard case .object(var root) = document else { return nil }
+            for diagnostic in error.errors {
+                let parts = diagnostic.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+                guard parts.count >= 3, case .object(var section)? = root[parts[1]] else {
+                    if parts.count >= 2 { root[parts[1]] = nil }
+                    continue
+                }
+                let key = parts[2].replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+                section[key] = nil
+                root[parts[1]] = .object(section)
+            }
+            document = .object(root)
+        }
+    }
+    return nil
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    var generator = RuleGenerator(FuzzInput(data, size), chaos: false)
+    let document = generator.document()
+    var input = generator.input
+    guard let rules = compileValid(document) else { return 0 }
+    let context = input.userContext()
+    let request = RequestAttributes(userID: input.bool() ? input.key() : String(repeating: "u", count: input.int(0...300)),
+                                    appVersion: input.bool() ? input.pick(["1.2", "2.10.0", "v3", "", "99999999999999999999"]) : nil)
+    for _ in 0..<input.int(1...3) {
+        let now = input.instant()
+        let evaluation = EvaluationInput(context: context, now: now, request: request)
+        let all = rules.evaluateAll(evaluation)
+        guard all.count == rules.flagKeys.count else { fatalError("evaluateAll skipped flags") }
+        for (key, answer) in zip(rules.flagKeys, all) {
+            guard answer.key == key else { fatalError("answers out of order") }
+            guard rules.evaluate(key, evaluation) == answer else { fatalError("evaluating \(key) twice disagrees") }
+            if let value = answer.value { _ = JSONWriter.write(value) }
+            let flag = rules.flags[key]!
+            _ = JSONWriter.write(flag.explain(evaluation))
+            if let next = rules.nextChange(key, evaluation), next <= now {
+                fatalError("next change \(next) of \(key) is not after now \(now)")
+            }
+        }
+        for key in rules.triggerKeys {
+            let trigger = rules.triggers[key]!
+            _ = trigger.shouldFire(previous: input.bool() ? context : nil, current: context, now: now, request: request)
+            _ = trigger.when.explain(evaluation)
+        }
+        _ = rules.immediateFires(event: input.pick(RuleGenerator.events), previous: nil, current: context, now: now, request: request)
+    }
+    return 0
+}
