@@ -15,7 +15,7 @@ extension FuzzInput {
 
     mutating func deepValue() -> JSONValue {
         var value: JSONValue = .string("core")
-        for _ in 0..<int(1...70) { value = byte() & 1 == 0 ? .array([value]) : .object(["n": value]) }
+        for _ in 0..<int(1...30) { value = byte() & 1 == 0 ? .array([value]) : .object(["n": value]) }
         return value
     }
 

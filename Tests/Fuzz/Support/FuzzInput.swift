@@ -1,3 +1,12 @@
+import Glibc
+
+/// Defects known and being fixed elsewhere, which the generators stay away from so that a run searches past them
+/// instead of finding them again every second: JSON Logic `Int(Double)` conversions (`substr`, `missing_some`
+/// counts, `fractional` weights, numbers of 9.2e18 up to 1e21 turned into text) and reducer counter overflow.
+/// `FUZZ_KNOWN=1` generates those shapes too; the reproducers live in Tests/Fuzz/Crashes/*/known-*. Remove the
+/// avoidance (and this switch) once those fixes have landed.
+let avoidKnownDefects = getenv("FUZZ_KNOWN") == nil
+
 /// The fuzzer's bytes read as a stream of decisions. Every read succeeds: an exhausted input answers zeros, so a
 /// generator driven by it always terminates (lists come out empty, recursion takes its base case).
 struct FuzzInput {
@@ -73,6 +82,13 @@ struct FuzzInput {
 
     /// A double, biased towards values that break conversions.
     mutating func edgeDouble() -> Double {
+        let value = anyEdgeDouble()
+        // Known defect: JSON Logic writes integral doubles below 1e21 through Int64, which traps from 9.2e18 on.
+        if avoidKnownDefects, value == value.rounded(), abs(value) >= 9.2e18, abs(value) < 1e21 { return 1e300 }
+        return value
+    }
+
+    private mutating func anyEdgeDouble() -> Double {
         switch byte() % 6 {
         case 0: return pick([1e300, -1e300, 1e19, -1e19, 9.3e18, -9.3e18, 1.7976931348623157e308, Double.leastNonzeroMagnitude, -0.0, 0.5, -0.5])
         case 1: return Double(bitPattern: uint64())

@@ -24,14 +24,19 @@ struct RuleGenerator {
 
     mutating func number() -> JSONValue {
         switch input.byte() % 6 {
-        case 0: return .number(JSONNumber(validatedText: input.pick(["1e300", "-0", "-0.0", "1E2", "9223372036854775807",
-                                                                    "9223372036854775808", "-9223372036854775809",
-                                                                    "123456789012345678901234567890", "0.1", "1e-300",
-                                                                    "1e19", "-1e19", "4.5", "1e15", "9007199254740993"])))
+        case 0:
+            let known = ["9223372036854775807", "9223372036854775808", "-9223372036854775809", "1e19", "-1e19"]
+            return .number(JSONNumber(validatedText: input.pick(["1e300", "-0", "-0.0", "1E2", "123456789012345678901234567890",
+                                                                "0.1", "1e-300", "4.5", "1e15", "9007199254740993"]
+                                                               + (avoidKnownDefects ? [] : known))))
         case 1:
             let value = input.edgeDouble()
             return value.isFinite ? .double(value) : .int(0)
-        default: return .int(input.edgeInt())
+        default:
+            var value = input.edgeInt()
+            // Known defect (see avoidKnownDefects): integers past 9.2e18 trap when JSON Logic writes them as text.
+            if avoidKnownDefects, value.magnitude >= 9_200_000_000_000_000_000 { value = 1 << 62 }
+            return .number(JSONNumber(validatedText: String(value)))
         }
     }
 
@@ -200,12 +205,14 @@ struct RuleGenerator {
         switch op {
         case "fractional":
             var arguments: [JSONValue] = input.bool() ? [logic(depth: depth - 1)] : []
-            for _ in 0..<input.int(0...4) { arguments.append(.array([.string(input.pick(["on", "off", "a", "b"])), number()])) }
+            for _ in 0..<input.int(0...4) { arguments.append(.array([.string(input.pick(["on", "off", "a", "b"])), smallOrAny()])) }
             return [op: .array(arguments)]
         case "sem_ver":
             return [op: .array([logic(depth: depth - 1), .string(input.pick(["=", "!=", "<", "<=", ">", ">=", "^", "~", "?"])), version()])]
         case "substr":
-            return [op: .array([logic(depth: depth - 1), number()] + (input.bool() ? [number()] : []))]
+            return [op: .array([logic(depth: depth - 1), smallOrAny(logic: depth - 1)] + (input.bool() ? [smallOrAny(logic: depth - 1)] : []))]
+        case "missing_some":
+            return [op: .array([smallOrAny(logic: depth - 1), .array((0..<input.int(0...3)).map { _ in .string(input.key()) })])]
         case "reduce":
             return [op: .array([logic(depth: depth - 1), ["+": [["var": "current"], ["var": "accumulator"]]], number()])]
         case "map", "filter", "all", "none", "some":
@@ -216,6 +223,12 @@ struct RuleGenerator {
             if input.byte() % 16 == 0, !evaluatorNames.isEmpty { return ["$ref": .string(input.pick(evaluatorNames))] }
             return [op: .array((0..<input.int(0...3)).map { _ in logic(depth: depth - 1) })]
         }
+    }
+
+    /// A count or weight: any expression, unless known defects are avoided, then a small literal.
+    mutating func smallOrAny(logic depth: Int = 0) -> JSONValue {
+        if avoidKnownDefects { return .int(input.int(-20...100)) }
+        return input.bool() ? number() : logic(depth: depth)
     }
 
     /// Values of one JSON type, as the validator requires within a flag.
