@@ -29,13 +29,13 @@ func compileValid(_ document: JSONValue) -> RuleSet? {
     return nil
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+func fuzzEvaluation(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var generator = RuleGenerator(FuzzInput(data, size), chaos: false)
     let document = generator.document()
     var input = generator.input
     guard let rules = compileValid(document) else { return 0 }
     let context = input.userContext()
+    if dumpInputs { print("rules: \(JSONWriter.string(rules.source))\ncontext: \(JSONWriter.string(ContextJSON.encode(user: "u", context)))") }
     let request = RequestAttributes(userID: input.bool() ? input.key() : String(repeating: "u", count: input.int(0...300)),
                                     appVersion: input.bool() ? input.pick(["1.2", "2.10.0", "v3", "", "99999999999999999999"]) : nil)
     for _ in 0..<input.int(1...3) {

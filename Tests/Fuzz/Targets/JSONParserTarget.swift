@@ -5,8 +5,7 @@
 
 let parsers = [JSONParser(), JSONParser(maxDepth: 64, maxBytes: 1 << 20)]
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+func fuzzJSONParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = size > 0 ? Array(UnsafeBufferPointer(start: data, count: size)) : []
     for parser in parsers {
         let value: JSONValue

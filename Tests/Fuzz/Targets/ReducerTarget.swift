@@ -77,13 +77,13 @@ func roundTrip(_ mutation: Mutation, _ state: UserContext?) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+func fuzzReducer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let policy = input.bool() ? HistoryPolicy() : HistoryPolicy(maxEntries: input.int(0...5), maxAge: Int64(input.int(0...100_000_000)))
     var state: UserContext?
     for _ in 0..<input.int(1...5) {
         let mutation = input.mutation()
+        if dumpInputs { print("batch at \(mutation.now): \(mutation.actions)") }
         let before = state
         // The batch one action at a time, checking each step; the first refusal ends it.
         var sequential = before

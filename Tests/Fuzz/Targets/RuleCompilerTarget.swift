@@ -4,8 +4,7 @@
 // reads them); odd modes build a rule document from the bytes (every spec node, flag shape, trigger, flagd
 // definition and JSON Logic operator), so the fuzzer reaches deep into the compiler instead of the JSON parser.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+func fuzzRuleCompiler(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let control = input.byte()
     let format = RuleSetCompiler.Format.allCases[Int(control >> 1) % RuleSetCompiler.Format.allCases.count]
@@ -22,6 +21,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var generator = RuleGenerator(input, chaos: true)
         document = generator.document()
     }
+    if dumpInputs { print("format \(format): \(JSONWriter.string(document))") }
     check(RuleSetCompiler.compile(document, format: format), document, format)
     return 0
 }

@@ -54,8 +54,7 @@ func scanSegment(_ bytes: [UInt8]) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+func fuzzStoreDecoders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let mode = input.byte() % 8
     switch mode {
@@ -71,7 +70,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? SnapshotFile.read(input.remaining)
     case 3:
         // A CRC-valid snapshot whose user count and records come from the input.
-        let count = input.byte() % 2 == 0 ? UInt64(input.byte()) : input.uint64()
+        var count = input.byte() % 2 == 0 ? UInt64(input.byte()) : input.uint64()
+        // Open defect (Crashes/store-decoders/open-snapshot-user-count-reserves-5GB): the reader reserves room for
+        // the claimed user count (up to 2^24) before reading any; avoided unless FUZZ_KNOWN=1.
+        if avoidKnownDefects { count = min(count, 1024) }
         let seq = input.uint64()
         if let (readSeq, users) = try? SnapshotFile.read(snapshotBytes(seq: seq, count: count, body: input.remaining)) {
             guard readSeq == seq, UInt64(users.count) <= count else { fatalError("snapshot read invented users") }
