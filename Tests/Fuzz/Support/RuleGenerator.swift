@@ -253,7 +253,11 @@ struct RuleGenerator {
             for _ in 0..<input.int(0...4) {
                 var item: JSONObject = ["when": spec(depth: 3)]
                 if input.byte() % 4 == 0 {
-                    item["split"] = .array((0..<input.int(1...4)).map { _ in ["weight": number(), "value": flagValue(type: type)] })
+                    // Open defect (Crashes/evaluation/open-split-weights-sum-overflow.json): weights summing past
+                    // Int.max trap in Bucketing.pick.
+                    item["split"] = .array((0..<input.int(1...4)).map { _ in
+                        ["weight": avoidKnownDefects ? .int(input.int(-1...1_000_000)) : number(), "value": flagValue(type: type)]
+                    })
                 } else {
                     item["value"] = flagValue(type: type)
                 }
@@ -294,8 +298,10 @@ struct RuleGenerator {
         if input.bool() { trigger["on"] = .array((0..<input.int(1...3)).map { _ in .string(input.pick(Self.events)) }) }
         if input.bool() { trigger["when"] = spec(depth: 3) }
         if input.bool() {
-            trigger["throttle"] = .string(input.pick(["hour", "day", "2 weeks", "month", "quarter", "year", "9223372036854775807 years",
-                                                      "1000000 months", "0 days", "-1 day", "\(input.edgeInt()) \(input.pick(["hours", "years"]))"]))
+            let huge = ["9223372036854775807 years", "1000000 months", "\(input.edgeInt()) \(input.pick(["hours", "years"]))"]
+            // Open defect (Crashes/evaluation/open-throttle-months-int64-trap.json): huge throttles trap in TimeZones.add.
+            trigger["throttle"] = .string(input.pick(["hour", "day", "2 weeks", "month", "quarter", "year", "0 days", "-1 day"]
+                                                     + (avoidKnownDefects ? [] : huge)))
         }
         if input.bool() { trigger["delay"] = duration() }
         if input.bool() { trigger["edge"] = .bool(input.bool()) }
