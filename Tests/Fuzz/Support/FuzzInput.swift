@@ -12,6 +12,12 @@ let avoidKnownDefects = getenv("FUZZ_KNOWN") == nil
 /// reproducer into a readable regression test.
 let dumpInputs = getenv("FUZZ_DUMP") != nil
 
+/// Written to stderr, unbuffered, so that the dump is there even when the input then crashes the target.
+func dumpLine(_ text: String) {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
 /// The fuzzer's bytes read as a stream of decisions. Every read succeeds: an exhausted input answers zeros, so a
 /// generator driven by it always terminates (lists come out empty, recursion takes its base case).
 struct FuzzInput {

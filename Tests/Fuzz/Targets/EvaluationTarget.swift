@@ -70,7 +70,7 @@ func fuzzEvaluation(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         rules = compiled
         context = input.userContext()
     }
-    if dumpInputs { print("rules: \(JSONWriter.string(rules.source))\ncontext: \(JSONWriter.string(ContextJSON.encode(user: "u", context)))") }
+    if dumpInputs { dumpLine("rules: \(JSONWriter.string(rules.source))\ncontext: \(JSONWriter.string(ContextJSON.encode(user: "u", context)))") }
     let request = RequestAttributes(userID: input.bool() ? input.key() : String(repeating: "u", count: input.int(0...300)),
                                     appVersion: input.bool() ? input.pick(["1.2", "2.10.0", "v3", "", "99999999999999999999"]) : nil)
     for round in 0..<(isRuleFile ? 2 : input.int(1...3)) {

@@ -83,7 +83,7 @@ func fuzzReducer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var state: UserContext?
     for _ in 0..<input.int(1...5) {
         let mutation = input.mutation()
-        if dumpInputs { print("batch at \(mutation.now): \(mutation.actions)") }
+        if dumpInputs { dumpLine("batch at \(mutation.now): \(mutation.actions)") }
         let before = state
         // The batch one action at a time, checking each step; the first refusal ends it.
         var sequential = before

@@ -21,7 +21,7 @@ func fuzzRuleCompiler(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var generator = RuleGenerator(input, chaos: true)
         document = generator.document()
     }
-    if dumpInputs { print("format \(format): \(JSONWriter.string(document))") }
+    if dumpInputs { dumpLine("format \(format): \(JSONWriter.string(document))") }
     check(RuleSetCompiler.compile(document, format: format), document, format)
     return 0
 }
