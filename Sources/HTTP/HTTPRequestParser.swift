@@ -27,6 +27,8 @@ public struct HTTPRequestParser: Sendable {
     var state: State = .head
     /// Where the line scan for the current head or trailer section resumes, and the lines found so far.
     var scanIndex = 0
+    /// How far the current partial line has been scanned for its LF.
+    var scannedTo = 0
     var lineRanges: [Range<Int>] = []
     var bodyBytesSeen = 0
 
@@ -101,17 +103,23 @@ public struct HTTPRequestParser: Sendable {
     /// A bare LF is refused here; a bare CR is refused when the line is checked.
     mutating func scanLine(maxLength: Int, tooLong: HTTPParseError) throws(HTTPParseError) -> Range<Int>? {
         let start = scanIndex
-        var index = start
+        // Bytes before `scannedTo` hold no LF (an earlier call saw them): a line dripped in byte by byte is scanned
+        // once in all, not once per read.
+        var index = max(start, scannedTo)
         let end = buffer.count
         while index < end {
             if buffer[index] == ASCII.lf {
+                // Length first, as the partial-line check below does: the error must not depend on where the
+                // bytes were cut (a long line ending in a bare LF is too long however it arrives).
+                if index - start > maxLength + 1 { throw tooLong }
                 guard index > start, buffer[index - 1] == ASCII.cr else { throw .bareLineFeed }
                 scanIndex = index + 1
-                if index - 1 - start > maxLength { throw tooLong }
+                scannedTo = scanIndex
                 return start..<(index - 1)
             }
             index += 1
         }
+        scannedTo = end
         if end - start > maxLength + 1 { throw tooLong }
         return nil
     }
@@ -121,12 +129,14 @@ public struct HTTPRequestParser: Sendable {
         if readIndex == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             scanIndex -= readIndex
+            scannedTo = 0
             lineRanges = lineRanges.map { ($0.lowerBound - readIndex)..<($0.upperBound - readIndex) }
             readIndex = 0
         } else if readIndex >= 4096, readIndex * 2 >= buffer.count {
             let shift = readIndex
             buffer.removeFirst(shift)
             scanIndex -= shift
+            scannedTo = max(0, scannedTo - shift)
             lineRanges = lineRanges.map { ($0.lowerBound - shift)..<($0.upperBound - shift) }
             readIndex = 0
         }

@@ -113,6 +113,8 @@ public enum MalformedRequests {
         .init("relative target", "GET users HTTP/1.1\r\n\(h)\r\n", .invalidTarget),
         .init("asterisk target with GET", "GET * HTTP/1.1\r\n\(h)\r\n", .invalidTarget),
         .init("request line too long", longLine, .requestLineTooLong),
+        // Found by fuzzing: whole, this gave bareLineFeed; cut after the limit, requestLineTooLong.
+        .init("request line too long ending in a bare LF", "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\n" + h + "\r\n", .requestLineTooLong),
         .init("header section too large", bigHeaders, .headerSectionTooLarge),
         .init("too many header fields", manyHeaders, .tooManyHeaders),
         .init("unsupported expectation", "POST / HTTP/1.1\r\n\(h)Expect: 200-ok\r\nContent-Length: 1\r\n\r\nx", .unsupportedExpectation),
