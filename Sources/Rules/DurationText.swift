@@ -74,7 +74,12 @@ public struct CalendarPeriod: Sendable, Hashable, CustomStringConvertible {
 public struct Version: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let components: [Int]
 
+    /// Longer version strings are refused: a version is stored with every donation (first and last), so an
+    /// unbounded one would let a client grow a user by a megabyte per request.
+    public static let maxBytes = 64
+
     public init?(_ text: String) {
+        guard text.utf8.count <= Self.maxBytes else { return nil }
         var parts: [Int] = []
         var value = 0
         var digits = 0

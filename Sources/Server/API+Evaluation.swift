@@ -69,7 +69,9 @@ extension API {
         }
         var user = ""
         if let value = fields["user"] ?? fields["context"]?["user"] {
-            guard case .string(let text) = value else { throw APIError.invalidField("user", "user must be a string") }
+            guard case .string(let text) = value, Identifier.isValid(text) else {
+                throw APIError.invalidField("user", "user must be a user id: 1–256 bytes of UTF-8 without control characters")
+            }
             user = text
         }
         let ruleSet = rules.current

@@ -42,13 +42,13 @@ struct API: Sendable {
     func appVersion(_ request: Request, body: JSONValue? = nil) throws(APIError) -> String? {
         if let value = body?["appVersion"] {
             guard case .string(let text) = value, Version(text) != nil else {
-                throw APIError.invalidField("appVersion", "appVersion must be a dotted numeric version such as \"1.4.2\"")
+                throw APIError.invalidField("appVersion", "appVersion must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")
             }
             return text
         }
         if let header = request.headers["X-App-Version"] {
             guard Version(header) != nil else {
-                throw APIError.invalidField("X-App-Version", "X-App-Version must be a dotted numeric version such as \"1.4.2\"")
+                throw APIError.invalidField("X-App-Version", "X-App-Version must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")
             }
             return header
         }

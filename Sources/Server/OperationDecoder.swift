@@ -115,6 +115,7 @@ enum Identifier {
     }
 
     static func isValidKey(_ text: String) -> Bool {
-        !text.utf8.isEmpty && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        // Control characters are Unicode's Cc: C0, DEL and C1 (U+0080–U+009F).
+        !text.utf8.isEmpty && !text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
     }
 }

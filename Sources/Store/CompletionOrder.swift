@@ -16,6 +16,16 @@ public struct CompletionOrder<Work> {
     /// Seqs registered and not yet released.
     public var waiting: Int { pending.count - start }
 
+    /// Registered seqs increase (one shard applies one write at a time), so a binary search finds one.
+    private func isPending(_ seq: UInt64) -> Bool {
+        var low = start, high = pending.count
+        while low < high {
+            let middle = (low + high) / 2
+            if pending[middle] < seq { low = middle + 1 } else { high = middle }
+        }
+        return low < pending.count && pending[low] == seq
+    }
+
     /// A write got `seq` (call in apply order: under the shard lock).
     public mutating func register(_ seq: UInt64) {
         pending.append(seq)
@@ -24,7 +34,7 @@ public struct CompletionOrder<Work> {
     /// `seq` was acknowledged: returns every completion now releasable, oldest first (empty while an earlier
     /// registered write is still unacknowledged). An unregistered seq is released at once.
     public mutating func complete(_ seq: UInt64, _ work: Work) -> [Work] {
-        guard start < pending.count, pending[start...].contains(seq) else { return [work] }
+        guard isPending(seq) else { return [work] }
         finished[seq] = work
         var ready: [Work] = []
         while start < pending.count, let next = finished.removeValue(forKey: pending[start]) {

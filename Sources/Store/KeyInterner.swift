@@ -10,10 +10,13 @@ import Synchronization
 enum KeyInterner {
     private static let table = Mutex<[ByteKey: String]>([:])
     static let limit = 65_536
+    static let maxBytes = 256
 
     static func intern(_ key: String) -> String {
         // Small strings live inline in the struct: nothing to share.
-        if key.utf8.count <= 15 { return key }
+        // Small strings live inline in the struct: nothing to share. Long ones are rare and not worth a table slot
+        // (the table is bounded by entries, so it must only hold strings of bounded size).
+        if key.utf8.count <= 15 || key.utf8.count > maxBytes { return key }
         return table.withLock { table in
             if let shared = table[ByteKey(key)] { return shared }
             if table.count < limit { table[ByteKey(key)] = key }
