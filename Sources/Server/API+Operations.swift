@@ -59,7 +59,9 @@ extension API {
     }
 
     func metricsResponse() -> HTTPResponse {
-        let text = metrics.render(gauges: [
+        let text = metrics.render(counters: [
+            ("snapshot_failures_total", "Snapshots that could not be written or verified since start.", Double(database.snapshotFailures)),
+        ], gauges: [
             ("users", "Users in memory.", Double(database.store.userCount)),
             ("log_last_seq", "Last log sequence number.", Double(database.log.lastSeq)),
             ("log_fsyncs", "Log fsyncs since start.", Double(database.log.fsyncs)),

@@ -43,6 +43,7 @@ public final class Daemon: Sendable {
             throw .data(error)
         }
         recoveryDuration = ContinuousClock.now - started
+        Self.reportStorageFailures(of: database, to: logger)
         let serverBox = ServerBox()
         var api = API(rules: rules, database: database, clock: clock, metrics: Metrics(), logger: logger,
                       authenticator: Authenticator(tokens: options.tokens), rulesPath: options.rulesPath, rulesFormat: options.rulesFormat,
@@ -61,6 +62,22 @@ public final class Daemon: Sendable {
         server = HTTPServer(configuration: serverConfiguration, responder: api.makeRouter(), logger: logger)
         serverBox.server = server
         server.batchLogWrites(of: database)
+    }
+
+    /// The store has no logger: its failures come here. A snapshot failure does not stop writes, so it is an error
+    /// to act on (free the disk) rather than a reason to stop; a log failure stops writes until a restart.
+    private static func reportStorageFailures(of database: Database, to logger: Logger) {
+        database.onSnapshotFailure = { [weak database] error in
+            logger.error("snapshot failed: writes go on, the next attempt is backed off",
+                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                          "error": .string(error.description), "failures": .int(database?.snapshotFailures ?? 0)])
+        }
+        database.onStorageFailure = { failure in
+            let error = failure.underlying
+            logger.error("log write failed: no write is accepted until specd restarts",
+                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                          "error": .string(error.description)])
+        }
     }
 
     private func logRecovery() {
@@ -135,15 +152,33 @@ public final class Daemon: Sendable {
         server.shutdown()
         let elapsed = ContinuousClock.now - started
         logger.info("stopped", ["drainMs": .int(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))])
+        closeDatabase()
+        for source in signals { source.cancel() }
+        hangup.cancel()
+        return 0
+    }
+}
+
+extension Daemon {
+    /// Takes the final snapshot and closes the log; after a storage failure says that none was taken, and why,
+    /// rather than "data flushed" as if all were well.
+    func closeDatabase() {
+        if let failure = database.log.failed {
+            database.log.close()
+            let error = failure.underlying
+            logger.error("no final snapshot: the log failed earlier, so memory may be ahead of the disk; acknowledged records are in the log",
+                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                          "error": .string(error.description), "snapshotSeq": .int(Int(database.lastSnapshotSeq))])
+            return
+        }
         do {
             try database.close()
             logger.info("data flushed", ["snapshotSeq": .int(Int(database.lastSnapshotSeq))])
         } catch {
-            logger.error("final snapshot failed", ["error": .string("\(error)")])
+            logger.error("final snapshot failed: records after the last snapshot are only in the log",
+                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                          "error": .string(error.description), "snapshotSeq": .int(Int(database.lastSnapshotSeq))])
         }
-        for source in signals { source.cancel() }
-        hangup.cancel()
-        return 0
     }
 }
 

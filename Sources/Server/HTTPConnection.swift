@@ -17,6 +17,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     /// Whether this connection holds one of the counted slots (global and per client), released on close.
     /// Over the global cap a connection holds none and may only ask the probe paths (see `Listener`).
     let holdsSlot: Bool
+    /// The answer, on a connection holding no slot, to anything but a probe.
+    private let refusal: HTTPResponse
     let loop: EventLoop
     let context: ServerContext
     private let readBuffer: ReadBuffer
@@ -51,11 +53,12 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     var streamLimit = 1 << 20
     var lastWriteProgress = ContinuousClock.now
 
-    init(fd: Int32, peer: String, client: String, holdsSlot: Bool = true, loop: EventLoop, context: ServerContext,
-         readBuffer: ReadBuffer, batcher: StreamBatcher) {
+    init(fd: Int32, peer: String, client: String, holdsSlot: Bool = true, refusal: HTTPResponse = ServerContext.overCapacity,
+         loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer, batcher: StreamBatcher) {
         self.fd = fd
         self.client = client
         self.holdsSlot = holdsSlot
+        self.refusal = refusal
         gate = StreamGate(fd: fd)
         self.readBuffer = readBuffer
         self.batcher = batcher
@@ -195,10 +198,10 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         generation += 1
         awaitingResponse = true
         if !holdsSlot, !context.configuration.probePaths.contains(String(head.path)) {
-            // Over the connection cap only probes are served.
+            // Over a connection cap only probes are served.
             awaitingResponse = false
-            respondAndClose(ServerContext.overCapacity, version: head.version)
-            context.accessLog(head, .serviceUnavailable, requestStart, "overload", peer)
+            respondAndClose(refusal, version: head.version)
+            context.accessLog(head, refusal.status, requestStart, "overload", peer)
             perform(machine.protocolErrorAnswered(now: .now))
             return
         }

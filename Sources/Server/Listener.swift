@@ -6,17 +6,17 @@ import Glibc
 /// A listening socket on one event loop: accepts, enforces the connection caps, and hands sockets to connections
 /// on the same loop.
 ///
-/// Over the global cap a connection is still accepted into one of a few probe slots on this loop, where only the
-/// probe paths (`/healthz`, `/readyz`) are answered: liveness checks must not fail because clients hold every
-/// slot. When those slots are full the oldest is closed, so clients holding them cannot lock probes out either.
+/// Over the global cap, or over its client's own cap, a connection is still accepted into one of a few probe slots
+/// on this loop, where only the probe paths (`/healthz`, `/readyz`) are answered: liveness checks must not fail
+/// because clients hold every slot, nor because a probe shares its address with a client at its cap. Anything
+/// else is refused there (503 over the global cap, 429 over the client's). When those slots are full the oldest is
+/// closed, so clients holding them cannot lock probes out either.
 final class Listener: Channel, @unchecked Sendable {
     let fd: Int32
     private let loop: EventLoop
     private let context: ServerContext
     private let readBuffer = ReadBuffer()
     private let batcher: StreamBatcher
-    /// Prebuilt answer for a client over its own connection cap: sent best-effort, then the socket is closed.
-    private let clientOverLimit: [UInt8]
     /// Connections over the global cap, oldest first; loop-owned.
     private var probeConnections: [HTTPConnection] = []
     static let probeSlots = 16
@@ -26,15 +26,6 @@ final class Listener: Channel, @unchecked Sendable {
         self.loop = loop
         self.context = context
         batcher = StreamBatcher(loop: loop)
-        let limit = context.configuration.maxConnectionsPerClient
-        var error = APIError(.tooManyRequests, code: "too_many_client_connections",
-                             message: "this client address already has \(limit) open connections (limits.maxConnectionsPerClient)",
-                             field: "limits.maxConnectionsPerClient", retryable: true, headers: ["Retry-After": "1"]).response
-        error.headers.set("X-Request-Id", "overload")
-        var response: [UInt8] = []
-        HTTPResponseEncoder.encode(error, version: .http11, keepAlive: false, isHead: false,
-                                   date: context.dates.current(), into: &response)
-        clientOverLimit = response
     }
 
     func readable() {
@@ -47,18 +38,22 @@ final class Listener: Channel, @unchecked Sendable {
                                                 readBuffer: readBuffer, batcher: batcher)
                 loop.add(connection)
             case .clientOverLimit:
-                clientOverLimit.withUnsafeBytes { _ = Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                shutdown(socket, Int32(SHUT_WR))
-                Glibc.close(socket)
+                acceptForProbes(socket, peer: peer, client: client, refusal: context.clientOverLimit)
             case .overCapacity:
-                probeConnections.removeAll { $0.isClosed }
-                if probeConnections.count >= Self.probeSlots { probeConnections.removeFirst().close() }
-                let connection = HTTPConnection(fd: socket, peer: peer, client: client, holdsSlot: false, loop: loop,
-                                                context: context, readBuffer: readBuffer, batcher: batcher)
-                probeConnections.append(connection)
-                loop.add(connection)
+                acceptForProbes(socket, peer: peer, client: client, refusal: ServerContext.overCapacity)
             }
         }
+    }
+
+    /// A connection holding no slot: its first request is read, a probe answered, anything else gets `refusal`
+    /// (with the date of the moment, as every response), then it closes.
+    private func acceptForProbes(_ socket: Int32, peer: String, client: String, refusal: HTTPResponse) {
+        probeConnections.removeAll { $0.isClosed }
+        if probeConnections.count >= Self.probeSlots { probeConnections.removeFirst().close() }
+        let connection = HTTPConnection(fd: socket, peer: peer, client: client, holdsSlot: false, refusal: refusal, loop: loop,
+                                        context: context, readBuffer: readBuffer, batcher: batcher)
+        probeConnections.append(connection)
+        loop.add(connection)
     }
 
     func writable() {}

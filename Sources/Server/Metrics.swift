@@ -39,8 +39,9 @@ public final class Metrics: Sendable {
 
     public func counter(_ name: String) -> Int { state.withLock { $0.counters[name] ?? 0 } }
 
-    /// The exposition text, with gauges supplied by the caller at scrape time.
-    public func render(gauges: [(name: String, help: String, value: Double)]) -> String {
+    /// The exposition text, with counters and gauges kept elsewhere supplied by the caller at scrape time.
+    public func render(counters external: [(name: String, help: String, value: Double)] = [],
+                       gauges: [(name: String, help: String, value: Double)]) -> String {
         let snapshot = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP specd_http_requests_total HTTP requests by route pattern, method and status.")
@@ -58,6 +59,11 @@ public final class Metrics: Sendable {
         for name in snapshot.counters.keys.sorted() {
             lines.append("# TYPE specd_\(name) counter")
             lines.append("specd_\(name) \(snapshot.counters[name]!)")
+        }
+        for counter in external {
+            lines.append("# HELP specd_\(counter.name) \(counter.help)")
+            lines.append("# TYPE specd_\(counter.name) counter")
+            lines.append("specd_\(counter.name) \(counter.value)")
         }
         for gauge in gauges {
             lines.append("# HELP specd_\(gauge.name) \(gauge.help)")

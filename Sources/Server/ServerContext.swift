@@ -16,12 +16,17 @@ final class ServerContext: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        let limit = configuration.maxConnectionsPerClient
+        clientOverLimit = APIError(.tooManyRequests, code: "too_many_client_connections",
+                                   message: "this client address already has \(limit) open connections (limits.maxConnectionsPerClient)",
+                                   field: "limits.maxConnectionsPerClient", retryable: true, headers: ["Retry-After": "1"]).response
     }
 
     /// Whether a new connection from `client` may take a slot.
     enum Admission: Equatable {
         case accepted
-        /// The client already holds `maxConnectionsPerClient` connections: 429 and close.
+        /// The client already holds `maxConnectionsPerClient` connections: it may only ask the probe paths,
+        /// anything else is 429.
         case clientOverLimit
         /// Every slot is taken: the connection may only ask the probe paths.
         case overCapacity
@@ -65,6 +70,9 @@ final class ServerContext: Sendable {
             if let current = counts[client], current > 1 { counts[client] = current - 1 } else { counts[client] = nil }
         }
     }
+
+    /// The answer to a request other than a probe on a connection over its client's cap.
+    let clientOverLimit: HTTPResponse
 
     /// The answer to a request other than a probe on a connection over the cap.
     static let overCapacity: HTTPResponse = APIError.unavailable("too_many_connections",

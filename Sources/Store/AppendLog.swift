@@ -47,6 +47,7 @@ public final class AppendLog: @unchecked Sendable {
     private var nextSeq: UInt64
     private var acknowledgedSeq: UInt64
     private var failure: StorageFailure?
+    private var failureHandler: (@Sendable (StorageFailure) -> Void)?
     private var rotationsRequested = 0
     private var rotationsDone = 0
     private var stopping = false
@@ -92,6 +93,12 @@ public final class AppendLog: @unchecked Sendable {
     public var lastSeq: UInt64 { condition.withLock { nextSeq - 1 } }
     public var fsyncs: Int { fsyncCount.load(ordering: .relaxed) }
     public var failed: StorageFailure? { condition.withLock { failure } }
+
+    /// Called once, when the first write or fsync fails: the log has no logger of its own, its owner reports it.
+    public var onFailure: (@Sendable (StorageFailure) -> Void)? {
+        get { condition.withLock { failureHandler } }
+        set { condition.withLock { failureHandler = newValue } }
+    }
 
     /// Assigns the next seq and queues the record. Call it while holding whatever orders your writes: the seq
     /// order is the order in the file. Under `interval` and `never`, call `flush` once your locks are released.
@@ -300,16 +307,20 @@ public final class AppendLog: @unchecked Sendable {
 
     /// After a failed write or fsync nothing more is acknowledged: memory may be ahead of the disk (DESIGN §7).
     private func fail(_ error: StorageFailure) -> [(Waiter, Result<UInt64, StorageFailure>)] {
-        condition.withLock {
-            if failure == nil { failure = error }
+        let (failed, report) = condition.withLock { () -> ([(Waiter, Result<UInt64, StorageFailure>)], (@Sendable (StorageFailure) -> Void)?) in
+            let first = failure == nil
+            if first { failure = error }
             let failed = waiters.map { ($0, Result<UInt64, StorageFailure>.failure(error)) }
             waiters.removeAll()
             queued.removeAll()
             queuedRecords = 0
             cut = nil
             condition.broadcast()
-            return failed
+            return (failed, first ? failureHandler : nil)
         }
+        // Outside the lock: the handler logs, and may ask the log for its state.
+        report?(error)
+        return failed
     }
 
     private func complete(_ ready: [(Waiter, Result<UInt64, StorageFailure>)]) {

@@ -17,10 +17,16 @@ public final class Database: Sendable {
         public var segmentLimit: Int
         /// Writes that would create a user beyond this many are refused (`StoreError.capacity`); 0: no cap.
         public var maxUsers: Int
+        /// After a failed snapshot the next automatic one waits this long (and another `snapshotEvery` records),
+        /// doubling with each failure in a row up to `snapshotRetryBackoffLimit`: a full disk is not fixed by
+        /// trying again on every write, and every attempt rotates the log.
+        public var snapshotRetryBackoff: Duration
+        public var snapshotRetryBackoffLimit: Duration
 
         public init(directory: String, fsync: FsyncPolicy = .interval, fsyncInterval: Duration = .milliseconds(100),
                     snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(),
-                    shardCount: Int = 64, segmentLimit: Int = 64 << 20, maxUsers: Int = 0) {
+                    shardCount: Int = 64, segmentLimit: Int = 64 << 20, maxUsers: Int = 0,
+                    snapshotRetryBackoff: Duration = .seconds(1), snapshotRetryBackoffLimit: Duration = .seconds(300)) {
             self.directory = directory
             self.fsync = fsync
             self.fsyncInterval = fsyncInterval
@@ -30,6 +36,8 @@ public final class Database: Sendable {
             self.shardCount = shardCount
             self.segmentLimit = segmentLimit
             self.maxUsers = maxUsers
+            self.snapshotRetryBackoff = snapshotRetryBackoff
+            self.snapshotRetryBackoffLimit = snapshotRetryBackoffLimit
         }
     }
 
@@ -40,7 +48,8 @@ public final class Database: Sendable {
     let fileSystem: FileSystem
     /// `lastSeq`: the newest verified snapshot, the base compaction keeps as the way back when the next snapshot
     /// is verified (0 with no snapshot yet: the log from its first record is the way back).
-    private let snapshotState = Mutex<(lastSeq: UInt64, running: Bool, lastAt: ContinuousClock.Instant?, failures: Int)>((0, false, nil, 0))
+    private let snapshotState = Mutex(SnapshotState())
+    private let failureHandlers = Mutex<(snapshot: (@Sendable (IOError) -> Void)?, storage: (@Sendable (StorageFailure) -> Void)?)>((nil, nil))
     private let snapshotQueue = DispatchQueue(label: "specd.snapshot")
     /// One per shard: acknowledgements released in the order the shard applied the writes.
     private let completions: [OrderedCompletions]
@@ -129,11 +138,20 @@ public final class Database: Sendable {
     private func maybeSnapshot(after seq: UInt64) {
         let due = snapshotState.withLock { state -> Bool in
             guard !state.running, seq >= state.lastSeq + UInt64(options.snapshotEvery) else { return false }
+            if let retry = state.retry {
+                guard seq >= retry.afterSeq, ContinuousClock.now >= retry.at else { return false }
+            }
             state.running = true
             return true
         }
         guard due else { return }
+        // A failure is counted, kept and reported by `takeSnapshot`; nothing more to do with it here.
         snapshotQueue.async { [self] in _ = try? takeSnapshot() }
+    }
+
+    /// Blocks until a snapshot started in the background after a write has finished (tests, tools).
+    public func waitForSnapshot() {
+        snapshotQueue.sync {}
     }
 
     /// Writes a snapshot of the current state, reads it back and checks it, and only then compacts: the previous
@@ -161,12 +179,14 @@ public final class Database: Sendable {
                 throw error
             }
         } catch {
-            snapshotState.withLock { $0.failures += 1 }
+            snapshotFailed(error, at: seq)
             throw error
         }
         snapshotState.withLock {
             $0.lastSeq = seq
             $0.lastAt = .now
+            $0.retry = nil
+            $0.lastError = nil
         }
         // Compaction may only delete segments once the records after `seq` go to a new one.
         if let rotation { log.waitForRotation(rotation) }
@@ -193,14 +213,56 @@ public final class Database: Sendable {
         try fileSystem.fsyncDirectory(options.directory)
     }
 
+    /// Counts the failure, sets when the next automatic attempt may run, and tells whoever asked to hear of it.
+    private func snapshotFailed(_ error: IOError, at seq: UInt64) {
+        snapshotState.withLock { state in
+            state.failures += 1
+            state.lastError = error
+            let first = options.snapshotRetryBackoff
+            let backoff = state.retry.map { min($0.backoff * 2, options.snapshotRetryBackoffLimit) } ?? first
+            state.retry = (afterSeq: seq + UInt64(options.snapshotEvery), at: .now + backoff, backoff: backoff)
+        }
+        failureHandlers.withLock { $0.snapshot }?(error)
+    }
+
     public var lastSnapshotSeq: UInt64 { snapshotState.withLock { $0.lastSeq } }
     public var lastSnapshotAt: ContinuousClock.Instant? { snapshotState.withLock { $0.lastAt } }
+    /// Snapshots that could not be written or verified since start.
+    public var snapshotFailures: Int { snapshotState.withLock { $0.failures } }
+    /// Why the last snapshot failed; nil once one succeeds again.
+    public var lastSnapshotError: IOError? { snapshotState.withLock { $0.lastError } }
+
+    /// Called (on the snapshot's thread) each time a snapshot fails. The store has no logger: the daemon logs it.
+    public var onSnapshotFailure: (@Sendable (IOError) -> Void)? {
+        get { failureHandlers.withLock { $0.snapshot } }
+        set { failureHandlers.withLock { $0.snapshot = newValue } }
+    }
+
+    /// Called once, on the thread that found it, when a log write or fsync fails and writes stop being accepted.
+    public var onStorageFailure: (@Sendable (StorageFailure) -> Void)? {
+        get { failureHandlers.withLock { $0.storage } }
+        set {
+            failureHandlers.withLock { $0.storage = newValue }
+            log.onFailure = newValue
+        }
+    }
 
     /// Clean shutdown: snapshot, then flush and fsync the log.
     public func close() throws(IOError) {
         defer { log.close() }
         if log.failed == nil { try takeSnapshot() }
     }
+}
+
+/// The automatic snapshots' bookkeeping, under one lock.
+struct SnapshotState {
+    var lastSeq: UInt64 = 0
+    var running = false
+    var lastAt: ContinuousClock.Instant?
+    var failures = 0
+    var lastError: IOError?
+    /// Set after a failure: the next automatic attempt waits for `afterSeq` and `at`; `backoff` doubles.
+    var retry: (afterSeq: UInt64, at: ContinuousClock.Instant, backoff: Duration)?
 }
 
 extension Database {

@@ -27,11 +27,11 @@ final class APIHarness {
 
     init(tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .interval,
          fileSystem: FileSystem = PosixFileSystem(), rateLimiter: RateLimiter? = nil, hubOptions: StreamHub.Options = StreamHub.Options(),
-         realClock: Bool = false, maxUsers: Int = 0, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+         realClock: Bool = false, maxUsers: Int = 0, snapshotEvery: Int = 100_000, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
         self.tokens = tokens
         clock = ManualClock(ISO8601.parse("2026-03-10T12:00:00Z")!)
-        database = try Database(options: .init(directory: self.directory, fsync: fsync, maxUsers: maxUsers), fileSystem: fileSystem)
+        database = try Database(options: .init(directory: self.directory, fsync: fsync, snapshotEvery: snapshotEvery, maxUsers: maxUsers), fileSystem: fileSystem)
         rules = LiveRules(try RuleSetLoader.load(text: rulesText).get(), source: "test")
         let box = ServerBox()
         var api = API(rules: rules, database: database, clock: realClock ? SystemClock() : clock, metrics: Metrics(), logger: Logger(level: .error, sink: MemoryLogSink()),

@@ -260,7 +260,9 @@ import Glibc
             try client.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try client.readResponse().status == 200)
         }
+        // The request is read first (a probe would be answered, see below); anything else is refused.
         let refused = try server.client()
+        try refused.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
         let response = try refused.readResponse()
         #expect(response.status == 429)
         #expect(response.header("Retry-After") != nil)
@@ -276,6 +278,52 @@ import Glibc
             status = (try? again.readResponse().status) ?? 0
         }
         #expect(status == 200)
+    }
+
+    /// A kubelet often shares its address with clients: a client at its own cap must not fail liveness.
+    @Test(arguments: EventLoopKind.allCases)
+    func clientAtItsConnectionCap_healthAndReadinessStillAnswer_otherRequestsGet429(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.maxConnectionsPerClient = 4 }
+        defer { server.stop() }
+        let held = try (0..<4).map { _ in try server.client() }
+        for client in held {
+            try client.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+        }
+        for path in ["/healthz", "/readyz", "/healthz"] {
+            let probe = try server.client()
+            try probe.send("GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n")
+            let response = try probe.readResponse()
+            #expect(response.status == 200, "\(path)")
+            #expect(response.header("Connection") == "close")
+            #expect(probe.isClosedByServer())
+        }
+        let other = try server.client()
+        try other.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+        let refused = try other.readResponse()
+        #expect(refused.status == 429)
+        #expect(refused.header("Retry-After") == "1")
+        #expect(refused.bodyText.contains("too_many_client_connections"))
+        #expect(other.isClosedByServer())
+    }
+
+    /// The refusal carries the date it was made, not the date the listener started.
+    @Test(arguments: EventLoopKind.allCases)
+    func clientOverItsCap_refusalDate_isTheCurrentSecond(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind) { $0.maxConnectionsPerClient = 1 }
+        defer { server.stop() }
+        let held = try server.client()
+        try held.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try held.readResponse().status == 200)
+        Thread.sleep(forTimeInterval: 1.2)
+        let before = HTTPDate.format(unixSeconds: Int(Date().timeIntervalSince1970))
+        let refused = try server.client()
+        try refused.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+        let response = try refused.readResponse()
+        let after = HTTPDate.format(unixSeconds: Int(Date().timeIntervalSince1970))
+        #expect(response.status == 429)
+        let date = response.header("Date") ?? ""
+        #expect(date == before || date == after, "Date \(date) not in [\(before), \(after)]")
     }
 
     /// Probes must not fail because clients took every slot: over the cap, `/healthz` and `/readyz` are still

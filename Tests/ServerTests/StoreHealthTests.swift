@@ -27,6 +27,46 @@ import Testing
         #expect(try api.call("GET", "/v1/users/u1/flags").status == 200)
     }
 
+    /// A snapshot that cannot be written does not stop writes, but it is counted where monitoring looks.
+    @Test func snapshotFailure_isCountedInMetrics_whileWritesGoOn() throws {
+        let full = FaultyFileSystem(fault: .error(ENOSPC)) { _, path in path.contains("snapshot-") }
+        let api = try APIHarness(fsync: .always, fileSystem: full, snapshotEvery: 2)
+        defer { api.stop() }
+        #expect(try api.call("GET", "/metrics").text.contains("specd_snapshot_failures_total 0"))
+        for _ in 0..<3 { #expect(try api.call("POST", "/v1/users/u1/events/appStarted").status == 200) }
+        api.database.waitForSnapshot()
+        let metrics = try api.call("GET", "/metrics").text
+        #expect(metrics.contains("# TYPE specd_snapshot_failures_total counter"))
+        #expect(metrics.contains("specd_snapshot_failures_total 1"))
+        #expect(try api.call("GET", "/readyz").status == 200)
+    }
+
+    /// The daemon logs a failed snapshot as an error naming the file and the errno, and at shutdown says that the
+    /// final snapshot failed rather than "data flushed".
+    @Test func snapshotFailure_isLoggedWithPathAndErrno_andShutdownSaysNoSnapshot() throws {
+        let directory = NSTemporaryDirectory() + "specd-daemon-\(UUID().uuidString)"
+        // A directory where the snapshot's temporary file must go: opening it for writing fails with EISDIR.
+        for seq in [1, 2] {
+            try FileManager.default.createDirectory(atPath: directory + "/snapshot-" + String(format: "%020d", seq) + ".snap.tmp",
+                                                    withIntermediateDirectories: true)
+        }
+        var options = DaemonOptions()
+        options.dataDirectory = directory
+        options.snapshotEvery = 1
+        options.fsync = .always
+        let sink = MemoryLogSink()
+        let daemon = try Daemon(options: options, logSink: sink)
+        _ = try daemon.database.writeAndWait(Mutation(user: "u1", now: Instant(milliseconds: 0), actions: [.toggleFlag(flag: "f")]))
+        daemon.database.waitForSnapshot()
+        let failure = sink.lines.first { $0.contains("snapshot failed") }
+        #expect(failure?.contains(#""level":"error""#) == true)
+        #expect(failure?.contains(#""errno":\#(EISDIR)"#) == true)
+        #expect(failure?.contains(directory) == true)
+        daemon.closeDatabase()
+        #expect(!sink.lines.contains { $0.contains("data flushed") })
+        #expect(sink.lines.contains { $0.contains("final snapshot failed") && $0.contains(#""errno":\#(EISDIR)"#) })
+    }
+
     /// Over `limits.maxUsers`, a write that would create a user is 507 `capacity`; existing users keep working,
     /// and erasing one makes room again.
     @Test func maxUsers_refusesNewUsersWith507_existingUsersKeepWriting() throws {

@@ -5,7 +5,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// Wraps the real file system and fails the Nth mutating call (write, fsync, rename, open, directory fsync).
+/// Wraps the real file system and fails the Nth mutating call (write, fsync, rename, open, directory fsync), or
+/// every mutating call `failWhen` picks (a full disk that only some files hit).
 public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     public enum Fault: Sendable {
         case error(Int32)
@@ -17,10 +18,12 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     private let state = Mutex<(calls: Int, tripped: Bool, journal: [String])>((0, false, []))
     let failAt: Int
     let fault: Fault
+    let failWhen: (@Sendable (_ call: String, _ path: String) -> Bool)?
 
-    public init(failAt: Int = .max, fault: Fault = .error(EIO)) {
+    public init(failAt: Int = .max, fault: Fault = .error(EIO), failWhen: (@Sendable (_ call: String, _ path: String) -> Bool)? = nil) {
         self.failAt = failAt
         self.fault = fault
+        self.failWhen = failWhen
     }
 
     public var calls: Int { state.withLock { $0.calls } }
@@ -33,7 +36,7 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
             state.calls += 1
             state.journal.append(call + " " + path)
             if state.calls == failAt { state.tripped = true; return true }
-            return false
+            return failWhen?(call, path) ?? false
         }
     }
 
