@@ -72,4 +72,23 @@ import Testing
             #expect(fired, "user \(path)")
         }
     }
+
+    /// Two flags whose keys render alike: NFC `café` turns on with `gold`, NFD `café` with `vip`.
+    static let twinFlagRules = "{\"flags\": {"
+        + "\"caf\u{E9}\": {\"cases\": [{\"when\": {\"segment\": \"gold\"}, \"value\": 1}], \"fallback\": 0}, "
+        + "\"cafe\u{301}\": {\"cases\": [{\"when\": {\"segment\": \"vip\"}, \"value\": 1}], \"fallback\": 0}}}"
+
+    /// `?flags=` names flags by bytes, and each stream remembers each flag's last value by bytes: the NFD flag's
+    /// change neither passes an NFC-only filter nor masks the NFC flag's own later change.
+    @Test(arguments: [("", ["id: 1\n", "id: 2\n"]), ("?flags=\(nfcPath)", ["id: 2\n"])])
+    func twinFlagKeys_areFilteredAndTrackedApart(query: String, expectedIDs: [String]) throws {
+        let api = try APIHarness(rulesText: Self.twinFlagRules)
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream\(query)")
+        #expect(try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "addSegment", "segment": "vip"}]}"#).status == 200)
+        #expect(try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "addSegment", "segment": "gold"}]}"#).status == 200)
+        client.setTimeout(1)
+        let events = try client.readEvents(expectedIDs.count)
+        #expect(zip(events, expectedIDs).allSatisfy { $0.hasPrefix($1) }, "\(events)")
+    }
 }
