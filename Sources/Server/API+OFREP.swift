@@ -79,11 +79,11 @@ extension API {
             sink.send(APIError.unavailable("too_many_streams", "the server has reached its stream limit", retryAfter: 5).response)
             return
         }
-        var values: [String: JSONValue] = [:]
+        var values: [ByteKey: JSONValue] = [:]
         let ruleSet = rules.current
         let context = user.isEmpty ? UserContext() : database.store.context(of: user) ?? UserContext()
         for evaluation in ruleSet.evaluateAll(input(context, user: user, now: clock.now(), appVersion: nil)) {
-            values[evaluation.key] = evaluation.value ?? .null
+            values[ByteKey(evaluation.key)] = evaluation.value ?? .null
         }
         guard let stream = sink.stream(headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"]) else {
             sink.send(APIError(.internalServerError, code: "streaming_unsupported", message: "this connection cannot stream").response)

@@ -17,7 +17,7 @@ extension API {
         }
         do throws(APIError) {
             let user = global ? nil : try self.user(request)
-            let flags = request.query("flags").map { Set($0.split(separator: ",").map(String.init)) }
+            let flags = request.query("flags").map { Set($0.split(separator: ",").map { ByteKey(String($0)) }) }
             let types = request.query("events").map { Set($0.split(separator: ",").map(String.init)) }
             if let types {
                 for type in types where !["flag", "trigger", "rules", "reset", "context"].contains(type) {
@@ -36,12 +36,12 @@ extension API {
             }
             let version = try appVersion(request)
             let ruleSet = rules.current
-            var values: [String: JSONValue] = [:]
+            var values: [ByteKey: JSONValue] = [:]
             var evaluations = JSONObject()
             if let user {
                 let context = database.store.context(of: user) ?? UserContext()
                 for evaluation in ruleSet.evaluateAll(input(context, user: user, now: clock.now(), appVersion: version)) {
-                    values[evaluation.key] = evaluation.value ?? .null
+                    values[ByteKey(evaluation.key)] = evaluation.value ?? .null
                     evaluations[evaluation.key] = evaluation.json
                 }
             }

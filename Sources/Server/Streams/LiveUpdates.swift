@@ -56,7 +56,7 @@ public final class LiveUpdates: @unchecked Sendable {
                 hub.publish(type: "trigger", user: user, data: ["user": .string(user), "trigger": .string(trigger),
                                                                 "at": .string(ISO8601.format(at)), "seq": .int(Int(applied.seq))], seq: applied.seq)
             }
-            if case .erased = effect { scheduler.withLock { $0.cancel(.reevaluate(user: user)) } }
+            if case .erased = effect { scheduler.withLock { $0.cancel(.reevaluate(user: ByteKey(user))) } }
         }
         if hub.wantsContext(for: user) {
             hub.publish(type: "context", user: user, data: applied.state.map { ContextJSON.encode(user: user, $0) } ?? ["user": .string(user), "erased": true],
@@ -87,7 +87,7 @@ public final class LiveUpdates: @unchecked Sendable {
             if let next = ruleSet.flags[key]!.nextChange(input), earliest == nil || next < earliest! { earliest = next }
         }
         scheduler.withLock { scheduler in
-            if let earliest { scheduler.schedule(.reevaluate(user: user), at: earliest) } else { scheduler.cancel(.reevaluate(user: user)) }
+            if let earliest { scheduler.schedule(.reevaluate(user: ByteKey(user)), at: earliest) } else { scheduler.cancel(.reevaluate(user: ByteKey(user))) }
         }
         if let earliest { signalIfEarlier(earliest) }
     }
@@ -100,9 +100,10 @@ public final class LiveUpdates: @unchecked Sendable {
         let input = EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user))
         let seen = hub.lastSeen(user: user)
         for key in ruleSet.flagKeys {
+            let seenKey = ByteKey(key)
             let evaluation = ruleSet.flags[key]!.evaluate(input)
             let value = evaluation.value ?? .null
-            if let previous = seen.lazy.compactMap({ $0[key] }).first(where: { $0 != value }) {
+            if let previous = seen.lazy.compactMap({ $0[seenKey] }).first(where: { $0 != value }) {
                 hub.publishFlag(user: user, key: key, evaluation: evaluation, previous: previous, seq: nil)
             }
         }
@@ -115,7 +116,7 @@ public final class LiveUpdates: @unchecked Sendable {
             let trigger = ruleSet.triggers[key]!
             guard trigger.listens(to: event), let delay = trigger.delay,
                   trigger.shouldFire(previous: previous, current: current, now: now, request: request) else { continue }
-            let job = ClockScheduler.Job.trigger(user: user, key: key)
+            let job = ClockScheduler.Job.trigger(user: ByteKey(user), key: ByteKey(key))
             pendingTriggers.withLock { $0[job] = request }
             scheduler.withLock { $0.schedule(job, at: now + delay) }
             signalIfEarlier(now + delay)
@@ -134,7 +135,7 @@ public final class LiveUpdates: @unchecked Sendable {
 
     /// The delay ended: fire only if the spec still holds and no other fire claimed the throttle meanwhile.
     func fireDelayed(user: String, key: String, now: Instant) {
-        guard let request = pendingTriggers.withLock({ $0.removeValue(forKey: .trigger(user: user, key: key)) }),
+        guard let request = pendingTriggers.withLock({ $0.removeValue(forKey: .trigger(user: ByteKey(user), key: ByteKey(key))) }),
               let trigger = rules.current.triggers[key], let context = database.store.context(of: user),
               trigger.when.holds(EvaluationInput(context: context, now: now, request: request)), !trigger.isThrottled(context, now: now)
         else { return }
@@ -150,8 +151,8 @@ public final class LiveUpdates: @unchecked Sendable {
         let due = scheduler.withLock { $0.popDue(now: now) }
         for (_, job) in due {
             switch job {
-            case .reevaluate(let user): reevaluate(user: user)
-            case .trigger(let user, let key): fireDelayed(user: user, key: key, now: now)
+            case .reevaluate(let user): reevaluate(user: user.string)
+            case .trigger(let user, let key): fireDelayed(user: user.string, key: key.string, now: now)
             }
         }
     }

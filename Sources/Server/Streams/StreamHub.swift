@@ -5,6 +5,9 @@ import Synchronization
 
 /// Every live stream, the events recently sent (for `Last-Event-ID` resume), and the fan-out. Each event is
 /// serialized once and the same bytes go to every stream that wants it (DESIGN §6).
+///
+/// Users and flag keys are matched by their bytes (`ByteKey`, `String.bytesEqual`), never by `String` equality:
+/// NFC and NFD `café` are two users, and one must never hear the other's events.
 public final class StreamHub: Sendable {
     public struct Options: Sendable {
         public var maxStreams = 10_000
@@ -16,14 +19,14 @@ public final class StreamHub: Sendable {
     struct Subscriber {
         let stream: EventStream
         let user: String?
-        let flags: Set<String>?
+        let flags: Set<ByteKey>?
         let types: Set<String>?
         /// `?include=context`: also `context` events after each write.
         let includeContext: Bool
         /// An OFREP event stream: every event becomes one `refetchEvaluation` notification.
         let refetchOnly: Bool
         /// The value of each flag as this stream last saw it: flag events go out only on a real change.
-        var lastSeen: [String: JSONValue]
+        var lastSeen: [ByteKey: JSONValue]
     }
 
     struct Retained {
@@ -39,12 +42,12 @@ public final class StreamHub: Sendable {
 
     struct State {
         var subscribers: [Int: Subscriber] = [:]
-        var byUser: [String: Set<Int>] = [:]
+        var byUser: [ByteKey: Set<Int>] = [:]
         /// Streams for every user (`GET /v1/stream`).
         var global: [Int] = []
         /// Streams with `?include=context`, global and per user: counted so a write need not scan streams to ask.
         var globalWithContext = 0
-        var withContextByUser: [String: Int] = [:]
+        var withContextByUser: [ByteKey: Int] = [:]
         var nextSubscriber = 0
         var lastID: EventID
         /// The oldest id that can still be resumed from: anything older gets a `reset`.
@@ -76,23 +79,23 @@ public final class StreamHub: Sendable {
     public var droppedSlowStreams: Int { withState { $0.dropped } }
     public var lastID: EventID { withState { $0.lastID } }
 
-    func subscribedUsers() -> [String] { withState { Array($0.byUser.keys) } }
+    func subscribedUsers() -> [String] { withState { $0.byUser.keys.map(\.string) } }
 
     func hasSubscribers(for user: String) -> Bool {
-        withState { !($0.byUser[user]?.isEmpty ?? true) }
+        withState { !($0.byUser[ByteKey(user)]?.isEmpty ?? true) }
     }
 
     func wantsContext(for user: String) -> Bool {
         withState { state in
-            state.globalWithContext > 0 || state.withContextByUser[user] != nil
+            state.globalWithContext > 0 || state.withContextByUser[ByteKey(user)] != nil
         }
     }
 
     /// Registers a stream. With a `Last-Event-ID` inside the retained window the missed events are replayed;
     /// an older one gets one `reset` with `resetState`, then live events. `nil` when the stream cap is reached.
-    func subscribe(_ stream: EventStream, user: String?, flags: Set<String>?, types: Set<String>?, includeContext: Bool = false,
+    func subscribe(_ stream: EventStream, user: String?, flags: Set<ByteKey>?, types: Set<String>?, includeContext: Bool = false,
                    refetchOnly: Bool = false, lastEventID: EventID?,
-                   currentValues: [String: JSONValue], resetState: () -> JSONValue) -> Bool {
+                   currentValues: [ByteKey: JSONValue], resetState: () -> JSONValue) -> Bool {
         let accepted = withState { state -> Bool in
             guard state.subscribers.count < options.maxStreams else { return false }
             let number = state.nextSubscriber
@@ -104,7 +107,7 @@ public final class StreamHub: Sendable {
                 if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
                     for event in state.retained[state.retainedStart...] where event.id > lastEventID && wants(subscriber, event) {
                         prelude += event.bytes
-                        if let flag = event.flag, let value = event.value { subscriber.lastSeen[flag] = value }
+                        if let flag = event.flag, let value = event.value { subscriber.lastSeen[ByteKey(flag)] = value }
                     }
                 } else {
                     let reset = SSEEncoder.encode(SSEEvent(id: state.lastID.description, event: "reset", data: JSONWriter.string(resetState())))
@@ -114,8 +117,8 @@ public final class StreamHub: Sendable {
             stream.send(prelude)
             state.subscribers[number] = subscriber
             if let user {
-                state.byUser[user, default: []].insert(number)
-                if includeContext { state.withContextByUser[user, default: 0] += 1 }
+                state.byUser[ByteKey(user), default: []].insert(number)
+                if includeContext { state.withContextByUser[ByteKey(user), default: 0] += 1 }
             } else {
                 state.global.append(number)
                 if includeContext { state.globalWithContext += 1 }
@@ -145,12 +148,11 @@ public final class StreamHub: Sendable {
     private func remove(_ number: Int, reason: EventStream.CloseReason, from state: inout State) {
         guard let subscriber = state.subscribers.removeValue(forKey: number) else { return }
         if reason == .slowConsumer { state.dropped += 1 }
-        if let user = subscriber.user {
+        if let user = subscriber.user.map({ ByteKey($0) }) {
             state.byUser[user]?.remove(number)
             if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
-            if subscriber.includeContext {
-                state.withContextByUser[user]! -= 1
-                if state.withContextByUser[user] == 0 { state.withContextByUser[user] = nil }
+            if subscriber.includeContext, let count = state.withContextByUser[user] {
+                state.withContextByUser[user] = count > 1 ? count - 1 : nil
             }
         } else {
             state.global.removeAll { $0 == number }
@@ -160,9 +162,9 @@ public final class StreamHub: Sendable {
 
     private func wants(_ subscriber: Subscriber, _ event: Retained) -> Bool {
         if event.type == "context", !subscriber.includeContext { return false }
-        if let user = subscriber.user, event.user != nil, event.user != user { return false }
+        if let user = subscriber.user, let eventUser = event.user, !eventUser.bytesEqual(user) { return false }
         if let types = subscriber.types, !types.contains(event.type) { return false }
-        if let flags = subscriber.flags, let flag = event.flag, !flags.contains(flag) { return false }
+        if let flags = subscriber.flags, let flag = event.flag, !flags.contains(ByteKey(flag)) { return false }
         if subscriber.user != nil, event.user == nil, event.type != "rules" { return false }
         return true
     }
@@ -184,11 +186,12 @@ public final class StreamHub: Sendable {
             var refetch: EventFrame?
             let numbers = targets(state, user: user)
             let direct = numbers.count <= Self.directFanOut
+            let flagKey = ByteKey(key)
             for number in numbers {
                 guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
-                if subscriber.user != nil, subscriber.lastSeen[key] == value { continue }
+                if subscriber.user != nil, subscriber.lastSeen[flagKey] == value { continue }
                 // Updated in place: copying the subscriber out and back would copy its map for every stream.
-                state.subscribers[number]!.lastSeen[key] = value
+                state.subscribers[number]!.lastSeen[flagKey] = value
                 if subscriber.refetchOnly {
                     if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
                     subscriber.stream.send(refetch!, direct: direct)
@@ -233,12 +236,12 @@ public final class StreamHub: Sendable {
         return SSEEncoder.encode(SSEEvent(id: id.description, event: "message", data: JSONWriter.string(data)))
     }
 
-    func lastSeen(user: String) -> [[String: JSONValue]] {
-        withState { state in (state.byUser[user] ?? []).compactMap { state.subscribers[$0]?.lastSeen } }
+    func lastSeen(user: String) -> [[ByteKey: JSONValue]] {
+        withState { state in (state.byUser[ByteKey(user)] ?? []).compactMap { state.subscribers[$0]?.lastSeen } }
     }
 
     private func targets(_ state: State, user: String) -> [Int] {
-        Array(state.byUser[user] ?? []) + state.global
+        Array(state.byUser[ByteKey(user)] ?? []) + state.global
     }
 
     private func nextID(_ state: inout State, seq: UInt64?) -> EventID {
