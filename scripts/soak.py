@@ -16,6 +16,7 @@ class Totals:
     def __init__(self):
         self.latencies = []          # (monotonic end, seconds, kind)
         self.errors = 0
+        self.error_kinds = {}        # "kind status" or "kind exception" -> count
         self.acked = {}              # user -> set of seqs acknowledged by writes
         self.seen = {}               # user -> set of context-event ids seen on streams
         self.last_context = {}       # user -> data of the last context event seen
@@ -37,6 +38,7 @@ async def request(reader, writer, method, path, body=None, headers=()):
     status_line = await reader.readline()
     status = int(status_line.split()[1])
     length = 0
+    closes = False
     while True:
         line = await reader.readline()
         if line in (b"\r\n", b""):
@@ -44,8 +46,10 @@ async def request(reader, writer, method, path, body=None, headers=()):
         name, _, value = line.decode("latin-1").partition(":")
         if name.lower() == "content-length":
             length = int(value.strip())
+        elif name.lower() == "connection" and value.strip().lower() == "close":
+            closes = True  # e.g. the last of a connection's 1 000 requests
     payload = await reader.readexactly(length) if length else b""
-    return status, payload
+    return status, payload, closes
 
 
 async def worker(args, totals, deadline, users, rng, interval):
@@ -57,33 +61,42 @@ async def worker(args, totals, deadline, users, rng, interval):
         started = time.monotonic()
         try:
             if kind == "donate":
-                status, payload = await request(reader, writer, "POST", f"/v1/users/{user}/events/appStarted",
+                status, payload, closes = await request(reader, writer, "POST", f"/v1/users/{user}/events/appStarted",
                                                 {"appVersion": "1.2"})
             elif kind == "patch":
-                status, payload = await request(reader, writer, "PATCH", f"/v1/users/{user}/context",
+                status, payload, closes = await request(reader, writer, "PATCH", f"/v1/users/{user}/context",
                                                 {"ops": [{"op": "increment", "counter": "screen_views"},
                                                          {"op": "setAttribute", "key": "n", "value": rng.randrange(1000)}]})
             elif kind == "flags":
-                status, payload = await request(reader, writer, "GET", f"/v1/users/{user}/flags")
+                status, payload, closes = await request(reader, writer, "GET", f"/v1/users/{user}/flags")
             elif kind == "ofrep":
-                status, payload = await request(reader, writer, "POST", "/ofrep/v1/evaluate/flags",
+                status, payload, closes = await request(reader, writer, "POST", "/ofrep/v1/evaluate/flags",
                                                 {"context": {"targetingKey": user, "plan": "pro"}})
             else:
-                status, payload = await request(reader, writer, "GET", f"/v1/users/{user}")
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError):
+                status, payload, closes = await request(reader, writer, "GET", f"/v1/users/{user}")
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
             totals.errors += 1
+            name = f"{kind} {type(error).__name__}"
+            totals.error_kinds[name] = totals.error_kinds.get(name, 0) + 1
             writer.close()
             reader, writer = await asyncio.open_connection("127.0.0.1", args.port)
             continue
         ended = time.monotonic()
         totals.latencies.append((ended, ended - started, kind))
+        if closes:
+            writer.close()
+            reader, writer = await asyncio.open_connection("127.0.0.1", args.port)
         if kind in ("donate", "patch"):
             if status == 200:
                 totals.acked.setdefault(user, set()).add(json.loads(payload)["seq"])
             else:
                 totals.errors += 1
+                name = f"{kind} {status}"
+                totals.error_kinds[name] = totals.error_kinds.get(name, 0) + 1
         elif status not in (200, 404):
             totals.errors += 1
+            name = f"{kind} {status}"
+            totals.error_kinds[name] = totals.error_kinds.get(name, 0) + 1
         next_at += interval
         delay = next_at - time.monotonic()
         if delay > 0:
@@ -203,7 +216,7 @@ async def main():
     stale = 0
     reader, writer = await asyncio.open_connection("127.0.0.1", args.port)
     for user in totals.acked:
-        status, payload = await request(reader, writer, "GET", f"/v1/users/{user}")
+        status, payload, closes = await request(reader, writer, "GET", f"/v1/users/{user}")
         stored = json.loads(payload)
         seen_last = json.loads(totals.last_context.get(user, "{}"))
         if (seen_last.get("counters"), seen_last.get("attributes")) != (stored.get("counters"), stored.get("attributes")):
@@ -212,13 +225,14 @@ async def main():
     acked = sum(len(seqs) for seqs in totals.acked.values())
     growth = (last["rss_mib"] - first["rss_mib"]) / first["rss_mib"] * 100
     result = {
-        "duration_s": args.duration, "requests": len(totals.latencies), "errors": totals.errors,
+        "duration_s": args.duration, "requests": len(totals.latencies), "errors": totals.errors, "error_kinds": totals.error_kinds,
         "acknowledged_writes": acked, "missing_stream_events": missing,
         "stale_final_context": stale, "ids_out_of_order": totals.out_of_order, "resets": totals.resets,
         "reconnects": totals.reconnects, "stream_failures": totals.stream_failures,
         "rss_mib_after_warmup": first["rss_mib"], "rss_mib_end": last["rss_mib"], "rss_growth_pct": round(growth, 2),
         "fds_after_warmup": first["fds"], "fds_end": last["fds"],
         "p99_ms_first_minute": p99(window_start), "p99_ms_last_minute": p99(window_end),
+        "rss_mib_every_30s": [sample["rss_mib"] for t, sample in samples[::6]],
     }
     print(json.dumps(result))
     ok = (missing == 0 and stale == 0 and totals.out_of_order == 0 and totals.resets == 0 and totals.errors == 0 and growth <= 5

@@ -75,6 +75,26 @@ import Glibc
         #expect(try tooOld.readEvents(1)[0].hasPrefix("id: 6\n"))
     }
 
+    /// A context event carries the user's whole context, so a count of events bounds nothing: the window is also
+    /// bounded by bytes, and an id that fell out of it gets a reset like any too-old id.
+    @Test func resume_windowIsBoundedByBytes_olderIdsGetReset() throws {
+        var options = StreamHub.Options()
+        options.retainBytes = 4_096
+        let api = try APIHarness(hubOptions: options)
+        defer { api.stop() }
+        let watcher = try api.stream("/v1/users/u1/stream?include=context&events=context")
+        let big = String(repeating: "x", count: 1_500)
+        for index in 0..<6 {
+            _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "setAttribute", "key": "a\#(index)", "value": "\#(big)"}]}"#)
+        }
+        #expect(try watcher.readEvents(6).count == 6)
+        // Events 1...6 happened, each context event larger than the last; only the newest fit in 4 KiB.
+        let tooOld = try api.stream("/v1/users/u1/stream?include=context&events=context", headers: ["Last-Event-ID": "2"])
+        #expect(try tooOld.readEvents(1)[0].contains("event: reset"))
+        let recent = try api.stream("/v1/users/u1/stream?include=context&events=context", headers: ["Last-Event-ID": "5"])
+        #expect(try recent.readEvents(1)[0].hasPrefix("id: 6\n"))
+    }
+
     @Test func restart_keepsIdsMonotonic() throws {
         let directory = NSTemporaryDirectory() + "specd-stream-\(UUID().uuidString)"
         let first = try APIHarness(directory: directory)

@@ -13,6 +13,9 @@ public final class StreamHub: Sendable {
         public var maxStreams = 10_000
         public var retainEvents = 10_000
         public var retainFor: Duration = .seconds(600)
+        /// The window is also bounded by bytes: an event's size is the client's to choose (a `context` event carries
+        /// the user's whole context, up to megabytes at the per-user caps), so a count alone bounds nothing.
+        public var retainBytes = 64 << 20
         public init() {}
     }
 
@@ -55,6 +58,8 @@ public final class StreamHub: Sendable {
         /// Retained events from `retainedStart` on; the prefix is dropped in bulk, not one memmove per event.
         var retained: [Retained] = []
         var retainedStart = 0
+        /// Bytes held by `retained[retainedStart...]`.
+        var retainedBytes = 0
         var dropped = 0
         var sent = 0
     }
@@ -257,9 +262,12 @@ public final class StreamHub: Sendable {
 
     private func retain(_ state: inout State, _ event: Retained) {
         state.retained.append(event)
+        state.retainedBytes += event.bytes.count
         let horizon = ContinuousClock.now - options.retainFor
         var start = state.retainedStart
-        while start < state.retained.count, state.retained.count - start > options.retainEvents || state.retained[start].at < horizon {
+        while start < state.retained.count, state.retained.count - start > options.retainEvents
+                || state.retained[start].at < horizon || state.retainedBytes > options.retainBytes {
+            state.retainedBytes -= state.retained[start].bytes.count
             start += 1
         }
         if start > state.retainedStart { state.resumableAfter = state.retained[start - 1].id }
