@@ -18,7 +18,9 @@ public enum ContextJSON {
         }
     }
 
-    public static func encode(user: String, _ context: UserContext) -> JSONValue {
+    /// `includeRecent: false` leaves each donation's history out (stream `context` events: sent after every write
+    /// and retained for resume, they must not grow with a history of up to a thousand instants per event).
+    public static func encode(user: String, _ context: UserContext, includeRecent: Bool = true) -> JSONValue {
         var object: JSONObject = ["user": .string(user)]
         if let launchedAt = context.launchedAt { object["launchedAt"] = .string(ISO8601.format(launchedAt)) }
         if let zone = context.timeZone { object["tz"] = .string(zone) }
@@ -27,7 +29,7 @@ public enum ContextJSON {
         object["flags"] = .object(JSONObject(context.flags.sorted.map { ($0.key, JSONValue.bool($0.value)) }))
         object["attributes"] = .object(JSONObject(context.attributes.sorted.map { ($0.key, $0.value) }))
         object["segments"] = .array(context.segments.sorted().map(JSONValue.string))
-        object["donations"] = .object(JSONObject(context.donations.sorted.map { ($0.key, summary($0.value)) }))
+        object["donations"] = .object(JSONObject(context.donations.sorted.map { ($0.key, summary($0.value, includeRecent: includeRecent)) }))
         if !context.triggerFires.isEmpty {
             object["triggers"] = .object(JSONObject(context.triggerFires.sorted.map { ($0.key, JSONValue.string(ISO8601.format($0.value))) }))
         }

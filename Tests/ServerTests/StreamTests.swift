@@ -95,6 +95,19 @@ import Glibc
         #expect(try recent.readEvents(1)[0].hasPrefix("id: 6\n"))
     }
 
+    /// Sent after every write and retained for resume, a context event must not grow with the donation history.
+    @Test func contextEvent_carriesDonationSummariesWithoutTheirHistory() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        let watcher = try api.stream("/v1/users/u1/stream?include=context&events=context")
+        for _ in 0..<3 { _ = try api.call("POST", "/v1/users/u1/events/appStarted") }
+        let events = try watcher.readEvents(3)
+        #expect(events[2].contains(#""appStarted":{"count":3"#))
+        #expect(!events[2].contains(#""recent""#))
+        // Reads still carry it.
+        #expect(try api.call("GET", "/v1/users/u1").text.contains(#""recent""#))
+    }
+
     @Test func restart_keepsIdsMonotonic() throws {
         let directory = NSTemporaryDirectory() + "specd-stream-\(UUID().uuidString)"
         let first = try APIHarness(directory: directory)

@@ -59,7 +59,7 @@ public final class LiveUpdates: @unchecked Sendable {
             if case .erased = effect { scheduler.withLock { $0.cancel(.reevaluate(user: ByteKey(user))) } }
         }
         if hub.wantsContext(for: user) {
-            hub.publish(type: "context", user: user, data: applied.state.map { ContextJSON.encode(user: user, $0) } ?? ["user": .string(user), "erased": true],
+            hub.publish(type: "context", user: user, data: applied.state.map { ContextJSON.encode(user: user, $0, includeRecent: false) } ?? ["user": .string(user), "erased": true],
                         seq: applied.seq)
         }
         if let event, let state = applied.state { scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: request) }
