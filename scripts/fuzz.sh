@@ -6,9 +6,8 @@
 #   scripts/fuzz.sh [SECONDS]        FUZZ_TARGETS="json reducer" to run some; FUZZ_JOBS unused (one at a time)
 #
 # New corpus entries go to .build/fuzz/corpus/<target> (kept between runs, never committed); crashing inputs to
-# .build/fuzz/artifacts. Save a crash worth keeping as Tests/Fuzz/Crashes/<target>/<descriptive-name>. Crashes
-# named open-* reproduce defects that are reported but not fixed yet: they replay with FUZZ_KNOWN=1, are listed
-# as open, and fail the run only with FUZZ_STRICT=1.
+# .build/fuzz/artifacts. Save every crash as Tests/Fuzz/Crashes/<target>/<descriptive-name> with its fix and a
+# named regression test in the module's tests: replayed on every run, a crash file fails the run until it is fixed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
@@ -47,7 +46,6 @@ build "$OUT/specd" Sources/Rules/*.swift "$OUT"/store-src/*.swift "${SUPPORT[@]}
 
 passed=0
 failed=0
-open=0
 for target in $TARGETS; do
   binary="$OUT/specd"; [ "$target" = http ] && binary="$OUT/http"
   export FUZZ_TARGET=$target
@@ -57,23 +55,12 @@ for target in $TARGETS; do
   replay=()
   for file in Tests/Fuzz/Corpus/"$target"/* Tests/Fuzz/Crashes/"$target"/*; do
     [ -f "$file" ] || continue
-    case "$(basename "$file")" in open-*) continue ;; esac
     replay+=("$file")
   done
-  if [ ${#replay[@]} -gt 0 ] && ! "$binary" -rss_limit_mb=2048 "${replay[@]}" > "$log.replay" 2>&1; then
+  if [ ${#replay[@]} -gt 0 ] && ! "$binary" -rss_limit_mb=2048 -malloc_limit_mb=1024 "${replay[@]}" > "$log.replay" 2>&1; then
     status="replay crashed (see $log.replay)"
     grep -aE 'Fatal error|ERROR: |Running: ' "$log.replay" | tail -3
   fi
-  for file in Tests/Fuzz/Crashes/"$target"/open-*; do
-    [ -f "$file" ] || continue
-    if FUZZ_KNOWN=1 "$binary" -rss_limit_mb=2048 -malloc_limit_mb=1024 "$file" > "$log.open" 2>&1; then
-      echo "$target: $file no longer crashes: drop its avoidance and rename it"
-    else
-      echo "$target: open defect still reproduces: $file"
-      open=$((open + 1))
-      [ "${FUZZ_STRICT:-0}" = 1 ] && status="open defect $file"
-    fi
-  done
   # Fuzz: new entries into the scratch corpus, seeds read from the repo.
   if [ "$status" = ok ] && [ "$SECONDS_PER_TARGET" -gt 0 ]; then
     mkdir -p "$OUT/corpus/$target"
@@ -91,6 +78,5 @@ for target in $TARGETS; do
   fi
   if [ "$status" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "$target: FAILED: $status"; fi
 done
-echo "fuzz: $open open defects reproduced (Tests/Fuzz/Crashes/*/open-*)"
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

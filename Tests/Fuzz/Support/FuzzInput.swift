@@ -1,13 +1,5 @@
 import Glibc
 
-/// Open defects, reported and fixed outside the fuzz targets, which the generators stay away from so that a run
-/// searches past them instead of finding them again every second: JSON Logic `Int(Double)` conversions (`substr`,
-/// `missing_some` counts, `fractional` weights, numbers of 9.2e18 up to 1e21 turned into text), reducer counter
-/// overflow, the snapshot reader's up-front reservation and history-delta sum, huge trigger throttles and split weights summing past
-/// Int.max, and the HTTP parser's cut-dependent error for a long line ending in a bare LF. `FUZZ_KNOWN=1` generates those shapes too; the reproducers are Tests/Fuzz/Crashes/*/open-*.
-/// Remove each avoidance (and finally this switch) once its fix has landed.
-let avoidKnownDefects = getenv("FUZZ_KNOWN") == nil
-
 /// `FUZZ_DUMP=1` prints what a structure-aware target built from its input (a rule document, batches), to turn a
 /// reproducer into a readable regression test.
 let dumpInputs = getenv("FUZZ_DUMP") != nil
@@ -93,10 +85,7 @@ struct FuzzInput {
 
     /// A double, biased towards values that break conversions.
     mutating func edgeDouble() -> Double {
-        let value = anyEdgeDouble()
-        // Known defect: JSON Logic writes integral doubles below 1e21 through Int64, which traps from 9.2e18 on.
-        if avoidKnownDefects, value == value.rounded(), abs(value) >= 9.2e18, abs(value) < 1e21 { return 1e300 }
-        return value
+        anyEdgeDouble()
     }
 
     private mutating func anyEdgeDouble() -> Double {

@@ -25,18 +25,15 @@ struct RuleGenerator {
     mutating func number() -> JSONValue {
         switch input.byte() % 6 {
         case 0:
-            let known = ["9223372036854775807", "9223372036854775808", "-9223372036854775809", "1e19", "-1e19"]
             return .number(JSONNumber(validatedText: input.pick(["1e300", "-0", "-0.0", "1E2", "123456789012345678901234567890",
-                                                                "0.1", "1e-300", "4.5", "1e15", "9007199254740993"]
-                                                               + (avoidKnownDefects ? [] : known))))
+                                                                "0.1", "1e-300", "4.5", "1e15", "9007199254740993",
+                                                                "9223372036854775807", "9223372036854775808", "-9223372036854775809",
+                                                                "1e19", "-1e19"])))
         case 1:
             let value = input.edgeDouble()
             return value.isFinite ? .double(value) : .int(0)
         default:
-            var value = input.edgeInt()
-            // Known defect (see avoidKnownDefects): integers past 9.2e18 trap when JSON Logic writes them as text.
-            if avoidKnownDefects, value.magnitude >= 9_200_000_000_000_000_000 { value = 1 << 62 }
-            return .number(JSONNumber(validatedText: String(value)))
+            return .number(JSONNumber(validatedText: String(input.edgeInt())))
         }
     }
 
@@ -225,10 +222,13 @@ struct RuleGenerator {
         }
     }
 
-    /// A count or weight: any expression, unless known defects are avoided, then a small literal.
+    /// A count or weight: a small literal, an edge number or any expression.
     mutating func smallOrAny(logic depth: Int = 0) -> JSONValue {
-        if avoidKnownDefects { return .int(input.int(-20...100)) }
-        return input.bool() ? number() : logic(depth: depth)
+        switch input.byte() % 3 {
+        case 0: return .int(input.int(-20...100))
+        case 1: return number()
+        default: return logic(depth: depth)
+        }
     }
 
     /// Values of one JSON type, as the validator requires within a flag.
@@ -253,10 +253,9 @@ struct RuleGenerator {
             for _ in 0..<input.int(0...4) {
                 var item: JSONObject = ["when": spec(depth: 3)]
                 if input.byte() % 4 == 0 {
-                    // Open defect (Crashes/evaluation/open-split-weights-sum-overflow.json): weights summing past
-                    // Int.max trap in Bucketing.pick.
+                    // Weights summing past Int.max once trapped in Bucketing.pick (Crashes/evaluation/split-weights-sum-overflow.json).
                     item["split"] = .array((0..<input.int(1...4)).map { _ in
-                        ["weight": avoidKnownDefects ? .int(input.int(-1...1_000_000)) : number(), "value": flagValue(type: type)]
+                        ["weight": input.bool() ? .int(input.int(-1...1_000_000)) : number(), "value": flagValue(type: type)]
                     })
                 } else {
                     item["value"] = flagValue(type: type)
@@ -299,9 +298,8 @@ struct RuleGenerator {
         if input.bool() { trigger["when"] = spec(depth: 3) }
         if input.bool() {
             let huge = ["9223372036854775807 years", "1000000 months", "\(input.edgeInt()) \(input.pick(["hours", "years"]))"]
-            // Open defect (Crashes/evaluation/open-throttle-months-int64-trap.json): huge throttles trap in TimeZones.add.
-            trigger["throttle"] = .string(input.pick(["hour", "day", "2 weeks", "month", "quarter", "year", "0 days", "-1 day"]
-                                                     + (avoidKnownDefects ? [] : huge)))
+            // Huge throttles once trapped in TimeZones.add (Crashes/evaluation/throttle-months-int64-trap.json).
+            trigger["throttle"] = .string(input.pick(["hour", "day", "2 weeks", "month", "quarter", "year", "0 days", "-1 day"] + huge))
         }
         if input.bool() { trigger["delay"] = duration() }
         if input.bool() { trigger["edge"] = .bool(input.bool()) }
