@@ -148,18 +148,20 @@ import Glibc
         let big = String(repeating: "x", count: 2000)
         let rules = #"{"flags": {"big": {"cases": [{"when": {"segment": "vip"}, "value": "a\#(big)"}], "fallback": "b\#(big)"}}}"#
         let api = try APIHarness(rulesText: rules) {
-            $0.streamStallTimeout = .milliseconds(400)
+            $0.streamStallTimeout = .milliseconds(1_500)
             $0.streamBufferBytes = 16 << 20
         }
         defer { api.stop() }
         let stalled = try api.stream("/v1/users/u1/stream", receiveBuffer: 4096)
         // Enough to fill the 64 KiB send buffer and the client's receive buffer; the rest waits in ours.
+        let started = ContinuousClock.now
         for index in 0..<100 {
             let op = index % 2 == 0 ? "addSegment" : "removeSegment"
             _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "\#(op)", "segment": "vip"}]}"#)
         }
-        #expect(api.hub.streamCount == 1)
-        let deadline = ContinuousClock.now + .seconds(3)
+        // Still open while the stall limit has not passed (on a loaded machine the writes alone may take longer).
+        if ContinuousClock.now - started < .milliseconds(1_200) { #expect(api.hub.streamCount == 1) }
+        let deadline = ContinuousClock.now + .seconds(6)
         while api.hub.droppedSlowStreams == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
         #expect(api.hub.droppedSlowStreams == 1)
         #expect(api.hub.streamCount == 0)
