@@ -108,6 +108,25 @@ import Glibc
         #expect(try api.call("GET", "/v1/users/u1").text.contains(#""recent""#))
     }
 
+    /// The common reconnect: a client's only context stream drops, a write lands, it comes back with its
+    /// Last-Event-ID. The write's context event must have been made and retained although nobody was listening.
+    @Test func contextEvent_whileTheOnlyContextStreamIsAway_isReplayedOnResume() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        var first: TestClient? = try api.stream("/v1/users/u1/stream?include=context&events=context")
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "c"}]}"#)
+        #expect(try first!.readEvents(1)[0].hasPrefix("id: 1\n"))
+        first = nil
+        let closed = ContinuousClock.now + .seconds(3)
+        while api.hub.streamCount > 0, ContinuousClock.now < closed { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(api.hub.streamCount == 0)
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "c"}]}"#)
+        let resumed = try api.stream("/v1/users/u1/stream?include=context&events=context", headers: ["Last-Event-ID": "1"])
+        let missed = try resumed.readEvents(1)[0]
+        #expect(missed.hasPrefix("id: 2\nevent: context"))
+        #expect(missed.contains(#""c":2"#))
+    }
+
     @Test func restart_keepsIdsMonotonic() throws {
         let directory = NSTemporaryDirectory() + "specd-stream-\(UUID().uuidString)"
         let first = try APIHarness(directory: directory)

@@ -51,6 +51,11 @@ public final class StreamHub: Sendable {
         /// Streams with `?include=context`, global and per user: counted so a write need not scan streams to ask.
         var globalWithContext = 0
         var withContextByUser: [ByteKey: Int] = [:]
+        /// Users whose last context stream closed recently: their context events are still made and retained for
+        /// `retainFor`, so a client that reconnects with `Last-Event-ID` gets the writes it missed meanwhile.
+        var contextWantedUntil: [ByteKey: ContinuousClock.Instant] = [:]
+        var contextWantedPruneAt = 1024
+        var globalContextWantedUntil: ContinuousClock.Instant?
         var nextSubscriber = 0
         var lastID: EventID
         /// The oldest id that can still be resumed from: anything older gets a `reset`.
@@ -92,7 +97,14 @@ public final class StreamHub: Sendable {
 
     func wantsContext(for user: String) -> Bool {
         withState { state in
-            state.globalWithContext > 0 || state.withContextByUser[ByteKey(user)] != nil
+            let key = ByteKey(user)
+            if state.globalWithContext > 0 || state.withContextByUser[key] != nil { return true }
+            let now = ContinuousClock.now
+            if let until = state.globalContextWantedUntil, until > now { return true }
+            guard let until = state.contextWantedUntil[key] else { return false }
+            if until > now { return true }
+            state.contextWantedUntil[key] = nil
+            return false
         }
     }
 
@@ -158,11 +170,24 @@ public final class StreamHub: Sendable {
             if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
             if subscriber.includeContext, let count = state.withContextByUser[user] {
                 state.withContextByUser[user] = count > 1 ? count - 1 : nil
+                state.contextWantedUntil[user] = .now + options.retainFor
+                pruneContextWanted(&state)
             }
         } else {
             state.global.removeAll { $0 == number }
-            if subscriber.includeContext { state.globalWithContext -= 1 }
+            if subscriber.includeContext {
+                state.globalWithContext -= 1
+                state.globalContextWantedUntil = .now + options.retainFor
+            }
         }
+    }
+
+    /// Drops expired entries once the table has doubled since the last sweep: amortized O(1) per close.
+    private func pruneContextWanted(_ state: inout State) {
+        guard state.contextWantedUntil.count >= state.contextWantedPruneAt else { return }
+        let now = ContinuousClock.now
+        state.contextWantedUntil = state.contextWantedUntil.filter { $0.value > now }
+        state.contextWantedPruneAt = max(1024, state.contextWantedUntil.count * 2)
     }
 
     private func wants(_ subscriber: Subscriber, _ event: Retained) -> Bool {
