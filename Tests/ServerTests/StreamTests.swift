@@ -343,8 +343,10 @@ import Glibc
         _ = (first, second)
     }
 
-    @Test func includeContext_sendsContextEvents_whileSuchAStreamIsOpen() throws {
-        let api = try APIHarness()
+    @Test func includeContext_sendsContextEvents_whileSuchAStreamIsOpen_andForTheResumeWindowAfter() throws {
+        var options = StreamHub.Options()
+        options.retainFor = .milliseconds(300)
+        let api = try APIHarness(hubOptions: options)
         defer { api.stop() }
         var client: TestClient? = try api.stream("/v1/users/u1/stream?include=context&events=context")
         let plain = try api.stream("/v1/users/u1/stream")
@@ -357,7 +359,10 @@ import Glibc
         client = nil
         let deadline = ContinuousClock.now + .seconds(3)
         while api.hub.streamCount > 1, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(!api.hub.wantsContext(for: "u1"), "the count goes with the stream")
+        // Still made for the resume window, so a reconnecting client gets the writes it missed; then no longer.
+        #expect(api.hub.wantsContext(for: "u1"))
+        Thread.sleep(forTimeInterval: 0.4)
+        #expect(!api.hub.wantsContext(for: "u1"), "interest ends with the resume window")
         _ = plain
     }
 
