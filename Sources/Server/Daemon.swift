@@ -116,6 +116,7 @@ public final class Daemon: Sendable {
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         hangup.setEventHandler { [self] in reloadRules() }
         hangup.resume()
+        let openFiles = OpenFilesLimit.raiseToHard()
         do {
             try server.start()
         } catch {
@@ -127,6 +128,10 @@ public final class Daemon: Sendable {
         logger.info("listening", ["address": .string("\(options.server.host):\(server.port)"),
                                   "eventLoop": .string(options.server.eventLoop.rawValue),
                                   "loops": .int(options.server.loopCount), "version": .string(Daemon.version)])
+        if openFiles >= 0, openFiles < options.server.maxConnections + OpenFilesLimit.reserved {
+            logger.warn("the open-files limit is below --max-connections: past it, accepting pauses until a connection closes",
+                        ["openFiles": .int(openFiles), "maxConnections": .int(options.server.maxConnections)])
+        }
         let ruleSet = rules.current
         logger.info("rules loaded", ["source": .string(options.rulesPath ?? "embedded rules.example.json"),
                                      "version": .string(ruleSet.version), "flags": .int(ruleSet.flagKeys.count),

@@ -45,6 +45,7 @@ public final class HTTPServer: Sendable {
     public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
     public var acceptedConnections: Int { context.acceptedTotal.load(ordering: .relaxed) }
     public var rejectedConnections: Int { context.rejectedTotal.load(ordering: .relaxed) }
+    public var acceptPauses: Int { context.acceptPauses.load(ordering: .relaxed) }
     public var isDraining: Bool { draining.load(ordering: .relaxed) }
 
     /// What the open connections hold right now: response bytes waiting for their clients, and request bytes

@@ -20,6 +20,13 @@ final class Listener: Channel, @unchecked Sendable {
     /// Connections over the global cap, oldest first; loop-owned.
     private var probeConnections: [HTTPConnection] = []
     static let probeSlots = 16
+    /// How long accepting pauses when descriptors run out. The listening socket is level-triggered: without the
+    /// pause the loop would wake for it again at once, spinning a core until a descriptor frees.
+    static let exhaustedPause: Duration = .milliseconds(100)
+    /// Until when accepting is paused; loop-owned.
+    private var pausedUntil: ContinuousClock.Instant?
+    /// When the last pause was logged; loop-owned (one line per 10 s, not one per 100 ms).
+    private var lastPauseLogged: ContinuousClock.Instant?
 
     init(fd: Int32, loop: EventLoop, context: ServerContext) {
         self.fd = fd
@@ -31,7 +38,16 @@ final class Listener: Channel, @unchecked Sendable {
     func readable() {
         // Bounded so one busy listener cannot starve the connections on its loop.
         for _ in 0..<64 {
-            guard let (socket, peer, client) = Socket.accept(fd) else { return }
+            let (socket, peer, client): (Int32, String, String)
+            switch Socket.accept(fd) {
+            case .connection(let accepted, let acceptedPeer, let acceptedClient):
+                (socket, peer, client) = (accepted, acceptedPeer, acceptedClient)
+            case .none:
+                return
+            case .exhausted(let code):
+                pause(errno: code)
+                return
+            }
             switch context.admit(client: client) {
             case .accepted:
                 let connection = HTTPConnection(fd: socket, peer: peer, client: client, loop: loop, context: context,
@@ -56,6 +72,26 @@ final class Listener: Channel, @unchecked Sendable {
         loop.add(connection)
     }
 
+    /// Out of descriptors: stop listening for a moment (connections wait in the backlog) and say so.
+    private func pause(errno code: Int32) {
+        let now = ContinuousClock.now
+        pausedUntil = now + Self.exhaustedPause
+        context.acceptPauses.add(1, ordering: .relaxed)
+        loop.setInterest(self, read: false, write: false)
+        loop.setDeadline(self, pausedUntil)
+        if lastPauseLogged.map({ now - $0 >= .seconds(10) }) ?? true {
+            lastPauseLogged = now
+            context.logger.warn("accepting paused: out of file descriptors or socket memory; raise the open-files limit or lower --max-connections",
+                                   ["errno": .int(Int(code)), "pauseMs": .int(100), "openConnections": .int(context.openConnections.load(ordering: .relaxed))])
+        }
+    }
+
     func writable() {}
-    func tick(now: ContinuousClock.Instant) {}
+
+    func tick(now: ContinuousClock.Instant) {
+        guard let until = pausedUntil, now >= until else { return }
+        pausedUntil = nil
+        loop.setDeadline(self, nil)
+        loop.setInterest(self, read: true, write: false)
+    }
 }

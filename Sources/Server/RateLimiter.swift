@@ -21,12 +21,15 @@ public final class RateLimiter: Sendable {
     public let rate: Double
     public let burst: Double
     private let shards: [Shard]
+    static let minimumShardCapacity = 256
 
     /// `capacity`: client addresses remembered at once, split evenly over `shards` locks.
     public init(rate: Double, burst: Double, capacity: Int = 100_000, shards: Int = 16) {
         self.rate = rate
         self.burst = max(1, burst)
-        let count = max(1, min(shards, capacity))
+        // A shard forgets its own least recently seen client: small tables stay whole, or two clients sharing a
+        // shard of capacity 1 would evict each other with the table nearly empty.
+        let count = max(1, min(shards, capacity / Self.minimumShardCapacity))
         self.shards = (0..<count).map { _ in Shard(capacity: max(1, capacity / count)) }
     }
 

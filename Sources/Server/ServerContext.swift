@@ -11,6 +11,8 @@ final class ServerContext: Sendable {
     let openConnections = Atomic<Int>(0)
     let acceptedTotal = Atomic<Int>(0)
     let rejectedTotal = Atomic<Int>(0)
+    /// Times a listener paused accepting because descriptors ran out.
+    let acceptPauses = Atomic<Int>(0)
 
     init(configuration: ServerConfiguration, responder: Responder, logger: Logger) {
         self.configuration = configuration

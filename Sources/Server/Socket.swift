@@ -55,21 +55,40 @@ enum Socket {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Accepts one pending connection as a non-blocking socket with `TCP_NODELAY` (see the README's performance
-    /// notes); `nil` when none is pending. `peer` is `address:port`, `client` the address alone.
-    static func accept(_ listener: Int32) -> (fd: Int32, peer: String, client: String)? {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                specd_accept4(listener, $0, &length)
+    /// What one `accept` gave.
+    enum Accepted {
+        /// A non-blocking socket with `TCP_NODELAY`; `peer` is `address:port`, `client` the address alone.
+        case connection(fd: Int32, peer: String, client: String)
+        /// Nothing pending.
+        case none
+        /// The process or system is out of descriptors or socket memory (`EMFILE`, `ENFILE`, `ENOBUFS`, `ENOMEM`):
+        /// the connection stays queued, and the listener stays readable until a descriptor frees.
+        case exhausted(errno: Int32)
+    }
+
+    /// Accepts one pending connection (see the README's performance notes for `TCP_NODELAY`). A connection reset
+    /// before it was accepted (`ECONNABORTED`) or an interrupted call is skipped, not reported.
+    static func accept(_ listener: Int32) -> Accepted {
+        while true {
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    specd_accept4(listener, $0, &length)
+                }
             }
+            guard fd >= 0 else {
+                switch errno {
+                case EINTR, ECONNABORTED, EPROTO: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .exhausted(errno: errno)
+                default: return .none
+                }
+            }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let client = hostDescription(address)
+            return .connection(fd: fd, peer: "\(client):\(UInt16(bigEndian: address.sin_port))", client: client)
         }
-        guard fd >= 0 else { return nil }
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let client = hostDescription(address)
-        return (fd, "\(client):\(UInt16(bigEndian: address.sin_port))", client)
     }
 
     /// Sends `bytes` from `offset` on a non-blocking socket until all are sent, the socket is full, or it fails

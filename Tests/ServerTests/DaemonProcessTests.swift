@@ -22,11 +22,18 @@ import Testing
 
     static func temporaryPath(_ name: String) -> String { NSTemporaryDirectory() + "specd-\(name)-\(UUID().uuidString)" }
 
-    func start(_ extra: [String] = [], dataDir: String = temporaryPath("data")) throws -> Running {
+    /// `openFiles`: the descriptor limit to start under (set by a shell's `ulimit`, then `exec`).
+    func start(_ extra: [String] = [], dataDir: String = temporaryPath("data"), openFiles: Int? = nil) throws -> Running {
         let portFile = Self.temporaryPath("port")
         let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--port-file", portFile, "--data-dir", dataDir] + extra
+        let arguments = ["serve", "--port", "0", "--port-file", portFile, "--data-dir", dataDir] + extra
+        if let openFiles {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", Self.binary.path] + arguments
+        } else {
+            process.executableURL = Self.binary
+            process.arguments = arguments
+        }
         let stderr = Pipe()
         process.standardError = stderr
         try process.run()
@@ -155,6 +162,41 @@ import Testing
         #expect(log.contains(#""users":10"#), "\(log)")
         // The clean stop replaced the damaged snapshot with a good one.
         #expect(try runToExit(["check-data", "--data-dir", dataDir]).status == 0)
+    }
+
+    /// CPU seconds the process has used (user + system), from `/proc/PID/stat`.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, utime 14 and stime 15 (proc(5)), so indexes 11 and 12 here.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Out of descriptors, the level-triggered listener used to wake the loop again at once: a core spun at 100 %
+    /// for as long as the connections stayed. Now accepting pauses, says so once, and resumes when one closes.
+    @Test func outOfDescriptors_pausesAccepting_withoutSpinning_andServesAgainOnceOneFrees() throws {
+        let running = try start(openFiles: 48)
+        defer { running.process.terminate(); running.process.waitUntilExit() }
+        // More than the daemon has descriptors left for: the rest wait in the listen backlog.
+        var clients = try (0..<80).map { _ in try TestClient(port: running.port, timeout: 2) }
+        Thread.sleep(forTimeInterval: 0.3)
+        let before = Self.cpuSeconds(running.process.processIdentifier)
+        Thread.sleep(forTimeInterval: 1)
+        let used = Self.cpuSeconds(running.process.processIdentifier) - before
+        #expect(used < 0.3, "the daemon used \(used) s of CPU in 1 s while out of descriptors")
+        clients.removeAll()
+        let probe = try TestClient(port: running.port, timeout: 5)
+        try probe.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try probe.readResponse().status == 200)
+        running.process.terminate()
+        running.process.waitUntilExit()
+        let log = String(decoding: running.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Said once per listener (one per loop), not once per pause.
+        let said = log.components(separatedBy: "accepting paused").count - 1
+        #expect(said >= 1 && said <= ProcessInfo.processInfo.activeProcessorCount, "\(log)")
+        #expect(log.contains(#""msg":"the open-files limit is below --max-connections"#), "warned at start")
     }
 
     @Test func unknownFlag_exitsOneWithAClearMessage() throws {

@@ -26,6 +26,9 @@ final class TestClient {
 
     init(port: Int, timeout: Double = 5, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // `deinit` closes `fd` on every path, the throwing ones too: closing it here as well would close whatever
+        // another test's thread opened under that number in between.
+        guard fd >= 0 else { throw Failure(description: "socket failed: \(errno)") }
         if var size = receiveBuffer {
             // Before connect, so the advertised window is small from the start.
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -37,14 +40,11 @@ final class TestClient {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else {
-            Glibc.close(fd)
-            throw Failure(description: "connect failed: \(errno)")
-        }
+        guard connected == 0 else { throw Failure(description: "connect failed: \(errno)") }
         setTimeout(timeout)
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
 
     func setTimeout(_ seconds: Double) {
         var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
