@@ -13,9 +13,13 @@ let package = Package(
         .target(name: "Rules"),
         .target(name: "Store", dependencies: ["Rules"]),
         .target(name: "CLinux"),
-        .target(name: "Server", dependencies: ["HTTP", "Rules", "Store", "CLinux"]),
-        .executableTarget(name: "specd", dependencies: ["Server"]),
-        .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "Server", "CLinux"], path: "bench/Sources"),
+        // Each arrow points one way: HTTPServer knows nothing of rules or users, Engine nothing of HTTP, and only
+        // `specd` (the composition root) sees everything.
+        .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux"]),
+        .target(name: "Engine", dependencies: ["Rules", "Store"]),
+        .target(name: "API", dependencies: ["HTTP", "HTTPServer", "Engine", "Rules", "Store"]),
+        .executableTarget(name: "specd", dependencies: ["HTTP", "HTTPServer", "Rules", "Store", "Engine", "API"]),
+        .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "HTTPServer", "Engine", "API", "CLinux"], path: "bench/Sources"),
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
         .target(name: "TestRandom", path: "Tests/TestRandom"),
@@ -23,7 +27,7 @@ let package = Package(
         .target(name: "StoreFixtures", dependencies: ["Store", "TestRandom"], path: "Tests/StoreFixtures"),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Rules", "StoreFixtures", "TestRandom"]),
         .executableTarget(name: "store-crash-writer", dependencies: ["Store", "Rules"], path: "Tests/CrashWriter"),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "HTTPFixtures", "Rules", "Store", "StoreFixtures"]),
+        .testTarget(name: "ServerTests", dependencies: ["specd", "API", "Engine", "HTTPServer", "HTTP", "HTTPFixtures", "Rules", "Store", "StoreFixtures"]),
     ]
 )
 

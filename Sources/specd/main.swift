@@ -1,5 +1,7 @@
 import Foundation
-import Server
+import API
+import Engine
+import HTTPServer
 
 /// The thin command line: pick a subcommand, hand over, exit with its code.
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,7 +1,10 @@
 import Foundation
 import HTTP
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Store
 import StoreFixtures
 import Synchronization
@@ -10,7 +13,7 @@ import Testing
 /// The error statuses of DESIGN §5 that need a particular situation: 409, 429, 503.
 @Suite(.serialized) struct APIErrorStatusTests {
     @Test func rateLimit_answers429WithIntegerRetryAfter() throws {
-        let api = try APIHarness(rateLimiter: RateLimiter(rate: 1, burst: 3))
+        let api = try APIHarness(rateLimit: (rate: 1, burst: 3))
         defer { api.stop() }
         let statuses = try (0..<5).map { _ in try api.call("GET", "/v1/users/u1/flags/discount").status }
         #expect(statuses == [200, 200, 200, 429, 429])
@@ -46,8 +49,8 @@ import Testing
     @Test func readyz_is503WhileDraining() throws {
         let api = try APIHarness()
         defer { api.stop() }
-        let router = API(rules: api.rules, database: api.database, clock: api.clock, metrics: Metrics(), logger: Logger(level: .error, sink: MemoryLogSink()),
-                         authenticator: Authenticator(tokens: []), rulesPath: nil, isDraining: { true }, openConnections: { 0 }).makeRouter()
+        let router = API(engine: api.engine, hub: api.hub, transport: FixedServerStatus(isDraining: true),
+                         authenticator: Authenticator(tokens: []), rateLimiter: nil).makeRouter()
         let captured = Mutex<HTTPResponse?>(nil)
         router.respond(to: Request(head: HTTPRequestHead(method: "GET", target: "/readyz"), body: [], id: "t"),
                        sink: .capturing { response in captured.withLock { $0 = response } })

@@ -1,7 +1,10 @@
 import Foundation
 import HTTP
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Store
 import StoreFixtures
 import Synchronization
@@ -14,48 +17,61 @@ final class ManualClock: WallClock, @unchecked Sendable {
     func advance(_ milliseconds: Int64) { current.withLock { $0 = $0 + milliseconds } }
 }
 
-/// The API on a real HTTP server on an ephemeral loopback port, with a manual clock and a temp data directory.
+/// A transport that says what the test wants.
+struct FixedServerStatus: ServerStatus {
+    var isDraining = false
+    var openConnections = 0
+    var acceptPauses = 0
+}
+
+/// The daemon as `Daemon.assemble` builds it, on a real HTTP server on an ephemeral loopback port, with a
+/// manual clock (the clock thread does not run: tests call `engine.runDue`) and a temp data directory.
 final class APIHarness {
     let directory: String
     let clock: ManualClock
-    let database: Database
-    let server: HTTPServer
-    let rules: LiveRules
-    let tokens: [Token]
-    let hub: StreamHub
-    let live: LiveUpdates
+    let daemon: Daemon
 
+    var database: Database { daemon.database }
+    var server: HTTPServer { daemon.server }
+    var engine: Engine { daemon.engine }
+    var rules: RulesHost { daemon.engine.rules }
+    var hub: StreamHub { daemon.hub }
+
+    /// `rateLimit`: requests per second and burst per client (0: none).
     init(tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .interval,
-         fileSystem: FileSystem = PosixFileSystem(), rateLimiter: RateLimiter? = nil, hubOptions: StreamHub.Options = StreamHub.Options(),
+         fileSystem: FileSystem = PosixFileSystem(), rateLimit: (rate: Int, burst: Int) = (0, 0), hubOptions: StreamHub.Options = StreamHub.Options(),
          realClock: Bool = false, maxUsers: Int = 0, snapshotEvery: Int = 100_000, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
-        self.directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
-        self.tokens = tokens
+        let directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
+        self.directory = directory
         clock = ManualClock(ISO8601.parse("2026-03-10T12:00:00Z")!)
-        database = try Database(options: .init(directory: self.directory, fsync: fsync, snapshotEvery: snapshotEvery, maxUsers: maxUsers), fileSystem: fileSystem)
-        rules = LiveRules(try RuleSetLoader.load(text: rulesText).get(), source: "test")
-        let box = ServerBox()
-        var api = API(rules: rules, database: database, clock: realClock ? SystemClock() : clock, metrics: Metrics(), logger: Logger(level: .error, sink: MemoryLogSink()),
-                      authenticator: Authenticator(tokens: tokens), rulesPath: nil,
-                      isDraining: { box.server?.isDraining ?? false }, openConnections: { box.server?.openConnections ?? 0 })
-        api.rateLimiter = rateLimiter
-        hub = StreamHub(options: hubOptions, startSeq: database.log.lastSeq)
-        live = LiveUpdates(hub: hub, rules: rules, database: database, clock: realClock ? SystemClock() : clock,
-                           logger: Logger(level: .error, sink: MemoryLogSink()))
-        if realClock { live.start() }
-        api.hub = hub
-        api.live = live
+        var options = DaemonOptions()
+        options.dataDirectory = directory
+        options.fsync = fsync
+        options.snapshotEvery = snapshotEvery
+        options.maxUsers = maxUsers
+        options.tokens = tokens
+        options.rateLimit = rateLimit.rate
+        options.rateBurst = rateLimit.burst
+        options.streams = hubOptions
+        options.logLevel = .error
+        if rulesText != DefaultRules.json {
+            let rulesPath = NSTemporaryDirectory() + "specd-rules-\(UUID().uuidString).json"
+            try rulesText.write(toFile: rulesPath, atomically: true, encoding: .utf8)
+            options.rulesPath = rulesPath
+        }
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1)
         configure(&configuration)
-        server = HTTPServer(configuration: configuration, responder: api.makeRouter(),
-                            logger: Logger(level: .error, sink: MemoryLogSink()))
-        box.server = server
-        server.batchLogWrites(of: database)
-        try server.start()
+        options.server = configuration
+        do {
+            daemon = try Daemon.assemble(options: options, logSink: MemoryLogSink(), clock: realClock ? SystemClock() : clock, fileSystem: fileSystem)
+        } catch {
+            throw TestClient.Failure(description: "assemble failed: \(error)")
+        }
+        try daemon.start(clockThread: realClock)
     }
 
     func stop() {
-        live.stop()
-        server.shutdown()
+        daemon.stop()
         database.log.close()
     }
 

@@ -1,6 +1,9 @@
 import Foundation
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Store
 import Testing
 
@@ -144,8 +147,8 @@ import Testing
     @Test func openAPI_documentsEveryRoute() throws {
         let api = try APIHarness()
         defer { api.stop() }
-        let router = API(rules: api.rules, database: api.database, clock: api.clock, metrics: Metrics(), logger: Logger(level: .error, sink: MemoryLogSink()),
-                         authenticator: Authenticator(tokens: []), rulesPath: nil, isDraining: { false }, openConnections: { 0 }).makeRouter()
+        let router = API(engine: api.engine, hub: api.hub, transport: FixedServerStatus(isDraining: false),
+                         authenticator: Authenticator(tokens: []), rateLimiter: nil).makeRouter()
         let document = try #require(try api.call("GET", "/openapi.json").body)
         #expect(document["openapi"] == "3.1.0")
         for route in router.table {

@@ -1,6 +1,9 @@
 import Foundation
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Store
 import Testing
 
@@ -16,8 +19,8 @@ import Testing
         let api = try APIHarness(tokens: Self.tokens)
         defer { api.stop() }
         _ = try api.call("POST", "/v1/users/u1/events/e", headers: ["Authorization": "Bearer app-secret-0123456789abcd"])
-        let router = API(rules: api.rules, database: api.database, clock: api.clock, metrics: Metrics(), logger: Logger(level: .error, sink: MemoryLogSink()),
-                         authenticator: Authenticator(tokens: []), rulesPath: nil, isDraining: { false }, openConnections: { 0 }).makeRouter()
+        let router = API(engine: api.engine, hub: api.hub, transport: FixedServerStatus(isDraining: false),
+                         authenticator: Authenticator(tokens: []), rateLimiter: nil).makeRouter()
         for route in router.table {
             let path = route.pattern.replacingOccurrences(of: "{user}", with: "u1").replacingOccurrences(of: "{event}", with: "e")
                 .replacingOccurrences(of: "{key}", with: "discount")

@@ -1,7 +1,10 @@
 import Foundation
 import HTTP
 import HTTPFixtures
-import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Synchronization
 import Testing
 #if canImport(Glibc)

@@ -1,5 +1,8 @@
 import Foundation
-import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Testing
 
 @Suite struct DaemonOptionsTests {

@@ -1,6 +1,9 @@
 import Foundation
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Testing
 
 /// Strings a hostile client controls that used to be unbounded or let through: app versions, C1 control

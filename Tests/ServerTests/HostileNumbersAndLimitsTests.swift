@@ -1,6 +1,9 @@
 import Foundation
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Store
 import Testing
 

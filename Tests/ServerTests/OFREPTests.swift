@@ -1,6 +1,9 @@
 import Foundation
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Store
 import Testing
 
@@ -113,7 +116,7 @@ import Testing
             #expect(answer.status == status)
             #expect(answer.headers.filter { $0.0.lowercased() == "access-control-allow-origin" }.map(\.1) == ["*"], "\(status)")
         }
-        let limited = try APIHarness(rulesText: Self.rules, rateLimiter: RateLimiter(rate: 0.01, burst: 1))
+        let limited = try APIHarness(rulesText: Self.rules, rateLimit: (rate: 1, burst: 1))
         defer { limited.stop() }
         _ = try limited.call("POST", "/ofrep/v1/evaluate/flags", json: "{}")
         let refused = try limited.call("POST", "/ofrep/v1/evaluate/flags", json: "{}")

@@ -1,4 +1,7 @@
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Testing
 
 @Suite struct RateLimiterTests {

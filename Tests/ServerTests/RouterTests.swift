@@ -1,5 +1,8 @@
 import HTTP
-import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Synchronization
 import Testing
 

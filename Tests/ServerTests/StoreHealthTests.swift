@@ -1,7 +1,10 @@
 import Foundation
 import HTTP
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Store
 import StoreFixtures
 import Testing
@@ -55,7 +58,7 @@ import Testing
         options.snapshotEvery = 1
         options.fsync = .always
         let sink = MemoryLogSink()
-        let daemon = try Daemon(options: options, logSink: sink)
+        let daemon = try Daemon.assemble(options: options, logSink: sink)
         _ = try daemon.database.writeAndWait(Mutation(user: "u1", now: Instant(milliseconds: 0), actions: [.toggleFlag(flag: "f")]))
         daemon.database.waitForSnapshot()
         let failure = sink.lines.first { $0.contains("snapshot failed") }

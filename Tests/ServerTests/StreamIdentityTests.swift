@@ -1,6 +1,9 @@
 import Foundation
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Store
 import Testing
 
@@ -58,9 +61,9 @@ import Testing
         defer { api.stop() }
         #expect(try api.call("POST", "/v1/users/\(Self.nfcPath)/events/appStarted").status == 200)
         #expect(try api.call("POST", "/v1/users/\(Self.nfdPath)/events/appStarted").status == 200)
-        #expect(api.live.scheduledJobs == 2)
+        #expect(api.engine.scheduledJobs == 2)
         api.clock.advance(5000)
-        api.live.runDue(now: api.clock.now())
+        api.engine.runDue(now: api.clock.now())
         for path in [Self.nfcPath, Self.nfdPath] {
             // The fire is written asynchronously; the read that follows sees it once acknowledged.
             let deadline = ContinuousClock.now + .seconds(2)

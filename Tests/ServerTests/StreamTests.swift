@@ -1,6 +1,9 @@
 import Foundation
 import Rules
-@testable import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Store
 import Testing
 #if canImport(Glibc)
@@ -41,12 +44,12 @@ import Glibc
         let client = try api.stream("/v1/users/u1/stream")
         // The prelude may reach the client just before the stream's user is scheduled (on the server's loop).
         let deadline = ContinuousClock.now + .seconds(2)
-        while api.live.scheduledJobs == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        #expect(api.live.scheduledJobs == 1)
+        while api.engine.scheduledJobs == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(api.engine.scheduledJobs == 1)
         api.clock.advance(3_600_000 - 1)
-        api.live.runDue(now: api.clock.now())
+        api.engine.runDue(now: api.clock.now())
         api.clock.advance(1)
-        api.live.runDue(now: api.clock.now())
+        api.engine.runDue(now: api.clock.now())
         let event = try client.readEvents(1)[0]
         #expect(event.contains(#""key":"promo","value":true,"previous":false"#))
         #expect(event.contains("id: 1-1"))
@@ -298,7 +301,7 @@ import Glibc
         let client = try api.stream("/v1/users/u1/stream?events=trigger")
         #expect(try api.call("POST", "/v1/users/u1/events/appStarted").body?["fired"] == [])
         api.clock.advance(5000)
-        api.live.runDue(now: api.clock.now())
+        api.engine.runDue(now: api.clock.now())
         let event = try client.readEvents(1)[0]
         #expect(event.contains(#""trigger":"later""#))
         #expect(try api.call("GET", "/v1/users/u1").body?["triggers"]?["later"] != nil)
@@ -306,7 +309,7 @@ import Glibc
         _ = try api.call("POST", "/v1/users/u2/events/appStarted")
         _ = try api.call("PATCH", "/v1/users/u2/context", json: #"{"ops": [{"op": "setFlag", "flag": "opted_out", "value": true}]}"#)
         api.clock.advance(5000)
-        api.live.runDue(now: api.clock.now())
+        api.engine.runDue(now: api.clock.now())
         #expect(try api.call("GET", "/v1/users/u2").body?["triggers"] == nil)
     }
 

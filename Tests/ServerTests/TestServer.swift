@@ -1,6 +1,9 @@
 import Foundation
 import HTTP
-import Server
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 import Synchronization
 
 /// A responder that records what reached it and answers by path: `/slow` after a delay on another thread,
@@ -42,20 +45,26 @@ final class RecordingResponder: Responder {
     }
 }
 
+/// Keeps what the transport reported, requests included.
+final class RecordingServerEvents: ServerEventSink {
+    let events = Mutex<[ServerEvent]>([])
+    var wantsRequests: Bool { true }
+    func record(_ event: ServerEvent) { events.withLock { $0.append(event) } }
+}
+
 /// Starts an `HTTPServer` on an ephemeral loopback port for one test.
 struct TestServer {
     static let bigBody: [UInt8] = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }
     static let kilobytes = 64 * 1024
     let server: HTTPServer
     let responder: RecordingResponder
-    let logs = MemoryLogSink()
 
     init(kind: EventLoopKind = .epoll, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, eventLoop: kind, loopCount: 2)
         configure(&configuration)
         responder = RecordingResponder()
-        server = HTTPServer(configuration: configuration, responder: responder, logger: Logger(level: .debug, sink: logs))
-        try server.start()
+        server = HTTPServer(configuration: configuration, events: RecordingServerEvents())
+        try server.start(serving: responder)
     }
 
     var port: Int { server.port }

@@ -1,0 +1,105 @@
+import Engine
+import HTTP
+import HTTPServer
+import Rules
+import Store
+extension API {
+    func registerEvaluation(in router: inout Router) {
+        router.add("GET", "/v1/users/{user}/flags", scope: .evaluate, sync: { request throws(APIError) in try allFlags(request) })
+        router.add("GET", "/v1/users/{user}/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in try oneFlag(request) })
+        router.add("POST", "/v1/evaluate", scope: .evaluate, sync: { request throws(APIError) in try evaluateInline(request) })
+    }
+
+    /// Every flag for a stored user (an unknown user is an empty context, and is not created). The strong ETag is
+    /// a hash of the body, so it changes exactly when the answer does.
+    func allFlags(_ request: Request) throws(APIError) -> HTTPResponse {
+        let user = try user(request)
+        let version = try appVersion(request)
+        let ruleSet = rules.current
+        let context = store.context(of: user) ?? UserContext()
+        let evaluations = ruleSet.evaluateAll(input(context, user: user, now: clock.now(), appVersion: version))
+        metrics.increment("evaluations_total", by: evaluations.count)
+        let body = JSONWriter.write(["flags": .object(JSONObject(evaluations.map { ($0.key, $0.json) }))])
+        let etag = "\"" + ContentHash.hex(body) + "\""
+        if let match = request.headers["If-None-Match"], ETagMatching.matches(match, etag) {
+            return HTTPResponse(status: .notModified, headers: ["ETag": etag])
+        }
+        return .json(.ok, body, headers: ["ETag": etag, "Cache-Control": "no-cache"])
+    }
+
+    func oneFlag(_ request: Request) throws(APIError) -> HTTPResponse {
+        let user = try user(request)
+        let key = request.parameter("key")
+        let ruleSet = rules.current
+        guard let flag = ruleSet.flags[key] else {
+            throw APIError(.notFound, code: "flag_not_found", message: "no flag named '\(key)'", field: "key")
+        }
+        let version = try appVersion(request)
+        let context = store.context(of: user) ?? UserContext()
+        let evaluationInput = input(context, user: user, now: clock.now(), appVersion: version)
+        let evaluation = flag.evaluate(evaluationInput)
+        metrics.increment("evaluations_total")
+        var body: JSONObject = ["key": .string(key)]
+        if case .object(let fields) = evaluation.json { for (name, value) in fields { body[name] = value } }
+        if !flag.metadata.isEmpty { body["metadata"] = .object(flag.metadata) }
+        if let explain = request.query("explain"), explain == "1" || explain == "true" {
+            body["explain"] = flag.explain(evaluationInput)
+        }
+        return .json(.ok, JSONWriter.write(.object(body)))
+    }
+
+    /// `POST /v1/evaluate`: an inline context, evaluated at `at` (default now); nothing is stored.
+    func evaluateInline(_ request: Request) throws(APIError) -> HTTPResponse {
+        let body = try RequestBody.json(request)
+        guard case .object(let fields) = body else { throw APIError.invalidField("body", "the body must be a JSON object") }
+        for key in fields.keys where !["context", "flags", "at", "appVersion", "user"].contains(key) {
+            throw APIError.invalidField(key, "\(key) is not a field of an evaluation request (context, flags, at, appVersion, user)")
+        }
+        let context: UserContext
+        do {
+            // Held to the per-user caps: an inline context is one user's context, and no bigger.
+            context = try ContextJSON.decode(fields["context"] ?? [:], limits: store.limits)
+        } catch {
+            if error.isLimit { throw APIError(.unprocessableContent, code: "limit_exceeded", message: error.message, field: error.field) }
+            throw APIError.invalidField(error.field, error.message)
+        }
+        var now = clock.now()
+        if let value = fields["at"] {
+            guard case .string(let text) = value, let at = ISO8601.parse(text) else { throw APIError.invalidField("at", "at must be an ISO 8601 date-time") }
+            now = at
+        }
+        var user = ""
+        if let value = fields["user"] ?? fields["context"]?["user"] {
+            guard case .string(let text) = value, Identifier.isValid(text) else {
+                throw APIError.invalidField("user", "user must be a user id: 1–256 bytes of UTF-8 without control characters")
+            }
+            user = text
+        }
+        let ruleSet = rules.current
+        var keys = ruleSet.flagKeys
+        if let value = fields["flags"] {
+            guard case .array(let items) = value, items.allSatisfy({ $0.stringValue != nil }) else {
+                throw APIError.invalidField("flags", "flags must be an array of flag keys")
+            }
+            keys = items.compactMap(\.stringValue)
+        }
+        let version = try appVersion(request, body: body)
+        let evaluationInput = input(context, user: user, now: now, appVersion: version ?? (fields["context"]?["appVersion"]?.stringValue))
+        let explain = request.query("explain") == "1"
+        var results = JSONObject()
+        for key in keys {
+            guard let flag = ruleSet.flags[key] else {
+                results[key] = Evaluation.notFound(key).json
+                continue
+            }
+            var result = flag.evaluate(evaluationInput).json
+            if explain, case .object(var fields) = result {
+                fields["explain"] = flag.explain(evaluationInput)
+                result = .object(fields)
+            }
+            results[key] = result
+        }
+        metrics.increment("evaluations_total", by: keys.count)
+        return .json(.ok, JSONWriter.write(["flags": .object(results), "at": .string(ISO8601.format(now))]))
+    }
+}

@@ -1,0 +1,210 @@
+import Engine
+import HTTP
+import HTTPServer
+import Rules
+import Store
+/// The OpenFeature Remote Evaluation Protocol (DESIGN §9): any OpenFeature SDK can use specd as its provider.
+extension API {
+    func registerOFREP(in router: inout Router) {
+        router.add("POST", "/ofrep/v1/evaluate/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in ofrepSingle(request) })
+        router.add("POST", "/ofrep/v1/evaluate/flags", scope: .evaluate, sync: { request throws(APIError) in ofrepBulk(request) })
+        router.add("POST", "/ofrep/v1/evaluate/flags/", scope: .evaluate, sync: { request throws(APIError) in ofrepBulk(request) })
+        router.add("GET", "/ofrep/v1/events", scope: .evaluate) { request, sink in openRefetchStream(request, sink) }
+        // CORS preflights carry no credentials: they are answered without auth.
+        for path in ["/ofrep/v1/evaluate/flags/{key}", "/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/", "/ofrep/v1/events"] {
+            router.add("OPTIONS", path, sync: { _ throws(APIError) in
+                HTTPResponse(status: .noContent, headers: ["Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+                                                           "Access-Control-Allow-Headers": Self.corsAllowedHeaders,
+                                                           "Access-Control-Max-Age": "600"])
+            })
+        }
+        router.setHeaders(Self.corsHeaders, forPathsStartingWith: "/ofrep/")
+    }
+
+    /// Browsers may call OFREP from any origin, and must see every answer, refusals included (a 401 or 429
+    /// without these reaches a browser SDK as a network error). `ETag` is exposed so they can send
+    /// `If-None-Match`, `Retry-After` so they can back off, `X-Request-Id` so they can report a request.
+    static let corsHeaders: HTTPHeaders = ["Access-Control-Allow-Origin": "*",
+                                           "Access-Control-Expose-Headers": "ETag, Retry-After, X-Request-Id"]
+
+    /// What a browser may send: OFREP reads `X-App-Version`; `EventSource` resends `Last-Event-ID`.
+    static let corsAllowedHeaders = "Content-Type, Authorization, X-API-Key, If-None-Match, X-App-Version, X-Request-Id, Last-Event-ID"
+
+    /// `POST /ofrep/v1/evaluate/flags`: every flag, each a success or error item; strong ETag over the body.
+    func ofrepBulk(_ request: Request) -> HTTPResponse {
+        let user: String
+        let context: UserContext
+        do {
+            (user, context) = try ofrepContext(request)
+        } catch {
+            return .json(.badRequest, JSONWriter.write(["errorCode": "INVALID_CONTEXT", "errorDetails": .string(error.details)]))
+        }
+        let ruleSet = rules.current
+        let evaluationInput = input(context, user: user, now: clock.now(), appVersion: request.headers["X-App-Version"])
+        var items: [JSONValue] = []
+        for key in ruleSet.flagKeys {
+            let flag = ruleSet.flags[key]!
+            let evaluation = flag.evaluate(evaluationInput)
+            if let code = evaluation.errorCode {
+                items.append(["key": .string(key), "errorCode": .string(code.rawValue),
+                              "errorDetails": .string(evaluation.errorMessage ?? code.rawValue), "metadata": .object(flag.metadata)])
+            } else {
+                items.append(ofrepSuccess(evaluation, flag: flag))
+            }
+        }
+        metrics.increment("evaluations_total", by: items.count)
+        var query = "targetingKey=" + (user.addingPercentEncodingForQuery())
+        if user.isEmpty { query = "" }
+        let body = JSONWriter.write(["flags": .array(items), "metadata": [:],
+                                     "eventStreams": [["type": "sse", "endpoint": ["requestUri": .string("/ofrep/v1/events" + (query.isEmpty ? "" : "?" + query))]]]])
+        let etag = "\"" + ContentHash.hex(body) + "\""
+        if let match = request.headers["If-None-Match"], ETagMatching.matches(match, etag) {
+            return HTTPResponse(status: .notModified, headers: ["ETag": etag])
+        }
+        return .json(.ok, body, headers: ["ETag": etag])
+    }
+
+    /// The OFREP event stream: notification only, `refetchEvaluation` whenever this subscriber's answers may
+    /// have changed (a write to its user, a reload, the clock).
+    func openRefetchStream(_ request: Request, _ sink: ResponseSink) {
+        let user = request.query("targetingKey") ?? ""
+        guard user.isEmpty || Identifier.isValid(user) else {
+            sink.send(APIError.invalidField("targetingKey", "targetingKey must be 1-256 bytes of UTF-8 without control characters").response)
+            return
+        }
+        guard hub.streamCount < hub.options.maxStreams else {
+            sink.send(APIError.unavailable("too_many_streams", "the server has reached its stream limit", retryAfter: 5).response)
+            return
+        }
+        var values: [ByteKey: JSONValue] = [:]
+        let ruleSet = rules.current
+        let context = user.isEmpty ? UserContext() : store.context(of: user) ?? UserContext()
+        for evaluation in ruleSet.evaluateAll(input(context, user: user, now: clock.now(), appVersion: nil)) {
+            values[ByteKey(evaluation.key)] = evaluation.value ?? .null
+        }
+        guard let stream = sink.stream(headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"]) else {
+            sink.send(APIError(.internalServerError, code: "streaming_unsupported", message: "this connection cannot stream").response)
+            return
+        }
+        // A HEAD request got its head and a closed stream: nothing to subscribe.
+        guard !stream.isClosed else { return }
+        // The empty user id names no user: such a stream hears reloads only.
+        guard hub.subscribe(stream, user: user, flags: nil, types: nil, refetchOnly: true, lastEventID: nil,
+                            currentValues: values, resetState: { [:] }) else {
+            stream.close()
+            return
+        }
+        if !user.isEmpty { engine.subscribed(user: user) }
+    }
+
+    /// Why an OFREP request's context was refused (`INVALID_CONTEXT`).
+    struct OFREPContextError: Error {
+        let details: String
+    }
+
+    /// The request's context: `targetingKey` is the user id; the stored user's context is merged under the
+    /// request's attributes (the request wins). Undecodable JSON is an error, and so is a context past the per-user
+    /// caps on attributes (their number, name and value sizes): one request must not build a context no user could
+    /// have. Building it is linear in the body.
+    func ofrepContext(_ request: Request) throws(OFREPContextError) -> (user: String, context: UserContext) {
+        let malformed = OFREPContextError(details: "the body is not a JSON object with an object 'context'")
+        var user = ""
+        var attributes: [(String, JSONValue)] = []
+        if !request.body.isEmpty {
+            guard let body = try? JSONParser().parse(request.body), case .object(let root) = body else { throw malformed }
+            if let context = root["context"] {
+                guard case .object(let object) = context else { throw malformed }
+                let limits = store.limits
+                attributes.reserveCapacity(object.count)
+                for (name, value) in object {
+                    if name == "targetingKey" {
+                        if case .string(let key) = value { user = key }
+                        continue
+                    }
+                    if name.utf8.count > limits.maxKeyBytes {
+                        throw OFREPContextError(details: "context.\(name): " + ContextLimits.describe(.keyBytes, limits.maxKeyBytes))
+                    }
+                    if limits.maxAttributeValueBytes < .max, JSONWriter.write(value).count > limits.maxAttributeValueBytes {
+                        throw OFREPContextError(details: "context.\(name): " + ContextLimits.describe(.attributeValueBytes, limits.maxAttributeValueBytes))
+                    }
+                    attributes.append((name, value))
+                }
+                if attributes.count > limits.maxAttributes {
+                    throw OFREPContextError(details: "context: " + ContextLimits.describe(.attributes, limits.maxAttributes))
+                }
+            }
+        }
+        var context = (Identifier.isValid(user) ? store.context(of: user) : nil) ?? UserContext()
+        for (name, value) in attributes { context.attributes[name] = value }
+        return (user, context)
+    }
+
+    func ofrepError(_ status: HTTPStatus, key: String, code: String, details: String) -> HTTPResponse {
+        .json(status, JSONWriter.write(["key": .string(key), "errorCode": .string(code), "errorDetails": .string(details), "metadata": [:]]))
+    }
+
+    func ofrepSingle(_ request: Request) -> HTTPResponse {
+        let key = request.parameter("key")
+        let user: String
+        let context: UserContext
+        do {
+            (user, context) = try ofrepContext(request)
+        } catch {
+            return ofrepError(.badRequest, key: key, code: "INVALID_CONTEXT", details: error.details)
+        }
+        let ruleSet = rules.current
+        guard let flag = ruleSet.flags[key] else {
+            return ofrepError(.notFound, key: key, code: "FLAG_NOT_FOUND", details: "flag '\(key)' is not defined")
+        }
+        let evaluation = flag.evaluate(input(context, user: user, now: clock.now(), appVersion: request.headers["X-App-Version"]))
+        metrics.increment("evaluations_total")
+        if let code = evaluation.errorCode {
+            return ofrepError(.badRequest, key: key, code: code.rawValue, details: evaluation.errorMessage ?? code.rawValue)
+        }
+        return .json(.ok, JSONWriter.write(ofrepSuccess(evaluation, flag: flag)))
+    }
+
+    /// `{key, reason, variant, value?, metadata}`: no `value` when nothing was decided (disabled, no default), so
+    /// the caller's code default applies. `variant` is always present (SDKs such as the Python OFREP provider
+    /// require the key): the variant name, a name for native flags' answers, the default variant of a disabled
+    /// flag, or null.
+    func ofrepSuccess(_ evaluation: Evaluation, flag: Flag) -> JSONValue {
+        var body: JSONObject = ["key": .string(evaluation.key), "reason": .string(evaluation.reason.rawValue)]
+        if let value = evaluation.value {
+            body["variant"] = .string(evaluation.variant ?? Self.nativeVariantName(evaluation, value: value))
+            body["value"] = value
+        } else if case .flagd(let flagd) = flag.body, let name = flagd.defaultVariant {
+            body["variant"] = .string(name)
+        } else {
+            body["variant"] = .null
+        }
+        body["metadata"] = .object(flag.metadata)
+        return .object(body)
+    }
+
+    /// Native specd answers have no variant names: booleans are named by their value, decisions by the case.
+    static func nativeVariantName(_ evaluation: Evaluation, value: JSONValue) -> String {
+        if case .bool(let flag) = value, evaluation.index == nil { return flag ? "true" : "false" }
+        if let index = evaluation.index { return evaluation.reason == .targetingMatch || evaluation.reason == .split ? "case-\(index)" : "fallback" }
+        return JSONWriter.string(value)
+    }
+}
+
+extension String {
+    /// Percent-encodes everything outside RFC 3986's unreserved set, for a query value.
+    func addingPercentEncodingForQuery() -> String {
+        var out = ""
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(Character(Unicode.Scalar(byte)))
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}

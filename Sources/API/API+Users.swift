@@ -1,0 +1,133 @@
+import Engine
+import HTTP
+import HTTPServer
+import Rules
+import Store
+extension API {
+    func registerUsers(in router: inout Router) {
+        router.add("POST", "/v1/users/{user}/events/{event}", scope: .write) { request, sink in donate(request, sink) }
+        router.add("GET", "/v1/users/{user}/events/{event}", scope: .evaluate, sync: { request throws(APIError) in try donationSummary(request) })
+        router.add("DELETE", "/v1/users/{user}/events/{event}", scope: .write) { request, sink in resetDonations(request, sink) }
+        router.add("PATCH", "/v1/users/{user}/context", scope: .write) { request, sink in updateContext(request, sink) }
+        router.add("GET", "/v1/users/{user}", scope: .evaluate, sync: { request throws(APIError) in try readUser(request) })
+        router.add("DELETE", "/v1/users/{user}", scope: .admin) { request, sink in eraseUser(request, sink) }
+    }
+
+    /// The event name from the path. Its length limit (`limits.maxKeyBytes`) is the store's to enforce.
+    func event(_ request: Request) throws(APIError) -> String {
+        let event = request.parameter("event")
+        guard Identifier.isValidKey(event) else { throw APIError.invalidField("event", "the event name must be non-empty UTF-8 without control characters") }
+        return event
+    }
+
+    /// A refused write: a reducer refusal is 422 with its own code (`overflow`, `limit_exceeded`,
+    /// `invalid_operation`) and names the field at fault, `ops[i]…` for a context update or `event` for a donation.
+    func writeError(_ error: StoreError, donation: Bool = false) -> APIError {
+        guard case .rejected(let refusal) = error else { return storeError(error) }
+        let field = donation ? "event" : refusal.field
+        return APIError(.unprocessableContent, code: refusal.code, message: "\(field): \(refusal.message)", field: field)
+    }
+
+    /// `POST /v1/users/{u}/events/{e}`: count, first/last, history, `events[e]`, then immediate triggers, in one
+    /// logged step; answered once durable with the new summary, the flags that changed and what fired.
+    func donate(_ request: Request, _ sink: ResponseSink) {
+        do throws(APIError) {
+            let user = try user(request)
+            let event = try event(request)
+            let body = try RequestBody.json(request, allowEmpty: true)
+            guard case .object(let fields) = body else { throw APIError.invalidField("body", "the body must be a JSON object") }
+            for key in fields.keys where !["at", "appVersion", "payload"].contains(key) {
+                throw APIError.invalidField(key, "\(key) is not a field of a donation (at, appVersion, payload)")
+            }
+            let now = clock.now()
+            var at = now
+            if let value = fields["at"] {
+                guard case .string(let text) = value, let parsed = ISO8601.parse(text) else {
+                    throw APIError.invalidField("at", "at must be an ISO 8601 date-time")
+                }
+                at = parsed
+            }
+            let version = try appVersion(request, body: body)
+            engine.donate(user: user, event: event, at: at, appVersion: version, now: now) { result in
+                switch result {
+                case .failure(let error):
+                    sink.send(writeError(error, donation: true).response)
+                case .success(let outcome):
+                    var summary = JSONValue.null
+                    for case .donated(let name, let donation) in outcome.applied.effects where name == event {
+                        summary = ContextJSON.summary(donation, includeRecent: false)
+                    }
+                    let fired: [JSONValue] = outcome.fired.map { ["trigger": .string($0.trigger), "at": .string(ISO8601.format($0.at))] }
+                    let body: JSONValue = ["seq": .int(Int(outcome.seq)), "event": summary, "changed": .array(outcome.changes.map(\.json)),
+                                           "fired": .array(fired)]
+                    sink.send(.json(.ok, JSONWriter.write(body)))
+                }
+            }
+        } catch {
+            sink.send(error.response)
+        }
+    }
+
+    func donationSummary(_ request: Request) throws(APIError) -> HTTPResponse {
+        let user = try user(request)
+        let event = try event(request)
+        guard let context = store.context(of: user) else { throw APIError.notFound("no user '\(user)'") }
+        let summary = context.donations[event].map { ContextJSON.summary($0) }
+            ?? ["count": 0, "first": .null, "last": .null, "recent": []]
+        return .json(.ok, JSONWriter.write(["user": .string(user), "event": .string(event), "summary": summary]))
+    }
+
+    func resetDonations(_ request: Request, _ sink: ResponseSink) {
+        do throws(APIError) {
+            let user = try user(request)
+            let event = try event(request)
+            guard store.context(of: user) != nil else { throw APIError.notFound("no user '\(user)'") }
+            commit(Mutation(user: user, now: clock.now(), actions: [.resetDonations(event: event)]), request: request, sink: sink)
+        } catch {
+            sink.send(error.response)
+        }
+    }
+
+    /// `PATCH /v1/users/{u}/context`: a batch of ops applied all or nothing.
+    func updateContext(_ request: Request, _ sink: ResponseSink) {
+        do throws(APIError) {
+            let user = try user(request)
+            let now = clock.now()
+            let actions = try OperationDecoder.decode(try RequestBody.json(request), now: now)
+            commit(Mutation(user: user, now: now, actions: actions), request: request, sink: sink)
+        } catch {
+            sink.send(error.response)
+        }
+    }
+
+    func eraseUser(_ request: Request, _ sink: ResponseSink) {
+        do throws(APIError) {
+            let user = try user(request)
+            guard store.context(of: user) != nil else { throw APIError.notFound("no user '\(user)'") }
+            commit(Mutation(user: user, now: clock.now(), actions: [.erase]), request: request, sink: sink, reportChanges: false)
+        } catch {
+            sink.send(error.response)
+        }
+    }
+
+    /// Applies a mutation and answers `{seq, changed}` once it is acknowledged.
+    func commit(_ mutation: Mutation, request: Request, sink: ResponseSink, reportChanges: Bool = true) {
+        let version = try? appVersion(request)
+        engine.update(mutation, appVersion: version ?? nil) { result in
+            switch result {
+            case .failure(let error):
+                sink.send(writeError(error).response)
+            case .success(let outcome):
+                var body: JSONObject = ["seq": .int(Int(outcome.seq))]
+                if reportChanges { body["changed"] = .array(outcome.changes.map(\.json)) }
+                sink.send(.json(.ok, JSONWriter.write(.object(body))))
+            }
+        }
+    }
+
+    func readUser(_ request: Request) throws(APIError) -> HTTPResponse {
+        let user = try user(request)
+        guard let context = store.context(of: user) else { throw APIError.notFound("no user '\(user)'") }
+        return .json(.ok, JSONWriter.write(ContextJSON.encode(user: user, context)))
+    }
+}

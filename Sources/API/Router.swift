@@ -1,0 +1,152 @@
+import Engine
+import HTTP
+import HTTPServer
+/// Method + path-pattern routing. Patterns are literal segments and `{name}` parameters, matched against the raw
+/// path; parameters are percent-decoded. A path that matches with another method answers 405 with `Allow`.
+public struct Router: Responder {
+    public typealias Handler = @Sendable (Request, ResponseSink) -> Void
+    public typealias SyncHandler = @Sendable (Request) throws(APIError) -> HTTPResponse
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    struct Route: Sendable {
+        let method: String
+        let pattern: String
+        let segments: [Segment]
+        let scope: Scope?
+        let handler: Handler
+    }
+
+    private(set) var routes: [Route] = []
+    /// Checks a request against the route's scope before the handler runs; `nil` lets it through.
+    public var authorize: @Sendable (Request, Scope?) -> APIError? = { _, _ in nil }
+    /// Told of every routed response: pattern, method, status, seconds from request to response.
+    public var observe: (@Sendable (String, String, Int, Double) -> Void)?
+    /// Headers set on every answer under a path prefix, whoever makes it: handlers, refusals (401, 403, 429),
+    /// 404 and 405 alike. CORS needs this: a browser that gets a refusal without them reports a network error.
+    private(set) var prefixHeaders: [(prefix: String, headers: HTTPHeaders)] = []
+
+    public init() {}
+
+    /// Every registered `(method, pattern, scope)`, for the OpenAPI completeness check and the auth matrix.
+    public var table: [(method: String, pattern: String, scope: Scope?)] { routes.map { ($0.method, $0.pattern, $0.scope) } }
+
+    public mutating func add(_ method: String, _ pattern: String, scope: Scope? = nil, _ handler: @escaping Handler) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> Segment in
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+        }
+        routes.append(Route(method: method, pattern: pattern, segments: segments, scope: scope, handler: handler))
+    }
+
+    /// Sets `headers` on every answer to a path starting with `prefix`, streams' heads included.
+    public mutating func setHeaders(_ headers: HTTPHeaders, forPathsStartingWith prefix: String) {
+        prefixHeaders.append((prefix, headers))
+    }
+
+    /// Registers a handler that answers at once; a thrown `APIError` becomes its error response.
+    public mutating func add(_ method: String, _ pattern: String, scope: Scope? = nil, sync handler: @escaping SyncHandler) {
+        let handler: Handler = { request, sink in
+            do throws(APIError) {
+                sink.send(try handler(request))
+            } catch {
+                sink.send(error.response)
+            }
+        }
+        add(method, pattern, scope: scope, handler)
+    }
+
+    public func respond(to request: Request, sink given: ResponseSink) {
+        let path = request.path
+        let sink = prefixHeaders.isEmpty ? given
+            : prefixHeaders.first(where: { path.hasPrefix($0.prefix) }).map { Self.setting($0.headers, on: given) } ?? given
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        var allowed: [String] = []
+        for route in routes where route.segments.count == parts.count && literalsMatch(route.segments, parts) {
+            guard route.method == request.method || (request.method == "HEAD" && route.method == "GET") else {
+                allowed.append(route.method)
+                continue
+            }
+            // Parameters are decoded once, for the route that won.
+            guard let decoded = decodeParameters(route.segments, parts) else {
+                sink.send(APIError(.badRequest, code: "invalid_path", message: "the path contains a malformed percent-escape").response)
+                return
+            }
+            var routed = request
+            routed.parameters = decoded
+            var target = sink
+            if let observe {
+                let started = ContinuousClock.now
+                let pattern = route.pattern
+                let method = request.method
+                let deliver: @Sendable (HTTPResponse) -> Void = { response in
+                    let elapsed = ContinuousClock.now - started
+                    observe(pattern, method, response.status.code, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    sink.send(response)
+                }
+                var openStream: (@Sendable (HTTPHeaders) -> EventStream)?
+                if let open = sink.openStream {
+                    openStream = { headers in
+                        observe(pattern, method, 200, 0)
+                        return open(headers)
+                    }
+                }
+                target = ResponseSink(deliver: deliver, openStream: openStream)
+            }
+            if let refusal = authorize(routed, route.scope) {
+                target.send(refusal.response)
+                return
+            }
+            route.handler(routed, target)
+            return
+        }
+        if allowed.isEmpty {
+            sink.send(APIError.notFound("no route for \(request.method) \(path)").response)
+            return
+        }
+        if allowed.contains("GET") { allowed.append("HEAD") }
+        let allow = Array(Set(allowed)).sorted().joined(separator: ", ")
+        sink.send(APIError(.methodNotAllowed, code: "method_not_allowed",
+                           message: "\(request.method) is not allowed on \(path); allowed: \(allow)",
+                           headers: ["Allow": allow]).response)
+    }
+
+    private static func setting(_ extra: HTTPHeaders, on sink: ResponseSink) -> ResponseSink {
+        var openStream: (@Sendable (HTTPHeaders) -> EventStream)?
+        if let open = sink.openStream {
+            openStream = { headers in
+                var headers = headers
+                for field in extra { headers.set(field.name, field.value) }
+                return open(headers)
+            }
+        }
+        return ResponseSink(deliver: { response in
+            var response = response
+            for field in extra { response.headers.set(field.name, field.value) }
+            sink.send(response)
+        }, openStream: openStream)
+    }
+
+    private func literalsMatch(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> Bool {
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let literal): if part != literal { return false }
+            case .parameter: if part.isEmpty { return false }
+            }
+        }
+        return true
+    }
+
+    /// `nil` when a parameter is not valid percent-encoded UTF-8.
+    private func decodeParameters(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> [(name: String, value: String)]? {
+        var parameters: [(name: String, value: String)] = []
+        for (segment, part) in zip(segments, parts) {
+            guard case .parameter(let name) = segment else { continue }
+            guard let value = PercentDecoding.decode(part) else { return nil }
+            parameters.append((name, value))
+        }
+        return parameters
+    }
+}

@@ -1,0 +1,306 @@
+import Engine
+import Foundation
+import HTTP
+import HTTPServer
+import Rules
+import Synchronization
+/// Every live stream, the events recently sent (for `Last-Event-ID` resume), and the fan-out. Each event is
+/// serialized once and the same bytes go to every stream that wants it (DESIGN §6).
+///
+/// Users and flag keys are matched by their bytes (`ByteKey`, `String.bytesEqual`), never by `String` equality:
+/// NFC and NFD `café` are two users, and one must never hear the other's events.
+public final class StreamHub: Sendable {
+    public struct Options: Sendable {
+        public var maxStreams = 10_000
+        public var retainEvents = 10_000
+        public var retainFor: Duration = .seconds(600)
+        /// The window is also bounded by bytes: an event's size is the client's to choose (a `context` event carries
+        /// the user's whole context, up to megabytes at the per-user caps), so a count alone bounds nothing.
+        public var retainBytes = 64 << 20
+        public init() {}
+    }
+
+    struct Subscriber {
+        let stream: EventStream
+        let user: String?
+        let flags: Set<ByteKey>?
+        let types: Set<String>?
+        /// `?include=context`: also `context` events after each write.
+        let includeContext: Bool
+        /// An OFREP event stream: every event becomes one `refetchEvaluation` notification.
+        let refetchOnly: Bool
+        /// The value of each flag as this stream last saw it: flag events go out only on a real change.
+        var lastSeen: [ByteKey: JSONValue]
+    }
+
+    struct Retained {
+        let id: EventID
+        let user: String?
+        let type: String
+        let flag: String?
+        /// For flag events, the value sent (replays update the stream's last seen value).
+        let value: JSONValue?
+        let bytes: [UInt8]
+        let at: ContinuousClock.Instant
+    }
+
+    struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var byUser: [ByteKey: Set<Int>] = [:]
+        /// Streams for every user (`GET /v1/stream`).
+        var global: [Int] = []
+        /// Streams with `?include=context`, global and per user: counted so a write need not scan streams to ask.
+        var globalWithContext = 0
+        var withContextByUser: [ByteKey: Int] = [:]
+        /// Users whose last context stream closed recently: their context events are still made and retained for
+        /// `retainFor`, so a client that reconnects with `Last-Event-ID` gets the writes it missed meanwhile.
+        var contextWantedUntil: [ByteKey: ContinuousClock.Instant] = [:]
+        var contextWantedPruneAt = 1024
+        var globalContextWantedUntil: ContinuousClock.Instant?
+        var nextSubscriber = 0
+        var lastID: EventID
+        /// The oldest id that can still be resumed from: anything older gets a `reset`.
+        var resumableAfter: EventID
+        /// Retained events from `retainedStart` on; the prefix is dropped in bulk, not one memmove per event.
+        var retained: [Retained] = []
+        var retainedStart = 0
+        /// Bytes held by `retained[retainedStart...]`.
+        var retainedBytes = 0
+        var dropped = 0
+        var sent = 0
+    }
+
+    /// Up to this many receivers, the publishing thread writes an event to each socket itself (no wake-up of the
+    /// streams' loops); beyond it, each loop writes its share in parallel.
+    static let directFanOut = 16
+
+    public let options: Options
+    private let state: Mutex<State>
+    /// Streams that closed since the state was last locked. A stream may close while the hub is sending to it
+    /// (its connection writes inline on the loop thread): the close is queued here, never taken under `state`.
+    private let closed = Mutex<[(number: Int, reason: EventStream.CloseReason)]>([])
+
+    /// `startSeq` is the log's last seq at start: ids from an earlier run are not resumable.
+    public init(options: Options = Options(), startSeq: UInt64) {
+        self.options = options
+        state = Mutex(State(lastID: EventID(seq: startSeq), resumableAfter: EventID(seq: startSeq)))
+    }
+
+    public var streamCount: Int { withState { $0.subscribers.count } }
+    public var droppedSlowStreams: Int { withState { $0.dropped } }
+    public var lastID: EventID { withState { $0.lastID } }
+
+    public func subscribedUsers() -> [String] { withState { $0.byUser.keys.map(\.string) } }
+
+    public func hasSubscribers(for user: String) -> Bool {
+        withState { !($0.byUser[ByteKey(user)]?.isEmpty ?? true) }
+    }
+
+    public func wantsContext(for user: String) -> Bool {
+        withState { state in
+            let key = ByteKey(user)
+            if state.globalWithContext > 0 || state.withContextByUser[key] != nil { return true }
+            let now = ContinuousClock.now
+            if let until = state.globalContextWantedUntil, until > now { return true }
+            guard let until = state.contextWantedUntil[key] else { return false }
+            if until > now { return true }
+            state.contextWantedUntil[key] = nil
+            return false
+        }
+    }
+
+    /// Registers a stream. With a `Last-Event-ID` inside the retained window the missed events are replayed;
+    /// an older one gets one `reset` with `resetState`, then live events. `nil` when the stream cap is reached.
+    func subscribe(_ stream: EventStream, user: String?, flags: Set<ByteKey>?, types: Set<String>?, includeContext: Bool = false,
+                   refetchOnly: Bool = false, lastEventID: EventID?,
+                   currentValues: [ByteKey: JSONValue], resetState: () -> JSONValue) -> Bool {
+        let accepted = withState { state -> Bool in
+            guard state.subscribers.count < options.maxStreams else { return false }
+            let number = state.nextSubscriber
+            state.nextSubscriber += 1
+            var subscriber = Subscriber(stream: stream, user: user, flags: flags, types: types, includeContext: includeContext,
+                                        refetchOnly: refetchOnly, lastSeen: currentValues)
+            var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
+            if let lastEventID {
+                if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
+                    for event in state.retained[state.retainedStart...] where event.id > lastEventID && wants(subscriber, event) {
+                        prelude += event.bytes
+                        if let flag = event.flag, let value = event.value { subscriber.lastSeen[ByteKey(flag)] = value }
+                    }
+                } else {
+                    let reset = SSEEncoder.encode(SSEEvent(id: state.lastID.description, event: "reset", data: JSONWriter.string(resetState())))
+                    prelude += reset
+                }
+            }
+            stream.send(prelude)
+            state.subscribers[number] = subscriber
+            if let user {
+                state.byUser[ByteKey(user), default: []].insert(number)
+                if includeContext { state.withContextByUser[ByteKey(user), default: 0] += 1 }
+            } else {
+                state.global.append(number)
+                if includeContext { state.globalWithContext += 1 }
+            }
+            stream.onClose { [weak self] reason in self?.unsubscribe(number, reason: reason) }
+            return true
+        }
+        return accepted
+    }
+
+    /// The state, with every stream closed meanwhile removed first.
+    private func withState<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+        state.withLock { state in
+            let gone = closed.withLock { list in
+                defer { list.removeAll() }
+                return list
+            }
+            for (number, reason) in gone { remove(number, reason: reason, from: &state) }
+            return body(&state)
+        }
+    }
+
+    private func unsubscribe(_ number: Int, reason: EventStream.CloseReason) {
+        closed.withLock { $0.append((number, reason)) }
+    }
+
+    private func remove(_ number: Int, reason: EventStream.CloseReason, from state: inout State) {
+        guard let subscriber = state.subscribers.removeValue(forKey: number) else { return }
+        if reason == .slowConsumer { state.dropped += 1 }
+        if let user = subscriber.user.map({ ByteKey($0) }) {
+            state.byUser[user]?.remove(number)
+            if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+            if subscriber.includeContext, let count = state.withContextByUser[user] {
+                state.withContextByUser[user] = count > 1 ? count - 1 : nil
+                state.contextWantedUntil[user] = .now + options.retainFor
+                pruneContextWanted(&state)
+            }
+        } else {
+            state.global.removeAll { $0 == number }
+            if subscriber.includeContext {
+                state.globalWithContext -= 1
+                state.globalContextWantedUntil = .now + options.retainFor
+            }
+        }
+    }
+
+    /// Drops expired entries once the table has doubled since the last sweep: amortized O(1) per close.
+    private func pruneContextWanted(_ state: inout State) {
+        guard state.contextWantedUntil.count >= state.contextWantedPruneAt else { return }
+        let now = ContinuousClock.now
+        state.contextWantedUntil = state.contextWantedUntil.filter { $0.value > now }
+        state.contextWantedPruneAt = max(1024, state.contextWantedUntil.count * 2)
+    }
+
+    private func wants(_ subscriber: Subscriber, _ event: Retained) -> Bool {
+        if event.type == "context", !subscriber.includeContext { return false }
+        if let user = subscriber.user, let eventUser = event.user, !eventUser.bytesEqual(user) { return false }
+        if let types = subscriber.types, !types.contains(event.type) { return false }
+        if let flags = subscriber.flags, let flag = event.flag, !flags.contains(ByteKey(flag)) { return false }
+        if subscriber.user != nil, event.user == nil, event.type != "rules" { return false }
+        return true
+    }
+
+    /// A flag change for a user: sent to each interested stream whose last seen value differs; retained.
+    func publishFlag(user: String, key: String, evaluation: Evaluation, previous: JSONValue?, seq: UInt64?) {
+        let value = evaluation.value ?? .null
+        withState { state in
+            let id = nextID(&state, seq: seq)
+            var data: JSONObject = ["user": .string(user), "key": .string(key), "value": value]
+            if let variant = evaluation.variant { data["variant"] = .string(variant) }
+            data["previous"] = previous ?? .null
+            data["reason"] = .string(evaluation.reason.rawValue)
+            data["seq"] = .int(Int(id.seq))
+            let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: "flag", data: JSONWriter.string(.object(data))))
+            let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, bytes: bytes, at: .now)
+            retain(&state, event)
+            let frame = EventFrame(bytes)
+            var refetch: EventFrame?
+            let numbers = targets(state, user: user)
+            let direct = numbers.count <= Self.directFanOut
+            let flagKey = ByteKey(key)
+            for number in numbers {
+                guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
+                if subscriber.user != nil, subscriber.lastSeen[flagKey] == value { continue }
+                // Updated in place: copying the subscriber out and back would copy its map for every stream.
+                state.subscribers[number]!.lastSeen[flagKey] = value
+                if subscriber.refetchOnly {
+                    if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
+                    subscriber.stream.send(refetch!, direct: direct)
+                } else {
+                    subscriber.stream.send(frame, direct: direct)
+                }
+                state.sent += 1
+            }
+        }
+    }
+
+    func publish(type: String, user: String?, data: JSONValue, seq: UInt64?) {
+        withState { state in
+            let id = nextID(&state, seq: seq)
+            let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: type, data: JSONWriter.string(data)))
+            let event = Retained(id: id, user: user, type: type, flag: nil, value: nil, bytes: bytes, at: .now)
+            retain(&state, event)
+            let numbers = user.map { targets(state, user: $0) } ?? Array(state.subscribers.keys)
+            let direct = numbers.count <= Self.directFanOut
+            let frame = EventFrame(bytes)
+            var refetch: EventFrame?
+            for number in numbers {
+                guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
+                if subscriber.refetchOnly {
+                    // Triggers and context do not change evaluations; rules do.
+                    if type == "rules" {
+                        if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
+                        subscriber.stream.send(refetch!, direct: direct)
+                    }
+                    continue
+                }
+                subscriber.stream.send(frame, direct: direct)
+                state.sent += 1
+            }
+        }
+    }
+
+    /// `{"type": "refetchEvaluation", "etag", "lastModified"}` (OFREP): the id doubles as the etag.
+    private func refetchBytes(_ id: EventID) -> [UInt8] {
+        let data: JSONValue = ["type": "refetchEvaluation", "etag": .string(id.description),
+                               "lastModified": .int(Int(Date().timeIntervalSince1970))]
+        return SSEEncoder.encode(SSEEvent(id: id.description, event: "message", data: JSONWriter.string(data)))
+    }
+
+    public func lastSeen(user: String) -> [[ByteKey: JSONValue]] {
+        withState { state in (state.byUser[ByteKey(user)] ?? []).compactMap { state.subscribers[$0]?.lastSeen } }
+    }
+
+    private func targets(_ state: State, user: String) -> [Int] {
+        Array(state.byUser[ByteKey(user)] ?? []) + state.global
+    }
+
+    private func nextID(_ state: inout State, seq: UInt64?) -> EventID {
+        let id: EventID
+        if let seq, seq > state.lastID.seq {
+            id = EventID(seq: seq)
+        } else {
+            id = EventID(seq: state.lastID.seq, index: state.lastID.index + 1)
+        }
+        state.lastID = id
+        return id
+    }
+
+    private func retain(_ state: inout State, _ event: Retained) {
+        state.retained.append(event)
+        state.retainedBytes += event.bytes.count
+        let horizon = ContinuousClock.now - options.retainFor
+        var start = state.retainedStart
+        while start < state.retained.count, state.retained.count - start > options.retainEvents
+                || state.retained[start].at < horizon || state.retainedBytes > options.retainBytes {
+            state.retainedBytes -= state.retained[start].bytes.count
+            start += 1
+        }
+        if start > state.retainedStart { state.resumableAfter = state.retained[start - 1].id }
+        state.retainedStart = start
+        if start > 1024, start * 2 > state.retained.count {
+            state.retained.removeFirst(start)
+            state.retainedStart = 0
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Rules
+import Store
+
+/// The use cases, with no HTTP: one write path, one rules host, the clock.
+///
+/// Threads: every method may be called from any thread. A write's domain completion (flag diff, events,
+/// metrics, the delayed triggers it schedules) runs on the thread that acknowledged it in the log, in the order
+/// the user's shard applied the writes — that order is what keeps a stream's events in write order — and then
+/// hands the outcome to the caller's completion, still on that thread. Callers that own a thread (a connection's
+/// loop) hop back to it themselves; the engine never decides it by fsync policy or batch size.
+public final class Engine: Sendable {
+    public let rules: RulesHost
+    public let store: ContextStore
+    public let clock: WallClock
+    public let metrics: Metrics
+    public let logger: Logger
+    private let subscribers: Subscribers
+    private let timekeeperBox: TimekeeperBox
+
+    public init(rules: RulesHost, store: ContextStore, subscribers: Subscribers, clock: WallClock, metrics: Metrics = Metrics(),
+                logger: Logger) {
+        self.rules = rules
+        self.store = store
+        self.subscribers = subscribers
+        self.clock = clock
+        self.metrics = metrics
+        self.logger = logger
+        timekeeperBox = TimekeeperBox()
+        timekeeperBox.timekeeper = Timekeeper(subscribers: subscribers, rules: rules, store: store, clock: clock) { [unowned self] mutation, request in
+            write(mutation, kind: .delayedFire, appVersion: request.appVersion) { _ in }
+        }
+    }
+
+    var timekeeper: Timekeeper { timekeeperBox.timekeeper! }
+
+    /// Starts the clock's thread.
+    public func start() { timekeeper.start() }
+    public func stop() { timekeeper.stop() }
+
+    // MARK: - Writes
+
+    /// What kind of write, for metrics and for what follows it.
+    public enum WriteKind: Sendable {
+        /// A donation of `event`: immediate triggers fire in the same logged step, delayed ones are scheduled.
+        case donation(event: String)
+        /// A context update, a donation reset or an erase.
+        case contextUpdate
+        /// A delayed trigger's fire, from the clock.
+        case delayedFire
+    }
+
+    /// `POST /v1/users/{u}/events/{e}`: the donation, then the immediate triggers it fires, in one logged step.
+    public func donate(user: String, event: String, at: Instant, appVersion: String?, now: Instant,
+                       completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void) {
+        let mutation = Mutation(user: user, now: now, actions: [.donate(event: event, at: at, appVersion: appVersion)])
+        write(mutation, kind: .donation(event: event), appVersion: appVersion, completion: completion)
+    }
+
+    /// A batch of actions on one user, all or nothing.
+    public func update(_ mutation: Mutation, appVersion: String?, completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void) {
+        write(mutation, kind: .contextUpdate, appVersion: appVersion, completion: completion)
+    }
+
+    /// The one write path: apply → log → (acknowledged) flag diff → events → schedule → metrics → completion.
+    private func write(_ mutation: Mutation, kind: WriteKind, appVersion: String?,
+                       completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void) {
+        // The rules a write is judged by are those live when it was made, for its fires and its flag diff alike.
+        let ruleSet = rules.current
+        var followUp: ((UserContext?, UserContext?) -> [Action])?
+        var donated: String?
+        if case .donation(let name) = kind {
+            donated = name
+            let request = RequestAttributes(userID: mutation.user, appVersion: appVersion)
+            followUp = { previous, current in
+                guard let current else { return [] }
+                return ruleSet.immediateFires(event: name, previous: previous, current: current, now: mutation.now, request: request)
+                    .map { Action.recordTriggerFire(trigger: $0.key, at: mutation.now) }
+            }
+        }
+        let event = donated
+        store.write(mutation, followUp: followUp) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(let applied):
+                let changes = FlagChange.between(applied.previous, applied.state, user: mutation.user, in: ruleSet, now: mutation.now,
+                                                 appVersion: appVersion)
+                var fired: [(trigger: String, at: Instant)] = []
+                for case .triggerFired(let trigger, let at) in applied.effects { fired.append((trigger, at)) }
+                switch kind {
+                case .donation: metrics.increment("donations_total")
+                case .contextUpdate: metrics.increment("context_writes_total")
+                case .delayedFire: break
+                }
+                if !fired.isEmpty { metrics.increment("trigger_fires_total", by: fired.count) }
+                timekeeper.written(user: mutation.user, applied: applied, changes: changes, appVersion: appVersion, event: event, now: mutation.now)
+                completion(.success(WriteOutcome(applied: applied, changes: changes, fired: fired)))
+            }
+        }
+    }
+
+    // MARK: - Rules
+
+    /// What a reload did.
+    public enum ReloadOutcome: Sendable {
+        case loaded(RuleSet)
+        case failed(RuleSetError)
+        /// Another reload was loading; nothing changed.
+        case busy
+    }
+
+    /// The one reload, for SIGHUP and the admin route alike: load, validate whole, swap, count, log, and tell
+    /// subscribers (a `rules` event, then the flag changes it causes for users with live streams).
+    @discardableResult
+    public func reloadRules() -> ReloadOutcome {
+        guard let result = rules.reload() else {
+            logger.warn("rules reload skipped: another reload is running")
+            return .busy
+        }
+        switch result {
+        case .success(let set):
+            metrics.increment("rule_reloads_total{result=\"loaded\"}")
+            logger.info("rules reloaded", ["version": .string(set.version), "flags": .int(set.flagKeys.count)])
+            timekeeper.rulesReloaded(version: set.version)
+            return .loaded(set)
+        case .failure(let error):
+            metrics.increment("rule_reloads_total{result=\"failed\"}")
+            logger.warn("rules reload failed: previous rules keep serving", ["errors": .int(error.errors.count)])
+            return .failed(error)
+        }
+    }
+
+    // MARK: - Subscriptions and the clock
+
+    /// A stream for `user` opened: schedule the user's next clock-driven change.
+    public func subscribed(user: String) { timekeeper.subscribed(user: user) }
+
+    /// Runs what is due at `now`; the clock's thread calls it, tests call it with a virtual clock.
+    public func runDue(now: Instant) { timekeeper.runDue(now: now) }
+
+    public var scheduledJobs: Int { timekeeper.scheduledJobs }
+
+    /// The evaluation input for a user at an instant.
+    public func input(_ context: UserContext, user: String, now: Instant, appVersion: String?) -> EvaluationInput {
+        EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user, appVersion: appVersion))
+    }
+}
+
+/// Lets the timekeeper's delayed fires call back into the engine that owns it. Written once in `Engine.init`.
+private final class TimekeeperBox: @unchecked Sendable {
+    var timekeeper: Timekeeper?
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+import Rules
+import Synchronization
+
+/// Where log lines go: standard error in the daemon, memory in tests.
+public protocol LogSink: Sendable {
+    func write(_ line: [UInt8])
+}
+
+/// Structured logging: one JSON object a line (`ts`, `level`, `msg`, then the fields in order).
+public struct Logger: Sendable {
+    public enum Level: Int, Sendable, Comparable, CaseIterable {
+        case debug, info, warn, error
+
+        public var name: String { ["debug", "info", "warn", "error"][rawValue] }
+
+        public init?(name: String) {
+            guard let level = Level.allCases.first(where: { $0.name == name }) else { return nil }
+            self = level
+        }
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public let level: Level
+    let sink: LogSink
+
+    public init(level: Level = .info, sink: LogSink = StandardErrorSink()) {
+        self.level = level
+        self.sink = sink
+    }
+
+    public func enabled(_ candidate: Level) -> Bool { candidate >= level }
+
+    public func debug(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) { log(.debug, message, fields) }
+    public func info(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) { log(.info, message, fields) }
+    public func warn(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) { log(.warn, message, fields) }
+    public func error(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) { log(.error, message, fields) }
+
+    public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, JSONValue>) {
+        guard enabled(level) else { return }
+        var line: [UInt8] = []
+        line.reserveCapacity(128)
+        line += Array(#"{"ts":""#.utf8)
+        line += Array(Timestamp.format(Date()).utf8)
+        line += Array(#"","level":""#.utf8)
+        line += Array(level.name.utf8)
+        line += Array(#"","msg":"#.utf8)
+        JSONWriter.writeString(message, into: &line)
+        for (key, value) in fields {
+            line.append(UInt8(ascii: ","))
+            JSONWriter.writeString(key, into: &line)
+            line.append(UInt8(ascii: ":"))
+            JSONWriter.write(value, into: &line)
+        }
+        line += Array("}\n".utf8)
+        sink.write(line)
+    }
+}
+
+/// Writes each line with one `write(2)` so lines from different threads never interleave.
+public struct StandardErrorSink: LogSink {
+    public init() {}
+
+    public func write(_ line: [UInt8]) {
+        line.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.write(2, raw.baseAddress! + offset, raw.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+}
+
+/// Keeps lines in memory; tests read them back.
+public final class MemoryLogSink: LogSink {
+    private let stored = Mutex<[String]>([])
+
+    public init() {}
+
+    public func write(_ line: [UInt8]) {
+        let text = String(decoding: line.dropLast(), as: UTF8.self)
+        stored.withLock { $0.append(text) }
+    }
+
+    public var lines: [String] { stored.withLock { $0 } }
+}
+
+/// RFC 3339 UTC timestamps with milliseconds, formatted without DateFormatter (slow and not thread-friendly).
+enum Timestamp {
+    static func format(_ date: Date) -> String {
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let millis = milliseconds - seconds * 1000
+        var days = seconds / 86_400
+        var secondOfDay = seconds - days * 86_400
+        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
+        let (year, month, day) = ISO8601.civilFromDays(days)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+    }
+}

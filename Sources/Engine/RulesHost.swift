@@ -1,0 +1,66 @@
+import Foundation
+import Rules
+import Synchronization
+
+/// The rule set being served, swapped whole, with the idle/loading/loaded/failed status of the last load so a
+/// failed reload keeps the last good set visible. It knows where its rules come from (`path`, `format`), so every
+/// reload — SIGHUP, the admin route — loads the same thing; `Engine.reloadRules()` is the one way in.
+public final class RulesHost: Sendable {
+    public enum Phase: String, Sendable {
+        case idle, loading, loaded, failed
+    }
+
+    public struct Status: Sendable {
+        public var phase: Phase
+        public var version: String
+        public var loadedAt: Date
+        public var source: String
+        public var error: [Diagnostic]
+    }
+
+    private let state: Mutex<(rules: RuleSet, status: Status)>
+    /// The rule file (`nil`: the embedded example rules) and how to read it.
+    public let path: String?
+    public let format: RuleSetCompiler.Format
+
+    public init(_ rules: RuleSet, path: String?, format: RuleSetCompiler.Format = .auto, at date: Date = Date()) {
+        self.path = path
+        self.format = format
+        state = Mutex((rules, Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
+    }
+
+    public var current: RuleSet { state.withLock { $0.rules } }
+    public var status: Status { state.withLock { $0.status } }
+
+    /// Loads the path (or the embedded default), validates it whole, then swaps; on failure the old set stays.
+    /// `nil` when another reload is already loading (the caller answers 409).
+    func reload() -> Result<RuleSet, RuleSetError>? {
+        guard tryBeginLoading() else { return nil }
+        let result = RulesHost.load(path, format: format)
+        state.withLock { current in
+            switch result {
+            case .success(let rules):
+                current.rules = rules
+                current.status = Status(phase: .loaded, version: rules.version, loadedAt: Date(), source: path ?? "embedded", error: [])
+            case .failure(let error):
+                current.status.phase = .failed
+                current.status.error = error.diagnostics
+            }
+        }
+        return result
+    }
+
+    /// Claims the loading phase; false when a load is already running.
+    func tryBeginLoading() -> Bool {
+        state.withLock { current -> Bool in
+            guard current.status.phase != .loading else { return false }
+            current.status.phase = .loading
+            return true
+        }
+    }
+
+    public static func load(_ path: String?, format: RuleSetCompiler.Format = .auto) -> Result<RuleSet, RuleSetError> {
+        guard let path else { return RuleSetLoader.load(text: DefaultRules.json, name: "embedded rules.example.json") }
+        return RuleSetLoader.load(path: path, format: format)
+    }
+}

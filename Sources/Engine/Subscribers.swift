@@ -1,0 +1,14 @@
+import Rules
+
+/// Who listens: the API's stream hub. The engine asks who is interested so it only computes what someone hears.
+/// Called from whichever thread acknowledged a write or runs the clock; implementations are thread-safe.
+public protocol Subscribers: AnyObject, Sendable {
+    func publish(_ event: DomainEvent)
+    func hasSubscribers(for user: String) -> Bool
+    /// Whether a context stream for the user is open (or may resume): context events cost an encoding each.
+    func wantsContext(for user: String) -> Bool
+    func subscribedUsers() -> [String]
+    /// For each of the user's streams, the last value it saw of each flag: the clock and reloads send only
+    /// what differs.
+    func lastSeen(user: String) -> [[ByteKey: JSONValue]]
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Rules
+import Store
+import Synchronization
+
+/// The clock and the events of acknowledged writes: turns writes, rule reloads and the passing of time into domain
+/// events for subscribers (see docs/api.md, "Live updates") and fires delayed triggers. One thread sleeps until the
+/// next scheduled instant; it never polls all users. (Heartbeats are the connections' own: each idle stream gets
+/// one from its loop's tick.)
+final class Timekeeper: @unchecked Sendable {
+    let subscribers: Subscribers
+    let rules: RulesHost
+    let store: ContextStore
+    let clock: WallClock
+    /// Delayed fires go through the engine's one write path.
+    private let fire: @Sendable (Mutation, RequestAttributes) -> Void
+    private let scheduler = Mutex(ClockScheduler())
+    /// Delayed fires waiting for their instant: the donation's time and app version, for the re-check.
+    private let pendingTriggers = Mutex<[ClockScheduler.Job: RequestAttributes]>([:])
+    private let wake = NSCondition()
+    /// When the thread plans to wake next (guarded by `wake`): new jobs due later need no signal.
+    private var plannedWake: Instant?
+    private var running = true
+
+    init(subscribers: Subscribers, rules: RulesHost, store: ContextStore, clock: WallClock,
+         fire: @escaping @Sendable (Mutation, RequestAttributes) -> Void) {
+        self.subscribers = subscribers
+        self.rules = rules
+        self.store = store
+        self.clock = clock
+        self.fire = fire
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "specd-live"
+        thread.start()
+    }
+
+    func stop() {
+        wake.withLock {
+            running = false
+            wake.signal()
+        }
+    }
+
+    // MARK: - Inputs
+
+    /// After an acknowledged write: flag events for what changed, trigger events for what fired, and the user's
+    /// clock-driven schedule refreshed.
+    func written(user: String, applied: UserStore.Applied, changes: [FlagChange], appVersion: String?, event: String?, now: Instant) {
+        let request = RequestAttributes(userID: user, appVersion: appVersion)
+        for change in changes {
+            subscribers.publish(.flagChanged(user: user, key: change.key, evaluation: change.current, previous: change.previous.value, seq: applied.seq))
+        }
+        for effect in applied.effects {
+            if case .triggerFired(let trigger, let at) = effect {
+                subscribers.publish(.triggerFired(user: user, trigger: trigger, at: at, seq: applied.seq))
+            }
+            if case .erased = effect { scheduler.withLock { $0.cancel(.reevaluate(user: ByteKey(user))) } }
+        }
+        if subscribers.wantsContext(for: user) {
+            subscribers.publish(.contextChanged(user: user, context: applied.state, seq: applied.seq))
+        }
+        if let event, let state = applied.state { scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: request) }
+        if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: applied.state ?? UserContext(), now: now, appVersion: appVersion) }
+    }
+
+    /// A new set went live: one `rules` event, then the flag changes it causes for users with live streams.
+    func rulesReloaded(version: String) {
+        subscribers.publish(.rulesReloaded(version: version))
+        for user in subscribers.subscribedUsers() { reevaluate(user: user) }
+    }
+
+    func subscribed(user: String) {
+        let context = store.context(of: user) ?? UserContext()
+        reschedule(user: user, context: context, now: clock.now(), appVersion: nil)
+    }
+
+    // MARK: - Clock
+
+    private func reschedule(user: String, context: UserContext, now: Instant, appVersion: String?) {
+        let ruleSet = rules.current
+        let input = EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user, appVersion: appVersion))
+        var earliest: Instant?
+        for key in ruleSet.flagKeys {
+            if let next = ruleSet.flags[key]!.nextChange(input), earliest == nil || next < earliest! { earliest = next }
+        }
+        scheduler.withLock { scheduler in
+            if let earliest { scheduler.schedule(.reevaluate(user: ByteKey(user)), at: earliest) } else { scheduler.cancel(.reevaluate(user: ByteKey(user))) }
+        }
+        if let earliest { signalIfEarlier(earliest) }
+    }
+
+    /// Re-evaluates a user's flags now and sends what differs from what each stream last saw.
+    func reevaluate(user: String) {
+        let ruleSet = rules.current
+        let now = clock.now()
+        let context = store.context(of: user) ?? UserContext()
+        let input = EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user))
+        let seen = subscribers.lastSeen(user: user)
+        for key in ruleSet.flagKeys {
+            let seenKey = ByteKey(key)
+            let evaluation = ruleSet.flags[key]!.evaluate(input)
+            let value = evaluation.value ?? .null
+            if let previous = seen.lazy.compactMap({ $0[seenKey] }).first(where: { $0 != value }) {
+                subscribers.publish(.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: nil))
+            }
+        }
+        if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: context, now: now, appVersion: nil) }
+    }
+
+    private func scheduleDelayedTriggers(user: String, event: String, previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes) {
+        let ruleSet = rules.current
+        for key in ruleSet.triggerKeys {
+            let trigger = ruleSet.triggers[key]!
+            guard trigger.listens(to: event), let delay = trigger.delay,
+                  trigger.shouldFire(previous: previous, current: current, now: now, request: request) else { continue }
+            let job = ClockScheduler.Job.trigger(user: ByteKey(user), key: ByteKey(key))
+            pendingTriggers.withLock { $0[job] = request }
+            scheduler.withLock { $0.schedule(job, at: now + delay) }
+            signalIfEarlier(now + delay)
+        }
+    }
+
+    /// Wakes the thread only when a job is due before it planned to wake anyway (no wake-up per write).
+    private func signalIfEarlier(_ instant: Instant) {
+        wake.withLock {
+            if plannedWake == nil || instant < plannedWake! {
+                plannedWake = instant
+                wake.signal()
+            }
+        }
+    }
+
+    /// The delay ended: fire only if the spec still holds and no other fire claimed the throttle meanwhile.
+    func fireDelayed(user: String, key: String, now: Instant) {
+        guard let request = pendingTriggers.withLock({ $0.removeValue(forKey: .trigger(user: ByteKey(user), key: ByteKey(key))) }),
+              let trigger = rules.current.triggers[key], let context = store.context(of: user),
+              trigger.when.holds(EvaluationInput(context: context, now: now, request: request)), !trigger.isThrottled(context, now: now)
+        else { return }
+        fire(Mutation(user: user, now: now, actions: [.recordTriggerFire(trigger: key, at: now)]), request)
+    }
+
+    /// Runs what is due at `now`; the thread calls it, tests call it with a virtual clock.
+    func runDue(now: Instant) {
+        let due = scheduler.withLock { $0.popDue(now: now) }
+        for (_, job) in due {
+            switch job {
+            case .reevaluate(let user): reevaluate(user: user.string)
+            case .trigger(let user, let key): fireDelayed(user: user.string, key: key.string, now: now)
+            }
+        }
+    }
+
+    var scheduledJobs: Int { scheduler.withLock { $0.count } }
+
+    private func run() {
+        while true {
+            wake.lock()
+            guard running else { wake.unlock(); return }
+            let now = clock.now()
+            let next = scheduler.withLock { $0.nextDue() }
+            // With nothing scheduled, sleep until a new job signals (bounded, so a lost signal costs at most this).
+            var wait = 60.0
+            if let next { wait = min(wait, Double(next.milliseconds - now.milliseconds) / 1000) }
+            plannedWake = now + Int64(max(0, wait) * 1000)
+            if wait > 0 { _ = wake.wait(until: Date().addingTimeInterval(wait)) }
+            plannedWake = nil
+            wake.unlock()
+            runDue(now: clock.now())
+        }
+    }
+}

@@ -1,0 +1,389 @@
+import HTTP
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One accepted socket: reads bytes into the parser, hands complete requests to the responder, queues responses
+/// in an output buffer that survives partial writes, and carries out what the `ConnectionStateMachine` decides.
+///
+/// Owned by its event loop's thread; other threads reach it only through `loop.execute` (the response sink does)
+/// or, for a stream's events, through its `StreamGate`. Members without `private` are shared with
+/// `HTTPConnection+Streams.swift`, which holds the streaming response.
+final class HTTPConnection: Channel, @unchecked Sendable {
+    let fd: Int32
+    let peer: String
+    /// The peer's address without its port: what the per-client connection cap counts.
+    let client: String
+    /// Whether this connection holds one of the counted slots (global and per client), released on close.
+    /// Over the global cap a connection holds none and may only ask the probe paths (see `Listener`).
+    let holdsSlot: Bool
+    /// The answer, on a connection holding no slot, to anything but a probe.
+    private let refusal: HTTPResponse
+    let loop: EventLoop
+    let context: ServerContext
+    private let readBuffer: ReadBuffer
+    let batcher: StreamBatcher
+    private var parser: HTTPRequestParser
+    var machine: ConnectionStateMachine
+    var output: [UInt8] = []
+    var outputOffset = 0
+    private var wantsWrite = false
+    private var readPaused = false
+    /// The peer half-closed: nothing more will come, the response in flight is still sent.
+    private var peerFinished = false
+    /// Parsing stopped because too many response bytes wait for the client; writability resumes it.
+    private var heldForOutput = false
+
+    var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    var requestStart = ContinuousClock.now
+    var requestID = ""
+    /// Counts requests so a late response for an earlier one can never be taken for the current one.
+    var generation = 0
+    var awaitingResponse = false
+    private var dispatching = false
+    var lingering = false
+    var isClosed = false
+    /// The open streaming response, if this connection carries one.
+    var stream: EventStream?
+    /// Lets publishers on other threads write events straight to the socket (see `StreamGate`).
+    let gate: StreamGate
+    /// Whether the gate is open, as this loop knows it: its own stream sends then go through the gate's lock.
+    var gateOpen = false
+    var streamLimit = 1 << 20
+    var lastWriteProgress = ContinuousClock.now
+
+    init(fd: Int32, peer: String, client: String, holdsSlot: Bool = true, refusal: HTTPResponse = ServerContext.overCapacity,
+         loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer, batcher: StreamBatcher) {
+        self.fd = fd
+        self.client = client
+        self.holdsSlot = holdsSlot
+        self.refusal = refusal
+        gate = StreamGate(fd: fd)
+        self.readBuffer = readBuffer
+        self.batcher = batcher
+        self.peer = peer
+        self.loop = loop
+        self.context = context
+        parser = HTTPRequestParser(limits: context.configuration.limits)
+        machine = ConnectionStateMachine(timeouts: context.configuration.timeouts, now: .now)
+    }
+
+    /// Response bytes queued and not yet taken by the socket.
+    var pendingOutputBytes: Int { output.count - outputOffset }
+    /// Request bytes read and not yet parsed.
+    var unparsedInputBytes: Int { parser.bufferedByteCount }
+
+    // MARK: - Channel
+
+    func readable() {
+        // A readiness event from the same round as the pause: the bytes wait in the kernel until we resume.
+        guard !isClosed, !readPaused else { return }
+        defer { refreshDeadline() }
+        let received = readBuffer.withBuffer { buffer -> Int in
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count > 0, !lingering {
+                parser.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]))
+            }
+            return count
+        }
+        if received > 0 {
+            guard !lingering else { return }
+            machine.bytesReceived(now: .now)
+            processInput()
+        } else if received < 0, errno == EAGAIN || errno == EINTR {
+            return
+        } else if received < 0 {
+            close()
+        } else {
+            if lingering { close(); return }
+            perform(machine.peerClosed())
+            if !isClosed {
+                // Half-closed while a handler runs: stop reading, finish the response, then close.
+                peerFinished = true
+                updateReading()
+            }
+        }
+    }
+
+    func writable() {
+        flush()
+        if heldForOutput, !isClosed, !lingering, !awaitingResponse, !dispatching { processInput() }
+    }
+
+    func tick(now: ContinuousClock.Instant) {
+        guard !isClosed else { return }
+        defer { refreshDeadline() }
+        if stream != nil {
+            let quiet = now - max(lastWriteProgress, gate.lastDirectWrite ?? lastWriteProgress)
+            if output.count > outputOffset {
+                if quiet >= context.configuration.streamStallTimeout { endStream(.slowConsumer) }
+            } else if quiet >= context.configuration.streamHeartbeat {
+                // Per stream and only when idle, so heartbeats are spread over the ticks instead of one burst.
+                streamWrite(Self.heartbeat)
+            }
+            return
+        }
+        perform(machine.tick(now: now))
+    }
+
+    private static let heartbeat = EventFrame(SSEEncoder.encode(.heartbeat()))
+
+    /// Graceful shutdown: idle connections close now, others after their current response.
+    func drain() {
+        guard !isClosed else { return }
+        defer { refreshDeadline() }
+        if stream != nil {
+            streamWrite(EventFrame(SSEEncoder.encode(.heartbeat("specd is shutting down"))))
+            endStream(.serverClosed)
+            return
+        }
+        perform(machine.beginDrain(now: .now))
+    }
+
+    // MARK: - Requests
+
+    private func processInput() {
+        heldForOutput = false
+        while !awaitingResponse, !lingering, !isClosed {
+            // Pipelined requests whose answers are not read would otherwise be parsed and answered without
+            // bound: stop here, with the rest in the parser and the kernel, until the client reads.
+            guard machine.shouldRead(pendingOutputBytes: output.count - outputOffset) else {
+                heldForOutput = true
+                break
+            }
+            let event: HTTPRequestParser.Event?
+            do {
+                event = try parser.next()
+            } catch {
+                refuse(error)
+                return
+            }
+            guard let event else { break }
+            switch event {
+            case .head(let newHead):
+                head = newHead
+                body = []
+                requestStart = .now
+                let bodyFollows = newHead.framing != .none && newHead.framing != .length(0)
+                machine.headReceived(now: requestStart, bodyFollows: bodyFollows)
+                if newHead.expectsContinue {
+                    // RFC 9110 §10.1.1: tell the client to send the body it is holding back.
+                    output += HTTPResponseEncoder.continueResponse(version: newHead.version)
+                    flush()
+                }
+            case .body(let part):
+                body += part
+            case .end:
+                machine.requestComplete()
+                dispatch()
+            }
+        }
+        updateReading()
+    }
+
+    /// Reads only while the bytes they bring can be dealt with: not after the peer finished, not while a response
+    /// is pending with a lot of pipelined input already buffered, not while parsing is held for output.
+    private func updateReading() {
+        let shouldPause = peerFinished || heldForOutput
+            || (awaitingResponse && parser.bufferedByteCount > context.configuration.limits.maxBodyBytes)
+        if shouldPause != readPaused {
+            readPaused = shouldPause
+            updateInterest()
+        }
+    }
+
+    private func dispatch() {
+        guard let head else { return }
+        generation += 1
+        awaitingResponse = true
+        if !holdsSlot, !context.configuration.probePaths.contains(String(head.path)) {
+            // Over a connection cap only probes are served.
+            awaitingResponse = false
+            respondAndClose(refusal, version: head.version)
+            context.accessLog(head, refusal.status, requestStart, "overload", peer)
+            perform(machine.protocolErrorAnswered(now: .now))
+            return
+        }
+        let clientID = head.headers["X-Request-Id"]
+        requestID = clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? $0 : nil } ?? context.requestIDs.next()
+        let request = Request(head: head, body: body, id: requestID, peer: peer)
+        body = []
+        let expected = generation
+        let sink = ResponseSink(deliver: { [self] response in
+            if loop.inEventLoop {
+                complete(response, generation: expected)
+            } else {
+                loop.execute { self.complete(response, generation: expected) }
+            }
+        }, openStream: { [self] headers in
+            let stream = EventStream(write: { [self] frame, direct in
+                sendEvent(frame, direct: direct)
+            }, finish: { [self] in
+                loop.execute { self.endStream(.serverClosed) }
+            })
+            if loop.inEventLoop {
+                beginStream(stream, headers: headers, generation: expected)
+            } else {
+                loop.execute { self.beginStream(stream, headers: headers, generation: expected) }
+            }
+            return stream
+        })
+        dispatching = true
+        context.responder.respond(to: request, sink: sink)
+        dispatching = false
+        if !awaitingResponse, !isClosed { processInput() }
+    }
+
+    private func complete(_ response: HTTPResponse, generation expected: Int) {
+        guard !isClosed, awaitingResponse, expected == generation, let head else { return }
+        defer { refreshDeadline() }
+        awaitingResponse = false
+        let keepAlive = holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
+        var response = response
+        // Handlers never set it, so append rather than search-and-replace.
+        response.headers.add("X-Request-Id", requestID)
+        HTTPResponseEncoder.encode(response, version: head.version, keepAlive: keepAlive, isHead: head.method == "HEAD",
+                                   date: context.dates.current(), into: &output)
+        context.accessLog(head, response.status, requestStart, requestID, peer)
+        self.head = nil
+        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
+        flush()
+        perform(action)
+        if !dispatching, !isClosed, !lingering { processInput() }
+    }
+
+    /// A `HEAD` on a streaming route: the stream's head, as a complete response with no body.
+    func answerHeadOnly(headers: HTTPHeaders, framing: HTTPResponseEncoder.Framing) {
+        guard let head else { return }
+        defer { refreshDeadline() }
+        awaitingResponse = false
+        let keepAlive = holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
+        HTTPResponseEncoder.encodeHead(status: .ok, headers: headers, framing: framing, version: head.version,
+                                       keepAlive: keepAlive, date: context.dates.current(), into: &output)
+        context.accessLog(head, .ok, requestStart, requestID, peer)
+        self.head = nil
+        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
+        flush()
+        perform(action)
+        if !dispatching, !isClosed, !lingering { processInput() }
+    }
+
+    /// A framing error: answer once with `Connection: close` and stop parsing (DESIGN §11).
+    private func refuse(_ error: HTTPParseError) {
+        context.events.record(.refused(code: error.code, peer: peer))
+        respondAndClose(ErrorResponse.response(for: error), version: head?.version ?? .http11)
+        perform(machine.protocolErrorAnswered(now: .now))
+    }
+
+    private func respondAndClose(_ response: HTTPResponse, version: HTTPVersion) {
+        var response = response
+        response.headers.set("X-Request-Id", context.requestIDs.next())
+        HTTPResponseEncoder.encode(response, version: version, keepAlive: false, isHead: false,
+                                   date: context.dates.current(), into: &output)
+        flush()
+    }
+
+    // MARK: - Actions and output
+
+    /// Tells the loop when this connection next needs a tick. Called after anything that can move the deadline
+    /// earlier; a deadline that only moved later just costs one early tick.
+    func refreshDeadline() {
+        guard !isClosed else { return }
+        let next: ContinuousClock.Instant?
+        if stream != nil {
+            let waiting = output.count > outputOffset
+            next = lastWriteProgress + (waiting ? context.configuration.streamStallTimeout : context.configuration.streamHeartbeat)
+        } else {
+            next = machine.nextDeadline
+        }
+        loop.setDeadline(self, next)
+    }
+
+    private func perform(_ action: ConnectionStateMachine.Action) {
+        defer { refreshDeadline() }
+        switch action {
+        case .none:
+            break
+        case .close:
+            close()
+        case .closeAfterFlush:
+            lingering = true
+            if output.count == outputOffset { finishWriting() }
+        case .respondTimeout:
+            respondAndClose(ErrorResponse.response(.requestTimeout, code: "request_timeout",
+                                                   message: "the request was not received in time"), version: head?.version ?? .http11)
+            lingering = true
+            if output.count == outputOffset { finishWriting() }
+        }
+    }
+
+    func flush() {
+        guard !isClosed else { return }
+        let failed = gateOpen ? gate.withSocket { () -> (result: Bool, pending: Bool) in
+            let failed = writeOutput()
+            return (failed, outputOffset < output.count)
+        } : writeOutput()
+        if failed {
+            close()
+            return
+        }
+        if outputOffset < output.count {
+            if !wantsWrite {
+                wantsWrite = true
+                updateInterest()
+            }
+            return
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 65_536)
+        outputOffset = 0
+        if wantsWrite {
+            wantsWrite = false
+            updateInterest()
+        }
+        if lingering { finishWriting() }
+    }
+
+    /// Sends what the socket takes; true when the socket failed.
+    private func writeOutput() -> Bool {
+        let (offset, failed) = Socket.send(fd, output, from: outputOffset)
+        if offset > outputOffset {
+            outputOffset = offset
+            lastWriteProgress = .now
+        }
+        return failed
+    }
+
+    /// Everything is written and the connection ends: half-close so the client reads our last response, then
+    /// discard input until the client closes or the linger deadline passes.
+    func finishWriting() {
+        guard !isClosed else { return }
+        shutdown(fd, Int32(SHUT_WR))
+        // Nothing will read the peer's close if reading stopped for good; a pause for output ends here too.
+        if peerFinished {
+            close()
+        } else if readPaused {
+            heldForOutput = false
+            updateReading()
+        }
+    }
+
+    private func updateInterest() {
+        guard !isClosed else { return }
+        loop.setInterest(self, read: !readPaused, write: wantsWrite)
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        // Before the descriptor goes: no direct write may reach a number the kernel hands out again.
+        gate.close()
+        gateOpen = false
+        isClosed = true
+        if let open = stream {
+            stream = nil
+            open.markClosed(.peerClosed)
+        }
+        loop.close(self)
+        if holdsSlot { context.connectionClosed(client: client) }
+    }
+}

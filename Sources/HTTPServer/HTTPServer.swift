@@ -1,0 +1,138 @@
+import Dispatch
+import HTTP
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the HTTP/1.1 server: one listening socket per event loop (`SO_REUSEPORT` lets the kernel spread accepts),
+/// connections owned by the loop that accepted them, graceful drain on shutdown.
+public final class HTTPServer: Sendable {
+    private let context: ServerContext
+    private let loops: [EventLoop]
+    private let listeners = Mutex<[(loop: Int, listener: Listener)]>([])
+    private let boundPort = Atomic<Int>(0)
+    private let draining = Atomic<Bool>(false)
+
+    /// The responder comes at `start(serving:)`: what answers requests (the API) may itself ask this server how
+    /// many connections it holds, so it is built after the server and handed in last.
+    public init(configuration: ServerConfiguration, events: ServerEventSink = SilentServerEvents()) {
+        context = ServerContext(configuration: configuration, events: events)
+        let count = max(1, configuration.loopCount)
+        switch configuration.eventLoop {
+        case .epoll:
+            #if canImport(Glibc)
+            loops = (0..<count).map { _ in EpollEventLoop() }
+            #else
+            loops = (0..<count).map { DispatchEventLoop(label: "specd.loop.\($0)") }
+            #endif
+        case .dispatch:
+            loops = (0..<count).map { DispatchEventLoop(label: "specd.loop.\($0)") }
+        }
+    }
+
+    /// Runs `hook` on every loop after each round of events (see `EventLoop.addIterationHook`); `false`, and
+    /// nothing added, when the loops have no such point. Call before `start()`.
+    public func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool {
+        // All loops are of one kind: either every one takes the hook or none does.
+        loops.allSatisfy { $0.addIterationHook(hook) }
+    }
+
+    /// Whether the calling thread is one of this server's loops.
+    public var isLoopThread: Bool { loops.contains { $0.inEventLoop } }
+
+    /// The bound port (useful with port 0), valid after `start()`.
+    public var port: Int { boundPort.load(ordering: .acquiring) }
+
+    public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
+    public var acceptedConnections: Int { context.acceptedTotal.load(ordering: .relaxed) }
+    public var rejectedConnections: Int { context.rejectedTotal.load(ordering: .relaxed) }
+    public var acceptPauses: Int { context.acceptPauses.load(ordering: .relaxed) }
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// What the open connections hold right now: response bytes waiting for their clients, and request bytes
+    /// read but not yet parsed. For tests and diagnostics: it visits every connection on its loop's thread.
+    public func bufferedBytes() -> (pendingOutput: Int, unparsedInput: Int) {
+        let totals = BufferTotals()
+        for loop in loops {
+            run(on: loop) {
+                loop.forEachChannel { channel in
+                    guard let connection = channel as? HTTPConnection else { return }
+                    totals.output.add(connection.pendingOutputBytes, ordering: .relaxed)
+                    totals.input.add(connection.unparsedInputBytes, ordering: .relaxed)
+                }
+            }
+        }
+        return (totals.output.load(ordering: .relaxed), totals.input.load(ordering: .relaxed))
+    }
+
+    private final class BufferTotals: Sendable {
+        let output = Atomic<Int>(0)
+        let input = Atomic<Int>(0)
+    }
+
+    /// Binds, starts the loops and begins accepting requests for `responder`. Throws if the address cannot be bound.
+    public func start(serving responder: Responder) throws {
+        context.responder = responder
+        let configuration = context.configuration
+        var sockets: [Int32] = []
+        var port = configuration.port
+        do {
+            for index in 0..<loops.count {
+                let bound = try Socket.listen(host: configuration.host, port: port, reusePort: loops.count > 1)
+                if index == 0 { port = bound.port }
+                sockets.append(bound.fd)
+            }
+        } catch {
+            for fd in sockets { Glibc.close(fd) }
+            throw error
+        }
+        boundPort.store(port, ordering: .releasing)
+        for loop in loops { loop.start() }
+        for (index, loop) in loops.enumerated() {
+            let listener = Listener(fd: sockets[index], loop: loop, context: context)
+            listeners.withLock { $0.append((index, listener)) }
+            run(on: loop) { loop.add(listener) }
+        }
+    }
+
+    /// Graceful shutdown (DESIGN §8): stop accepting, close idle connections, let in-flight requests finish (their
+    /// responses say `Connection: close`), then stop the loops. Returns once every connection closed or the drain
+    /// timeout passed.
+    public func shutdown() {
+        guard !draining.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let owned = listeners.withLock { current -> [(loop: Int, listener: Listener)] in
+            defer { current.removeAll() }
+            return current
+        }
+        for (index, listener) in owned {
+            let loop = loops[index]
+            run(on: loop) { loop.close(listener) }
+        }
+        for loop in loops {
+            run(on: loop) {
+                loop.forEachChannel { ($0 as? HTTPConnection)?.drain() }
+            }
+        }
+        let deadline = ContinuousClock.now + context.configuration.drainTimeout
+        while context.openConnections.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+            usleep(10_000)
+        }
+        for loop in loops {
+            run(on: loop) {
+                loop.forEachChannel { ($0 as? HTTPConnection)?.close() }
+            }
+        }
+        for loop in loops { loop.stop() }
+    }
+
+    /// Runs `body` on the loop's thread and waits for it.
+    private func run(on loop: EventLoop, _ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            body()
+            done.signal()
+        }
+        done.wait()
+    }
+}

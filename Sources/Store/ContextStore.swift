@@ -1,0 +1,49 @@
+import Rules
+
+/// The store as the engine and the API see it: read a user's context, write through the log, ask how it is.
+/// Nobody outside Store reaches into shards, the log or snapshots; the composition root alone opens and closes
+/// the `Database` behind it.
+public protocol ContextStore: AnyObject, Sendable {
+    /// The user's context now; `nil` for a user never written (or erased).
+    func context(of user: String) -> UserContext?
+    /// The per-user caps new writes are held to; inline contexts (OFREP, `/v1/evaluate`) are held to them too.
+    var limits: ContextLimits { get }
+    /// Applies a mutation (then `followUp`'s actions, in the same logged step) and calls `completion` once the
+    /// log acknowledged it under the fsync policy. Completions of one user's writes come in the order applied.
+    func write(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
+               completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void)
+    /// Counts and state for readiness, status and metrics.
+    var health: StoreHealth { get }
+}
+
+/// How the store is doing, as data.
+public struct StoreHealth: Sendable, Equatable {
+    public var users: Int
+    public var lastSeq: UInt64
+    public var lastSnapshotSeq: UInt64
+    public var fsync: FsyncPolicy
+    public var fsyncs: Int
+    public var snapshotFailures: Int
+    /// Set once a log write failed: writes are refused until a restart.
+    public var failure: StorageFailure?
+
+    public init(users: Int, lastSeq: UInt64, lastSnapshotSeq: UInt64, fsync: FsyncPolicy, fsyncs: Int, snapshotFailures: Int,
+                failure: StorageFailure?) {
+        self.users = users
+        self.lastSeq = lastSeq
+        self.lastSnapshotSeq = lastSnapshotSeq
+        self.fsync = fsync
+        self.fsyncs = fsyncs
+        self.snapshotFailures = snapshotFailures
+        self.failure = failure
+    }
+}
+
+extension Database: ContextStore {
+    public func context(of user: String) -> UserContext? { store.context(of: user) }
+    public var limits: ContextLimits { store.limits }
+    public var health: StoreHealth {
+        StoreHealth(users: store.userCount, lastSeq: log.lastSeq, lastSnapshotSeq: lastSnapshotSeq, fsync: options.fsync,
+                    fsyncs: log.fsyncs, snapshotFailures: snapshotFailures, failure: log.failed)
+    }
+}

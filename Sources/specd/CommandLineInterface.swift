@@ -1,0 +1,81 @@
+import API
+import Engine
+import Foundation
+import HTTPServer
+/// Subcommand dispatch for the `specd` executable (DESIGN §12), here so it can be tested.
+public enum CommandLineInterface {
+    public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+        var rest = arguments
+        let command = rest.first.map { $0.hasPrefix("-") ? "serve" : $0 } ?? "serve"
+        if rest.first == command { rest.removeFirst() }
+        switch command {
+        case "serve":
+            if rest.contains("--help") || rest.contains("-h") {
+                print(usage)
+                return 0
+            }
+            let options: DaemonOptions
+            do {
+                options = try DaemonOptions.resolve(arguments: rest, environment: environment)
+            } catch {
+                return usageFailure(error.message)
+            }
+            do {
+                return try Daemon.assemble(options: options).run()
+            } catch {
+                let logger = Logger(level: .info)
+                switch error {
+                case .rules(let failure):
+                    for diagnostic in failure.diagnostics {
+                        logger.error("invalid rules", ["file": .string(diagnostic.file ?? options.rulesPath ?? ""), "path": .string(diagnostic.path),
+                                                       "code": .string(diagnostic.code), "message": .string(diagnostic.message)])
+                    }
+                    return 1
+                case .data(let failure):
+                    logger.error("data directory unusable: refusing to start", ["dataDir": .string(options.dataDirectory), "error": .string(failure.description)])
+                    return 2
+                }
+            }
+        case "validate":
+            return ValidateCommand.run(arguments: rest)
+        case "check-data":
+            return CheckDataCommand.run(arguments: rest, environment: environment)
+        case "version", "--version":
+            print("specd \(Daemon.version)")
+            return 0
+        case "help", "--help", "-h":
+            print(usage)
+            return 0
+        default:
+            return usageFailure("unknown command '\(command)'")
+        }
+    }
+
+    static func usageFailure(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("specd: \(message)\nRun 'specd --help' for usage.\n".utf8))
+        return 1
+    }
+
+    public static var usage: String {
+        var lines = [
+            "specd \(Daemon.version): rule evaluation daemon",
+            "",
+            "Usage:",
+            "  specd [serve] [--config FILE] [options]   run the daemon (default command)",
+            "  specd validate FILE|DIR... [--json]       check rule sets; exit 1 on any error",
+            "  specd check-data [--data-dir DIR]         verify log segments and snapshots offline; exit 1 on corruption",
+            "  specd version                             print the version",
+            "  specd --help                              this text",
+            "",
+            "Options (flag / config file key / environment variable):",
+            "  --config FILE  (SPECD_CONFIG)  JSON config file; flags and environment override it",
+        ]
+        for setting in DaemonOptions.settings {
+            lines.append("  \(setting.flag) VALUE  /  \(setting.configKey)  /  \(setting.environment)")
+            lines.append("      \(setting.help)")
+        }
+        lines.append("")
+        lines.append("Exit codes: 0 clean stop, 1 bad usage, config or rules, 2 data directory corrupt or unusable.")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,222 @@
+import API
+import Dispatch
+import Engine
+import Foundation
+import HTTP
+import HTTPServer
+import Rules
+import Store
+
+/// `specd serve`: the one composition root. `assemble` wires every module; `run` serves until SIGTERM or SIGINT,
+/// then drains and exits. Tests call `assemble`, `start` and `stop` too, so what they test is what runs.
+///
+/// Threads (who runs what, and who may touch which state):
+///
+/// | thread | runs | owns |
+/// |---|---|---|
+/// | event loop *n* (`loopCount` of them) | accepts, reads, parses, routes, runs handlers, writes responses and stream events; at the end of each round, writes the log records its handlers queued | its connections, their buffers and state machines |
+/// | log writer | `--fsync always`: writes and fsyncs queued records, acknowledges them (group commit); otherwise the interval fsync and closing retired segments | the log file descriptors |
+/// | the thread that acknowledges a write (a loop at its round's end, or the log writer) | the write's domain completion, in the user's shard order: flag diff, events to the hub, schedule, metrics | nothing of its own: the hub, scheduler and metrics lock |
+/// | clock (`specd-live`) | sleeps until the next scheduled instant; re-evaluates users and fires delayed triggers through the one write path | the scheduler (under its lock) |
+/// | snapshot queue | writes, verifies and compacts snapshots | the snapshot files |
+/// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
+///
+/// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
+/// hopping there when the acknowledging thread is another. Stream events may be written by the publishing thread
+/// straight to a stream's socket, but only through that stream's `StreamGate` lock and only while its loop holds
+/// nothing for it (so bytes never interleave and events keep their order).
+public final class Daemon: Sendable {
+    public static var version: String { Release.version }
+
+    public let options: DaemonOptions
+    public let logger: Logger
+    public let database: Database
+    public let engine: Engine
+    public let hub: StreamHub
+    public let server: HTTPServer
+    let router: Router
+    let recoveryDuration: Duration
+
+    /// Why the daemon could not start.
+    public enum StartupFailure: Error {
+        /// Bad rules: exit 1.
+        case rules(RuleSetError)
+        /// The data directory is corrupt or unusable: exit 2.
+        case data(Recovery.Failure)
+    }
+
+    /// Loads the rules, then recovers the data directory (a daemon that cannot trust either does not start), then
+    /// builds the engine, the API and the server. Nothing listens until `start`.
+    public static func assemble(options: DaemonOptions, logSink: LogSink = StandardErrorSink(), clock: WallClock = SystemClock(),
+                                fileSystem: FileSystem = PosixFileSystem()) throws(StartupFailure) -> Daemon {
+        try Daemon(options: options, logSink: logSink, clock: clock, fileSystem: fileSystem)
+    }
+
+    private init(options: DaemonOptions, logSink: LogSink, clock: WallClock, fileSystem: FileSystem) throws(StartupFailure) {
+        self.options = options
+        logger = Logger(level: options.logLevel, sink: logSink)
+        let loaded: RuleSet
+        switch RulesHost.load(options.rulesPath, format: options.rulesFormat) {
+        case .success(let set): loaded = set
+        case .failure(let error): throw .rules(error)
+        }
+        let rules = RulesHost(loaded, path: options.rulesPath, format: options.rulesFormat)
+        let started = ContinuousClock.now
+        do {
+            database = try Database(options: .init(directory: options.dataDirectory, fsync: options.fsync, snapshotEvery: options.snapshotEvery,
+                                                   limits: options.contextLimits, maxUsers: options.maxUsers),
+                                    fileSystem: fileSystem)
+        } catch {
+            throw .data(error)
+        }
+        recoveryDuration = ContinuousClock.now - started
+        Self.reportStorageFailures(of: database, to: logger)
+        hub = StreamHub(options: options.streams, startSeq: database.log.lastSeq)
+        engine = Engine(rules: rules, store: database, subscribers: hub, clock: clock, logger: logger)
+        server = HTTPServer(configuration: options.server, events: ServerEventLog(logger: logger))
+        var rateLimiter: RateLimiter?
+        if options.rateLimit > 0 {
+            rateLimiter = RateLimiter(rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit),
+                                      capacity: options.rateLimitClients)
+        }
+        router = API(engine: engine, hub: hub, transport: server, authenticator: Authenticator(tokens: options.tokens),
+                     rateLimiter: rateLimiter).makeRouter()
+        // Writes made on a loop thread reach the log in one `write` per round of that loop (as Redis writes its
+        // append-only file before the loop sleeps): a lone request pays no hand-off to another thread, a busy
+        // round hands its batch to the log's writer thread. Without round hooks (the Dispatch loop) writers flush
+        // at once.
+        let log = database.log
+        if server.addIterationHook({ log.flush(handingOffAbove: AppendLog.handOffAbove) }) {
+            let server = server
+            database.flushLogAtRoundEnds { server.isLoopThread }
+        }
+    }
+
+    /// Listens and starts the clock's thread (tests that move a manual clock themselves leave it off). Throws when
+    /// the address cannot be bound.
+    public func start(clockThread: Bool = true) throws {
+        try server.start(serving: router)
+        if clockThread { engine.start() }
+    }
+
+    /// Stops the clock and drains the server; the database stays open (`closeDatabase` ends it).
+    public func stop() {
+        engine.stop()
+        server.shutdown()
+    }
+
+    /// The store has no logger: its failures come here. A snapshot failure does not stop writes, so it is an error
+    /// to act on (free the disk) rather than a reason to stop; a log failure stops writes until a restart.
+    private static func reportStorageFailures(of database: Database, to logger: Logger) {
+        database.onSnapshotFailure = { [weak database] error in
+            logger.error("snapshot failed: writes go on, the next attempt is backed off",
+                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                          "error": .string(error.description), "failures": .int(database?.snapshotFailures ?? 0)])
+        }
+        database.onStorageFailure = { failure in
+            let error = failure.underlying
+            logger.error("log write failed: no write is accepted until specd restarts",
+                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                          "error": .string(error.description)])
+        }
+    }
+
+    private func logRecovery() {
+        let report = database.recovery
+        for warning in report.warnings { logger.warn("recovery", ["detail": .string(warning)]) }
+        let users = database.health.users
+        let duration = Self.milliseconds(recoveryDuration)
+        logger.info("recovered", ["dataDir": .string(options.dataDirectory), "snapshotSeq": .int(Int(report.snapshotSeq)),
+                                  "replayedRecords": .int(report.replayedRecords), "lastSeq": .int(Int(report.lastSeq)),
+                                  "users": .int(users), "fsync": .string(options.fsync.rawValue), "durationMs": .int(duration)])
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Serves until a termination signal; returns the process exit code.
+    public func run() -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let stopSignal = DispatchSemaphore(value: 0)
+        let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stopSignal.signal() }
+            source.resume()
+            return source
+        }
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangup.setEventHandler { [engine] in engine.reloadRules() }
+        hangup.resume()
+        let openFiles = OpenFilesLimit.raiseToHard()
+        do {
+            try start()
+        } catch {
+            logger.error("cannot listen", ["address": .string("\(options.server.host):\(options.server.port)"), "error": .string("\(error)")])
+            database.log.close()
+            return 1
+        }
+        logStarted(openFiles: openFiles)
+        if let portFile = options.portFile {
+            do {
+                try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
+            } catch {
+                logger.error("cannot write port file", ["path": .string(portFile), "error": .string("\(error)")])
+                stop()
+                database.log.close()
+                return 1
+            }
+        }
+        stopSignal.wait()
+        logger.info("shutting down", ["openConnections": .int(server.openConnections)])
+        let started = ContinuousClock.now
+        stop()
+        logger.info("stopped", ["drainMs": .int(Self.milliseconds(ContinuousClock.now - started))])
+        closeDatabase()
+        for source in signals { source.cancel() }
+        hangup.cancel()
+        return 0
+    }
+
+    /// The start-up lines: where it listens (first, for scripts that wait for it), limits, rules, recovery, auth.
+    private func logStarted(openFiles: Int) {
+        logger.info("listening", ["address": .string("\(options.server.host):\(server.port)"),
+                                  "eventLoop": .string(options.server.eventLoop.rawValue),
+                                  "loops": .int(options.server.loopCount), "version": .string(Daemon.version)])
+        if openFiles >= 0, openFiles < options.server.maxConnections + OpenFilesLimit.reserved {
+            logger.warn("the open-files limit is below --max-connections: past it, accepting pauses until a connection closes",
+                        ["openFiles": .int(openFiles), "maxConnections": .int(options.server.maxConnections)])
+        }
+        let ruleSet = engine.rules.current
+        logger.info("rules loaded", ["source": .string(options.rulesPath ?? "embedded rules.example.json"),
+                                     "version": .string(ruleSet.version), "flags": .int(ruleSet.flagKeys.count),
+                                     "triggers": .int(ruleSet.triggerKeys.count), "warnings": .int(ruleSet.warnings.count)])
+        logRecovery()
+        logger.info("auth", options.tokens.isEmpty
+            ? ["mode": "none", "detail": "no tokens configured: listening on loopback only"]
+            : ["mode": "tokens", "tokens": .int(options.tokens.count)])
+    }
+
+    /// Takes the final snapshot and closes the log; after a storage failure says that none was taken, and why,
+    /// rather than "data flushed" as if all were well.
+    public func closeDatabase() {
+        if let failure = database.log.failed {
+            database.log.close()
+            let error = failure.underlying
+            logger.error("no final snapshot: the log failed earlier, so memory may be ahead of the disk; acknowledged records are in the log",
+                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                          "error": .string(error.description), "snapshotSeq": .int(Int(database.lastSnapshotSeq))])
+            return
+        }
+        do {
+            try database.close()
+            logger.info("data flushed", ["snapshotSeq": .int(Int(database.lastSnapshotSeq))])
+        } catch {
+            logger.error("final snapshot failed: records after the last snapshot are only in the log",
+                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                          "error": .string(error.description), "snapshotSeq": .int(Int(database.lastSnapshotSeq))])
+        }
+    }
+}
