@@ -27,7 +27,12 @@ let package = Package(
         .target(name: "StoreFixtures", dependencies: ["Store", "TestRandom"], path: "Tests/StoreFixtures"),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Rules", "StoreFixtures", "TestRandom"]),
         .executableTarget(name: "store-crash-writer", dependencies: ["Store", "Rules"], path: "Tests/CrashWriter"),
-        .testTarget(name: "ServerTests", dependencies: ["specd", "API", "Engine", "HTTPServer", "HTTP", "HTTPFixtures", "Rules", "Store", "StoreFixtures"]),
+        .target(name: "NetworkFixtures", path: "Tests/NetworkFixtures"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP", "HTTPFixtures", "NetworkFixtures"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Rules", "Store"]),
+        // API tests run the daemon as `Daemon.assemble` builds it.
+        .testTarget(name: "APITests", dependencies: ["specd", "API", "Engine", "HTTPServer", "HTTP", "Rules", "Store", "StoreFixtures", "NetworkFixtures"]),
+        .testTarget(name: "SpecdTests", dependencies: ["specd", "API", "Engine", "HTTPServer", "Rules", "Store", "NetworkFixtures"]),
     ]
 )
 

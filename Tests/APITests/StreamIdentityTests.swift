@@ -1,4 +1,5 @@
 import Foundation
+import NetworkFixtures
 import Rules
 @testable import API
 @testable import Engine

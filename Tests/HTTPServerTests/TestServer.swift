@@ -1,9 +1,7 @@
 import Foundation
+import NetworkFixtures
 import HTTP
-@testable import API
-@testable import Engine
 @testable import HTTPServer
-@testable import specd
 import Synchronization
 
 /// A responder that records what reached it and answers by path: `/slow` after a delay on another thread,

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkFixtures
 import HTTP
 import Rules
 @testable import API

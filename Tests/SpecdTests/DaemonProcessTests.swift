@@ -1,4 +1,5 @@
 import Foundation
+import NetworkFixtures
 import Rules
 import Store
 import Testing

@@ -4,27 +4,28 @@ import Glibc
 #endif
 
 /// A blocking raw-socket HTTP client for loopback tests: sends exact bytes, reads exact responses.
-final class TestClient {
-    struct Response {
-        var status: Int
-        var headers: [(String, String)]
-        var body: [UInt8]
+public final class TestClient {
+    public struct Response {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: [UInt8]
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
 
-        var bodyText: String { String(decoding: body, as: UTF8.self) }
+        public var bodyText: String { String(decoding: body, as: UTF8.self) }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
     }
 
-    let fd: Int32
+    public let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeout: Double = 5, receiveBuffer: Int32? = nil) throws {
+    public init(port: Int, timeout: Double = 5, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         // `deinit` closes `fd` on every path, the throwing ones too: closing it here as well would close whatever
         // another test's thread opened under that number in between.
@@ -46,14 +47,14 @@ final class TestClient {
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
-    func setTimeout(_ seconds: Double) {
+    public func setTimeout(_ seconds: Double) {
         var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -76,7 +77,7 @@ final class TestClient {
     }
 
     /// Reads one response framed by Content-Length (or none, for 1xx/204/304/HEAD).
-    func readResponse(isHead: Bool = false) throws -> Response {
+    public func readResponse(isHead: Bool = false) throws -> Response {
         while true {
             if let end = headEnd() {
                 let headText = String(decoding: buffer[0..<end], as: UTF8.self)
@@ -101,7 +102,7 @@ final class TestClient {
     }
 
     /// Reads a response head only (a stream's body follows as chunks).
-    func readHead() throws -> Response {
+    public func readHead() throws -> Response {
         while true {
             if let end = headEnd() {
                 let headText = String(decoding: buffer[0..<end], as: UTF8.self)
@@ -121,7 +122,7 @@ final class TestClient {
     private var chunkedText = ""
 
     /// Reads SSE blocks (separated by a blank line) from a chunked stream until `count` arrived; comments count.
-    func readEvents(_ count: Int) throws -> [String] {
+    public func readEvents(_ count: Int) throws -> [String] {
         var events: [String] = []
         while events.count < count {
             while let range = chunkedText.range(of: "\n\n") {
@@ -158,7 +159,7 @@ final class TestClient {
     }
 
     /// True when the server closed the connection (EOF) with nothing more to read.
-    func isClosedByServer() -> Bool {
+    public func isClosedByServer() -> Bool {
         guard buffer.isEmpty else { return false }
         return (try? fill()) == false
     }

@@ -1,10 +1,8 @@
 import Foundation
+import NetworkFixtures
 import HTTP
 import HTTPFixtures
-@testable import API
-@testable import Engine
 @testable import HTTPServer
-@testable import specd
 import Synchronization
 import Testing
 #if canImport(Glibc)
