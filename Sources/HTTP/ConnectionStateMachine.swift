@@ -12,8 +12,10 @@ public struct ConnectionStateMachine: Sendable {
         case readingBody(started: Instant, lastProgress: Instant)
         /// A complete request is with its handler; no read deadline runs.
         case handling
-        /// The response is a long-lived stream (SSE); its own liveness rules apply.
-        case streaming
+        /// The response is a long-lived stream (SSE): a heartbeat after `streamHeartbeat` without output, and the
+        /// stream dropped after `streamStall` with bytes waiting and none taken. `lastProgress`: when the socket
+        /// last took bytes.
+        case streaming(lastProgress: Instant)
         /// The last response is written; reading and discarding until the linger deadline.
         case closing(until: Instant)
         case closed
@@ -27,6 +29,10 @@ public struct ConnectionStateMachine: Sendable {
         case close
         /// Flush what is queued, then close.
         case closeAfterFlush
+        /// Write a heartbeat on the idle stream.
+        case sendHeartbeat
+        /// The stream's client stopped reading: end the stream and close.
+        case dropSlowStream
     }
 
     public private(set) var state: State
@@ -57,8 +63,19 @@ public struct ConnectionStateMachine: Sendable {
         state = .handling
     }
 
-    public mutating func streamStarted() {
-        state = .streaming
+    public mutating func streamStarted(now: Instant) {
+        state = .streaming(lastProgress: now)
+    }
+
+    /// The socket took response bytes at `now` (the loop's own write, or a publisher's direct write to a stream).
+    public mutating func outputProgressed(now: Instant) {
+        if case .streaming(let last) = state, now > last { state = .streaming(lastProgress: now) }
+    }
+
+    /// Whether the connection is closing: its last response is queued, and what arrives is read and discarded.
+    public var isLingering: Bool {
+        if case .closing = state { return true }
+        return false
     }
 
     /// The server ended a stream: the last chunk goes out, then the connection lingers and closes.
@@ -125,19 +142,35 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     /// The instant at which `tick` will next have something to do; `nil` while no deadline runs.
-    public var nextDeadline: Instant? {
+    public var nextDeadline: Instant? { nextDeadline(outputPending: false) }
+
+    /// As `nextDeadline`, knowing whether response bytes wait for the socket (which moves a stream from the
+    /// heartbeat deadline to the stall deadline).
+    public func nextDeadline(outputPending: Bool) -> Instant? {
         switch state {
+        case .streaming(let last): last + (outputPending ? timeouts.streamStall : timeouts.streamHeartbeat)
         case .idle(let since): since + timeouts.keepAliveIdle
         case .readingHead(let since): since + timeouts.header
         case .readingBody(let started, let lastProgress): min(lastProgress + timeouts.bodyIdle, started + timeouts.body)
         case .closing(let until): until
-        case .handling, .streaming, .closed: nil
+        case .handling, .closed: nil
         }
     }
 
     /// Checks deadlines; called by the owner with the current instant, at or after `nextDeadline`.
-    public mutating func tick(now: Instant) -> Action {
+    /// `outputPending`: response bytes wait for the socket.
+    public mutating func tick(now: Instant, outputPending: Bool = false) -> Action {
         switch state {
+        case .streaming(let last):
+            if outputPending {
+                if now - last >= timeouts.streamStall {
+                    state = .closed
+                    return .dropSlowStream
+                }
+            } else if now - last >= timeouts.streamHeartbeat {
+                // Its write moves `lastProgress`, or leaves bytes waiting, which starts the stall deadline.
+                return .sendHeartbeat
+            }
         case .idle(let since):
             if now - since >= timeouts.keepAliveIdle {
                 state = .closed
@@ -152,7 +185,7 @@ public struct ConnectionStateMachine: Sendable {
                 state = .closed
                 return .close
             }
-        case .handling, .streaming, .closed:
+        case .handling, .closed:
             break
         }
         return .none

@@ -18,12 +18,18 @@ public struct ConnectionTimeouts: Sendable, Equatable {
     /// Response bytes that may wait for the client before the connection stops reading and parsing, so
     /// pipelined requests whose answers are not read cannot make the server buffer without bound.
     public var maxPendingOutputBytes: Int
+    /// A stream with nothing written for this long gets a comment line, so proxies and clients see it alive.
+    public var streamHeartbeat: Duration
+    /// A stream with bytes waiting and no write progress for this long is dropped (its client stopped reading).
+    public var streamStall: Duration
 
     public init(
         header: Duration = .seconds(10), bodyIdle: Duration = .seconds(10), body: Duration = .seconds(60),
         keepAliveIdle: Duration = .seconds(75), maxRequestsPerConnection: Int = 1000, lingerClose: Duration = .seconds(2),
-        maxPendingOutputBytes: Int = 256 * 1024
+        maxPendingOutputBytes: Int = 256 * 1024, streamHeartbeat: Duration = .seconds(15), streamStall: Duration = .seconds(30)
     ) {
+        self.streamHeartbeat = streamHeartbeat
+        self.streamStall = streamStall
         self.header = header
         self.bodyIdle = bodyIdle
         self.body = body

@@ -32,8 +32,7 @@ extension HTTPConnection {
         // (and is dropped at its limit) instead of hiding in megabytes of autotuned socket buffer.
         var sendBuffer: Int32 = 64 * 1024
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
-        machine.streamStarted()
-        lastWriteProgress = .now
+        machine.streamStarted(now: .now)
         defer { refreshDeadline() }
         context.accessLog(head, .ok, requestStart, requestID, peer)
         flush()
@@ -94,7 +93,6 @@ extension HTTPConnection {
         } else {
             machine.streamEnded(now: .now)
             refreshDeadline()
-            lingering = true
             if output.count == outputOffset { finishWriting() } else { flush() }
         }
     }

@@ -42,7 +42,6 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     var generation = 0
     var awaitingResponse = false
     private var dispatching = false
-    var lingering = false
     var isClosed = false
     /// The open streaming response, if this connection carries one.
     var stream: EventStream?
@@ -51,7 +50,6 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     /// Whether the gate is open, as this loop knows it: its own stream sends then go through the gate's lock.
     var gateOpen = false
     var streamLimit = 1 << 20
-    var lastWriteProgress = ContinuousClock.now
 
     init(fd: Int32, peer: String, client: String, holdsSlot: Bool = true, refusal: HTTPResponse = ServerContext.overCapacity,
          loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer, batcher: StreamBatcher) {
@@ -82,13 +80,13 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         defer { refreshDeadline() }
         let received = readBuffer.withBuffer { buffer -> Int in
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if count > 0, !lingering {
+            if count > 0, !machine.isLingering {
                 parser.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]))
             }
             return count
         }
         if received > 0 {
-            guard !lingering else { return }
+            guard !machine.isLingering else { return }
             machine.bytesReceived(now: .now)
             processInput()
         } else if received < 0, errno == EAGAIN || errno == EINTR {
@@ -96,7 +94,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         } else if received < 0 {
             close()
         } else {
-            if lingering { close(); return }
+            if machine.isLingering { close(); return }
             perform(machine.peerClosed())
             if !isClosed {
                 // Half-closed while a handler runs: stop reading, finish the response, then close.
@@ -108,23 +106,15 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     func writable() {
         flush()
-        if heldForOutput, !isClosed, !lingering, !awaitingResponse, !dispatching { processInput() }
+        if heldForOutput, !isClosed, !machine.isLingering, !awaitingResponse, !dispatching { processInput() }
     }
 
     func tick(now: ContinuousClock.Instant) {
         guard !isClosed else { return }
         defer { refreshDeadline() }
-        if stream != nil {
-            let quiet = now - max(lastWriteProgress, gate.lastDirectWrite ?? lastWriteProgress)
-            if output.count > outputOffset {
-                if quiet >= context.configuration.streamStallTimeout { endStream(.slowConsumer) }
-            } else if quiet >= context.configuration.streamHeartbeat {
-                // Per stream and only when idle, so heartbeats are spread over the ticks instead of one burst.
-                streamWrite(Self.heartbeat)
-            }
-            return
-        }
-        perform(machine.tick(now: now))
+        // Publishers' direct writes are progress too; the gate remembers the last one.
+        if stream != nil, let direct = gate.lastDirectWrite { machine.outputProgressed(now: direct) }
+        perform(machine.tick(now: now, outputPending: output.count > outputOffset))
     }
 
     private static let heartbeat = EventFrame(SSEEncoder.encode(.heartbeat()))
@@ -145,7 +135,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     private func processInput() {
         heldForOutput = false
-        while !awaitingResponse, !lingering, !isClosed {
+        while !awaitingResponse, !machine.isLingering, !isClosed {
             // Pipelined requests whose answers are not read would otherwise be parsed and answered without
             // bound: stop here, with the rest in the parser and the kernel, until the client reads.
             guard machine.shouldRead(pendingOutputBytes: output.count - outputOffset) else {
@@ -250,7 +240,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
         flush()
         perform(action)
-        if !dispatching, !isClosed, !lingering { processInput() }
+        if !dispatching, !isClosed, !machine.isLingering { processInput() }
     }
 
     /// A `HEAD` on a streaming route: the stream's head, as a complete response with no body.
@@ -266,7 +256,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
         flush()
         perform(action)
-        if !dispatching, !isClosed, !lingering { processInput() }
+        if !dispatching, !isClosed, !machine.isLingering { processInput() }
     }
 
     /// A framing error: answer once with `Connection: close` and stop parsing (DESIGN §11).
@@ -290,14 +280,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     /// earlier; a deadline that only moved later just costs one early tick.
     func refreshDeadline() {
         guard !isClosed else { return }
-        let next: ContinuousClock.Instant?
-        if stream != nil {
-            let waiting = output.count > outputOffset
-            next = lastWriteProgress + (waiting ? context.configuration.streamStallTimeout : context.configuration.streamHeartbeat)
-        } else {
-            next = machine.nextDeadline
-        }
-        loop.setDeadline(self, next)
+        loop.setDeadline(self, machine.nextDeadline(outputPending: output.count > outputOffset))
     }
 
     private func perform(_ action: ConnectionStateMachine.Action) {
@@ -308,13 +291,16 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         case .close:
             close()
         case .closeAfterFlush:
-            lingering = true
             if output.count == outputOffset { finishWriting() }
         case .respondTimeout:
             respondAndClose(ErrorResponse.response(.requestTimeout, code: "request_timeout",
                                                    message: "the request was not received in time"), version: head?.version ?? .http11)
-            lingering = true
             if output.count == outputOffset { finishWriting() }
+        case .sendHeartbeat:
+            // Per stream and only when idle, so heartbeats are spread over the ticks instead of one burst.
+            streamWrite(Self.heartbeat)
+        case .dropSlowStream:
+            endStream(.slowConsumer)
         }
     }
 
@@ -341,7 +327,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             wantsWrite = false
             updateInterest()
         }
-        if lingering { finishWriting() }
+        if machine.isLingering { finishWriting() }
     }
 
     /// Sends what the socket takes; true when the socket failed.
@@ -349,7 +335,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         let (offset, failed) = Socket.send(fd, output, from: outputOffset)
         if offset > outputOffset {
             outputOffset = offset
-            lastWriteProgress = .now
+            machine.outputProgressed(now: .now)
         }
         return failed
     }

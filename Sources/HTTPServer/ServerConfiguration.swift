@@ -25,10 +25,16 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var drainTimeout: Duration
     /// Bytes a stream may have waiting for a slow client before it is dropped (DESIGN §6).
     public var streamBufferBytes = 1 << 20
-    /// A stream with bytes waiting and no write progress for this long is dropped.
-    public var streamStallTimeout: Duration = .seconds(30)
-    /// A stream with nothing written for this long gets a comment line, so proxies and clients see it alive.
-    public var streamHeartbeat: Duration = .seconds(15)
+    /// A stream with bytes waiting and no write progress for this long is dropped (`timeouts.streamStall`).
+    public var streamStallTimeout: Duration {
+        get { timeouts.streamStall }
+        set { timeouts.streamStall = newValue }
+    }
+    /// A stream with nothing written for this long gets a comment line (`timeouts.streamHeartbeat`).
+    public var streamHeartbeat: Duration {
+        get { timeouts.streamHeartbeat }
+        set { timeouts.streamHeartbeat = newValue }
+    }
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, eventLoop: EventLoopKind = .epoll, loopCount: Int = defaultLoopCount,

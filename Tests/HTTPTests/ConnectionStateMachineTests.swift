@@ -49,8 +49,9 @@ import Testing
         #expect(machine.nextDeadline == nil)
         #expect(machine.responseQueued(now: t0 + .seconds(3), keepAlive: true) == .none)
         #expect(machine.nextDeadline == t0 + .seconds(78))
-        machine.streamStarted()
-        #expect(machine.nextDeadline == nil)
+        machine.streamStarted(now: t0 + .seconds(3))
+        #expect(machine.nextDeadline(outputPending: false) == t0 + .seconds(18))
+        #expect(machine.nextDeadline(outputPending: true) == t0 + .seconds(33))
         machine.streamEnded(now: t0 + .seconds(4))
         #expect(machine.nextDeadline == t0 + .seconds(6))
         #expect(machine.tick(now: t0 + .seconds(6)) == .close)
@@ -147,5 +148,57 @@ import Testing
     func reading_pausesWhileMoreThanTheOutputLimitWaits(pending: Int, reads: Bool) {
         let machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
         #expect(machine.shouldRead(pendingOutputBytes: pending) == reads)
+    }
+
+    // MARK: - Streams: heartbeat, stall and linger, all through the machine
+
+    @Test func idleStream_getsAHeartbeatAfterTheInterval_andOnlyThen() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.streamStarted(now: t0)
+        #expect(machine.tick(now: t0 + .seconds(14)) == .none)
+        #expect(machine.tick(now: t0 + .seconds(15)) == .sendHeartbeat)
+        // The heartbeat went out: the next one is due an interval later.
+        machine.outputProgressed(now: t0 + .seconds(15))
+        #expect(machine.nextDeadline(outputPending: false) == t0 + .seconds(30))
+        #expect(machine.tick(now: t0 + .seconds(29)) == .none)
+    }
+
+    @Test func streamWithBytesWaiting_isDroppedAtTheStallDeadline_notBefore() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.streamStarted(now: t0)
+        machine.outputProgressed(now: t0 + .seconds(5))
+        // No heartbeat while bytes wait: the stall clock runs from the last progress.
+        #expect(machine.tick(now: t0 + .seconds(34), outputPending: true) == .none)
+        #expect(machine.tick(now: t0 + .seconds(35), outputPending: true) == .dropSlowStream)
+        #expect(machine.state == .closed)
+    }
+
+    @Test func progressFromAnotherWriter_movesTheDeadlines_butNeverBack() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.streamStarted(now: t0 + .seconds(10))
+        machine.outputProgressed(now: t0 + .seconds(2))
+        #expect(machine.nextDeadline(outputPending: true) == t0 + .seconds(40))
+        machine.outputProgressed(now: t0 + .seconds(20))
+        #expect(machine.nextDeadline(outputPending: true) == t0 + .seconds(50))
+    }
+
+    @Test func endedStream_lingersUntilItsDeadline_thenCloses() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.streamStarted(now: t0)
+        #expect(!machine.isLingering)
+        machine.streamEnded(now: t0 + .seconds(1))
+        #expect(machine.isLingering)
+        #expect(machine.tick(now: t0 + .seconds(2)) == .none)
+        #expect(machine.tick(now: t0 + .seconds(3)) == .close)
+        #expect(!machine.isLingering)
+    }
+
+    @Test(arguments: [true, false])
+    func closingResponse_lingers_keepAliveResponse_doesNot(keepAlive: Bool) {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: false)
+        _ = machine.responseQueued(now: t0, keepAlive: keepAlive)
+        #expect(machine.isLingering == !keepAlive)
     }
 }
