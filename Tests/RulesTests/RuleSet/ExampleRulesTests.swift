@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct ExampleRulesTests {
     static var exampleURL: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/rules.example.json").standardized
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../config/rules.example.json").standardized
     }
 
     @Test func example_validatesWithNoDiagnosticsAtAll() throws {
