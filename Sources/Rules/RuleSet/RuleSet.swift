@@ -31,28 +31,3 @@ public struct RuleSet: Sendable {
     /// An empty set (no flags, no triggers).
     public static let empty = RuleSet(flags: [], triggers: [], source: ["flags": [:]], warnings: [])
 }
-
-/// Loading failed: every error (and warning) found, none loaded.
-public struct RuleSetError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let diagnostics: [Diagnostic]
-
-    public init(_ diagnostics: [Diagnostic]) {
-        self.diagnostics = diagnostics
-    }
-
-    public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
-    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
-}
-
-/// FNV-1a 64-bit as 16 hex digits: stable across runs and platforms (unlike `Hasher`), for versions and ETags.
-public enum ContentHash {
-    public static func hex(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let text = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - text.count) + text
-    }
-}
