@@ -21,10 +21,10 @@ public enum ISO8601 {
             return true
         }
         guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+              (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day)
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        if index == bytes.count { return Instant(milliseconds: Int64(days) * 86_400_000) }
+        let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
+        if index == bytes.count { return Instant(milliseconds: Int64(days) * CivilDate.millisecondsPerDay) }
         guard expect(84) || expect(116) || expect(32) else { return nil }
         guard let hour = number(2), expect(58), let minute = number(2), expect(58), let second = number(2),
               hour < 24, minute < 60, second < 61
@@ -56,51 +56,22 @@ public enum ISO8601 {
         return Instant(milliseconds: seconds * 1000 + Int64(millis))
     }
 
-    /// `2026-01-01T09:00:00Z`, with `.SSS` only when the instant has milliseconds.
-    public static func format(_ instant: Instant) -> String {
-        let seconds = instant.unixSeconds
-        // Remainders, not `ms - seconds * 1000`: that product overflows at the ends of the range.
-        let millis = Int((instant.milliseconds % 1000 + 1000) % 1000)
-        let days = Int(seconds / 86_400 - (seconds % 86_400 < 0 ? 1 : 0))
-        let secondOfDay = Int((seconds % 86_400 + 86_400) % 86_400)
-        let (year, month, day) = civilFromDays(days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
-            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        if millis != 0 { text += "." + pad(millis, 3) }
+    /// How a formatted timestamp shows milliseconds.
+    public enum Fraction: Sendable {
+        /// `.SSS` only when the instant has milliseconds: `2026-01-01T09:00:00Z` (API answers).
+        case whenNonZero
+        /// Always `.SSS`: `2026-01-01T09:00:00.000Z` (log lines, which then line up).
+        case milliseconds
+    }
+
+    /// `2026-01-01T09:00:00Z` in UTC. Never traps: the ends of the Int64 range come out as expanded years.
+    public static func format(_ instant: Instant, fraction: Fraction = .whenNonZero) -> String {
+        let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: instant.milliseconds)
+        let secondOfDay = Int(millisecondOfDay / 1000)
+        let millis = Int(millisecondOfDay % 1000)
+        var text = CivilDate(daysSinceEpoch: Int(days)).description + "T" + CivilDate.pad(secondOfDay / 3600, 2) + ":"
+            + CivilDate.pad(secondOfDay / 60 % 60, 2) + ":" + CivilDate.pad(secondOfDay % 60, 2)
+        if millis != 0 || fraction == .milliseconds { text += "." + CivilDate.pad(millis, 3) }
         return text + "Z"
-    }
-
-    static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
-    }
-
-    static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-    }
-
-    /// Howard Hinnant's civil-from-days and days-from-civil (proleptic Gregorian).
-    public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = month > 2 ? month - 3 : month + 9
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }

@@ -24,6 +24,9 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     @inlinable
     public static func - (lhs: Instant, rhs: Instant) -> Milliseconds { Saturating.subtract(lhs.milliseconds, rhs.milliseconds) }
 
+    /// Seconds since the epoch, fractions included (for `Date` and time-zone lookups).
+    public var seconds: Double { Double(milliseconds) / 1000 }
+
     /// Whole seconds, rounded toward the past.
     public var unixSeconds: Int64 {
         let seconds = milliseconds / 1000

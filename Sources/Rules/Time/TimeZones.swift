@@ -18,17 +18,14 @@ public enum TimeZones {
     /// Seconds east of UTC in the zone at that instant (DST included); 0 for UTC or an unknown zone.
     public static func offset(_ name: String?, at instant: Instant) -> Int64 {
         guard let name, name != "UTC", let zone = zone(name) else { return 0 }
-        return Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)))
+        return Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant.seconds)))
     }
 
     /// Local wall-clock fields of an instant in a zone.
     public static func local(_ instant: Instant, in name: String?) -> (hour: Int, isoWeekday: Int, localMilliseconds: Int64) {
         let local = Saturating.add(instant.milliseconds, offset(name, at: instant) * 1000)
-        let days = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
-        let millisOfDay = local - days * 86_400_000
-        // 1970-01-01 was a Thursday (ISO weekday 4).
-        let weekday = Int(((days + 3) % 7 + 7) % 7) + 1
-        return (Int(millisOfDay / 3_600_000), weekday, local)
+        let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: local)
+        return (Int(millisecondOfDay / 3_600_000), CivilDate.isoWeekday(daysSinceEpoch: days), local)
     }
 
     /// Adds a calendar period in the zone (months and years by the calendar, DST-correct).
@@ -48,7 +45,7 @@ public enum TimeZones {
         }
         // Rule files bound the count; a period past any calendar simply never ends.
         if weeksOverflow && period.unit == .week || quartersOverflow && period.unit == .quarter { return Instant(milliseconds: .max) }
-        let date = Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000)
+        let date = Date(timeIntervalSince1970: instant.seconds)
         guard let result = calendar.date(byAdding: components, to: date) else { return Instant(milliseconds: .max) }
         return Instant(milliseconds: Saturating.int64((result.timeIntervalSince1970 * 1000).rounded()))
     }
