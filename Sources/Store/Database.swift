@@ -254,18 +254,18 @@ public final class Database: Sendable {
     }
 }
 
-/// The automatic snapshots' bookkeeping, under one lock.
-struct SnapshotState {
-    var lastSeq: UInt64 = 0
-    var running = false
-    var lastAt: ContinuousClock.Instant?
-    var failures = 0
-    var lastError: IOError?
-    /// Set after a failure: the next automatic attempt waits for `afterSeq` and `at`; `backoff` doubles.
-    var retry: (afterSeq: UInt64, at: ContinuousClock.Instant, backoff: Duration)?
-}
-
 extension Database {
+    /// The automatic snapshots' bookkeeping, under one lock.
+    struct SnapshotState {
+        var lastSeq: UInt64 = 0
+        var running = false
+        var lastAt: ContinuousClock.Instant?
+        var failures = 0
+        var lastError: IOError?
+        /// Set after a failure: the next automatic attempt waits for `afterSeq` and `at`; `backoff` doubles.
+        var retry: (afterSeq: UInt64, at: ContinuousClock.Instant, backoff: Duration)?
+    }
+
     /// The payload size of a mutation's log record (tests use it to find record boundaries).
     public static func encodedLength(of mutation: Mutation) -> Int { MutationCodec.encode(mutation).count }
 }

@@ -3,24 +3,6 @@ import Foundation
 import Glibc
 #endif
 
-/// A failed file operation: which call, on which path, with which errno.
-public struct IOError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let call: String
-    public let path: String
-    public let code: Int32
-    /// What went wrong when it is not an errno's story (a snapshot that does not read back whole).
-    public let detail: String?
-
-    public init(call: String, path: String, code: Int32, detail: String? = nil) {
-        self.call = call
-        self.path = path
-        self.code = code
-        self.detail = detail
-    }
-
-    public var description: String { "\(call)(\(path)): \(detail ?? String(cString: strerror(code)))" }
-}
-
 /// Every file operation the store performs, behind a protocol so tests can fail any single call
 /// (EIO, ENOSPC, short writes) and check that nothing unacknowledged is ever acknowledged.
 public protocol FileSystem: Sendable {
@@ -58,83 +40,5 @@ extension FileSystem {
             guard written > 0 else { throw IOError(call: "write", path: path, code: EIO) }
             offset += written
         }
-    }
-}
-
-/// The real thing, straight POSIX.
-public struct PosixFileSystem: FileSystem {
-    public init() {}
-
-    public func openForAppend(_ path: String) throws(IOError) -> Int32 {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw IOError(call: "open", path: path, code: errno) }
-        return fd
-    }
-
-    public func openForWrite(_ path: String) throws(IOError) -> Int32 {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw IOError(call: "open", path: path, code: errno) }
-        return fd
-    }
-
-    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int {
-        while true {
-            let written = Glibc.write(fd, bytes.baseAddress, bytes.count)
-            if written >= 0 { return written }
-            if errno == EINTR { continue }
-            throw IOError(call: "write", path: path, code: errno)
-        }
-    }
-
-    public func fsync(_ fd: Int32, path: String) throws(IOError) {
-        guard Glibc.fsync(fd) == 0 else { throw IOError(call: "fsync", path: path, code: errno) }
-    }
-
-    public func close(_ fd: Int32) { _ = Glibc.close(fd) }
-
-    public func rename(_ from: String, _ to: String) throws(IOError) {
-        guard Glibc.rename(from, to) == 0 else { throw IOError(call: "rename", path: from, code: errno) }
-    }
-
-    public func remove(_ path: String) throws(IOError) {
-        guard unlink(path) == 0 || errno == ENOENT else { throw IOError(call: "unlink", path: path, code: errno) }
-    }
-
-    public func fsyncDirectory(_ path: String) throws(IOError) {
-        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw IOError(call: "open", path: path, code: errno) }
-        defer { _ = Glibc.close(fd) }
-        guard Glibc.fsync(fd) == 0 else { throw IOError(call: "fsync", path: path, code: errno) }
-    }
-
-    public func read(_ path: String) throws(IOError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw IOError(call: "read", path: path, code: ENOENT) }
-        return [UInt8](data)
-    }
-
-    public func list(_ directory: String) throws(IOError) -> [String] {
-        do {
-            return try FileManager.default.contentsOfDirectory(atPath: directory)
-        } catch {
-            throw IOError(call: "opendir", path: directory, code: ENOENT)
-        }
-    }
-
-    public func truncate(_ path: String, to size: Int) throws(IOError) {
-        guard Glibc.truncate(path, off_t(size)) == 0 else { throw IOError(call: "truncate", path: path, code: errno) }
-    }
-
-    public func createDirectory(_ path: String) throws(IOError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw IOError(call: "mkdir", path: path, code: EACCES)
-        }
-    }
-
-    public func size(_ path: String) -> Int? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int(info.st_size)
     }
 }

@@ -25,7 +25,7 @@ for thread in 0..<threads {
         let user = "u\(thread)"
         while true {
             let next = (database.store.context(of: user)?.counters["n"] ?? 0) + 1
-            let now = Instant(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+            let now = Instant(seconds: Date().timeIntervalSince1970)
             let batch = Mutation(user: user, now: now, actions: [.setCounter(counter: "n", value: next), .setAttribute(key: "n", value: .int(next))])
             guard (try? database.writeAndWait(batch)) != nil else { exit(3) }
             output.lock()

@@ -30,7 +30,7 @@ enum StoreBenchmark {
         let started = ContinuousClock.now
         let recovered = try! Database(options: .init(directory: lastDirectory, fsync: .never))
         let elapsed = ContinuousClock.now - started
-        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let elapsedSeconds = elapsed.inSeconds
         print(String(format: "  replay: %d records in %.2f s = %.0f records/s", recovered.recovery.replayedRecords, elapsedSeconds,
                      Double(recovered.recovery.replayedRecords) / elapsedSeconds))
         recovered.log.close()
@@ -52,7 +52,7 @@ enum StoreBenchmark {
                 var done = 0
                 // Bounded in time and in count.
                 while Date() < deadline, done < 5_000_000 {
-                    let now = Instant(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+                    let now = Instant(seconds: Date().timeIntervalSince1970)
                     _ = try? database.writeAndWait(Mutation(user: "user-\(writer)-\(done % 1000)", now: now,
                                                             actions: [.increment(counter: "hits", by: 1)]))
                     done += 1

@@ -1,0 +1,16 @@
+/// What specd knows of one user (DESIGN §1): the input of every evaluation.
+public struct UserContext: Sendable, Equatable {
+    public var launchedAt: Instant?
+    /// IANA zone name; `nil` means UTC.
+    public var timeZone: String?
+    public var counters: CompactMap<Int> = [:]
+    public var events: CompactMap<Instant> = [:]
+    public var flags: CompactMap<Bool> = [:]
+    public var attributes: CompactMap<JSONValue> = [:]
+    public var segments: SegmentSet = []
+    public var donations: CompactMap<DonationSummary> = [:]
+    /// When each trigger last fired for this user (throttles survive rule replacement).
+    public var triggerFires: CompactMap<Instant> = [:]
+
+    public init() {}
+}

@@ -1,0 +1,74 @@
+/// Compiles flagd flag definitions: `{state, variants, defaultVariant, targeting, metadata}` with `$ref`s into
+/// `$evaluators` resolved at load time.
+struct FlagdCompiler {
+    let evaluators: JSONObject
+    let setMetadata: JSONObject
+
+    static func isFlagd(_ definition: JSONValue) -> Bool { definition["state"] != nil }
+
+    func compile(key: String, _ definition: JSONValue, specs: inout SpecCompiler) -> Flag? {
+        let path = JSONPointer("/flags").appending(key)
+        guard let fields = specs.fields(definition, at: path, required: ["state", "variants"],
+                                        optional: ["defaultVariant", "targeting", "metadata", "description"]) else { return nil }
+        guard case .string(let state) = fields["state"]!, state == "ENABLED" || state == "DISABLED" else {
+            specs.error(path.appending("state"), "wrong_type", "state is ENABLED or DISABLED")
+            return nil
+        }
+        guard case .object(let variants) = fields["variants"]!, !variants.isEmpty else {
+            specs.error(path.appending("variants"), "wrong_type", "variants is a non-empty object")
+            return nil
+        }
+        var defaultVariant: String?
+        switch fields["defaultVariant"] {
+        case nil, .null?: defaultVariant = nil
+        case .string(let name)?:
+            guard variants[name] != nil else {
+                specs.error(path.appending("defaultVariant"), "unknown_default_variant", "no variant named '\(name)'")
+                return nil
+            }
+            defaultVariant = name
+        default:
+            specs.error(path.appending("defaultVariant"), "wrong_type", "defaultVariant is a variant name or null")
+            return nil
+        }
+        var missing: String?
+        var targeting = fields["targeting"].map { resolve($0, missing: &missing, depth: 0) }
+        if case .object(let object)? = targeting, object.isEmpty { targeting = nil }
+        if targeting == .null { targeting = nil }
+        var metadata = setMetadata
+        if case .object(let own)? = fields["metadata"] { for (name, value) in own { metadata[name] = value } }
+        let type: Flag.ValueType
+        switch variants.values.first! {
+        case .bool: type = .boolean
+        case .string: type = .string
+        case .number: type = .number
+        default: type = .object
+        }
+        return Flag(key: key, body: .flagd(FlagdTargeting(targeting: targeting, variants: variants, defaultVariant: defaultVariant,
+                                                         unresolvedReference: missing)),
+                    enabled: state == "ENABLED", valueType: type, description: fields["description"]?.stringValue,
+                    metadata: metadata, source: definition)
+    }
+
+    /// Replaces `{"$ref": name}` with the named evaluator, recursively (bounded, so cycles cannot hang a load).
+    private func resolve(_ value: JSONValue, missing: inout String?, depth: Int) -> JSONValue {
+        guard depth < 32 else { return .null }
+        switch value {
+        case .object(let object):
+            if object.count == 1, case .string(let name)? = object["$ref"] {
+                guard let target = evaluators[name] else {
+                    missing = name
+                    return .null
+                }
+                return resolve(target, missing: &missing, depth: depth + 1)
+            }
+            var resolved = JSONObject()
+            for (key, member) in object { resolved[key] = resolve(member, missing: &missing, depth: depth + 1) }
+            return .object(resolved)
+        case .array(let items):
+            return .array(items.map { resolve($0, missing: &missing, depth: depth + 1) })
+        default:
+            return value
+        }
+    }
+}

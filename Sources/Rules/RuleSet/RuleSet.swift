@@ -1,0 +1,33 @@
+/// A validated, immutable rule set: flags and decisions, triggers, and the named specs they were built from.
+public struct RuleSet: Sendable {
+    public let flags: ByteKeyedTable<Flag>
+    /// Flag keys in declaration order.
+    public let flagKeys: [String]
+    /// The flags in declaration order, so evaluating them all looks none up.
+    let orderedFlags: [Flag]
+    public let triggers: ByteKeyedTable<Trigger>
+    public let triggerKeys: [String]
+    /// The merged document as written.
+    public let source: JSONValue
+    /// A content hash of the source: equal rule sets have equal versions.
+    public let version: String
+    /// Non-fatal diagnostics found while loading.
+    public let warnings: [Diagnostic]
+    /// Each flag's context inputs, computed once per rule set.
+    let flagInputs: ByteKeyedTable<Set<ContextInput>>
+
+    init(flags: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
+        self.flags = ByteKeyedTable(flags.map { ($0.key, $0) })
+        flagKeys = flags.map(\.key)
+        orderedFlags = flags
+        self.triggers = ByteKeyedTable(triggers.map { ($0.key, $0) })
+        triggerKeys = triggers.map(\.key)
+        self.source = source
+        version = ContentHash.hex(JSONWriter.write(source))
+        self.warnings = warnings
+        flagInputs = ByteKeyedTable(flags.compactMap { flag in flag.inputs.map { (flag.key, $0) } })
+    }
+
+    /// An empty set (no flags, no triggers).
+    public static let empty = RuleSet(flags: [], triggers: [], source: ["flags": [:]], warnings: [])
+}

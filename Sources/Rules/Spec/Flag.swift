@@ -1,0 +1,66 @@
+/// A compiled flag or decision (DESIGN §3.1). A class, immutable: handing one out of the rule set costs one
+/// retain instead of one per field.
+public final class Flag: Sendable, Equatable {
+    public enum ValueType: String, Sendable {
+        case boolean, string, number, object
+    }
+
+    /// What a case (or the fallback) yields: one value, or a weighted split.
+    public enum Outcome: Sendable, Equatable {
+        case value(JSONValue, variant: String?)
+        case split([SplitEntry], prefix: String)
+    }
+
+    public struct SplitEntry: Sendable, Equatable {
+        public let weight: Int
+        public let value: JSONValue
+        public let variant: String?
+    }
+
+    public struct Case: Sendable, Equatable {
+        public let when: Spec
+        public let outcome: Outcome
+    }
+
+    public enum Body: Sendable, Equatable {
+        /// `{"when": spec}`: true when it holds.
+        case boolean(Spec)
+        /// Cases in order, then the fallback (or none: `matched: false`).
+        case cases([Case], fallback: Outcome?)
+        /// A flagd definition: JSON Logic targeting naming a variant.
+        case flagd(FlagdTargeting)
+    }
+
+    public let key: String
+    public let body: Body
+    public let enabled: Bool
+    public let valueType: ValueType
+    public let description: String?
+    public let metadata: JSONObject
+    /// The definition as written, for `GET /v1/rules/{key}`.
+    public let source: JSONValue
+
+    public init(key: String, body: Body, enabled: Bool, valueType: ValueType, description: String?, metadata: JSONObject,
+                source: JSONValue) {
+        self.key = key
+        self.body = body
+        self.enabled = enabled
+        self.valueType = valueType
+        self.description = description
+        self.metadata = metadata
+        self.source = source
+    }
+
+    public static func == (lhs: Flag, rhs: Flag) -> Bool {
+        lhs.key == rhs.key && lhs.body == rhs.body && lhs.enabled == rhs.enabled && lhs.source == rhs.source
+    }
+
+    /// Whether the flag has no targeting at all, so its answer is `STATIC`.
+    public var isStatic: Bool {
+        switch body {
+        case .cases(let cases, _): return cases.isEmpty
+        case .flagd(let flagd): return flagd.targeting == nil
+        case .boolean: return false
+        }
+    }
+}

@@ -1,0 +1,150 @@
+extension RuleSet {
+    /// Evaluates one flag. Never throws: an unknown key is an `ERROR` evaluation with `FLAG_NOT_FOUND`.
+    public func evaluate(_ key: String, _ input: EvaluationInput) -> Evaluation {
+        guard let flag = flags[key] else { return .notFound(key) }
+        return flag.evaluate(input)
+    }
+
+    /// Every flag, in declaration order.
+    public func evaluateAll(_ input: EvaluationInput) -> [Evaluation] {
+        orderedFlags.map { $0.evaluate(input) }
+    }
+}
+
+extension Flag {
+    public func evaluate(_ input: EvaluationInput) -> Evaluation {
+        switch body {
+        case .flagd(let flagd):
+            return flagd.evaluate(key: key, enabled: enabled, input)
+        case .boolean(let spec):
+            guard enabled else {
+                return Evaluation(key: key, value: .bool(false), reason: .disabled, matched: false)
+            }
+            let holds = spec.holds(input)
+            return Evaluation(key: key, value: .bool(holds), variant: nil, reason: holds ? .targetingMatch : .defaultValue,
+                              matched: holds)
+        case .cases(let cases, let fallback):
+            guard enabled else {
+                let decided = fallback.map { resolve($0, input) }
+                return Evaluation(key: key, value: decided?.value, variant: decided?.variant, reason: .disabled,
+                                  matched: false)
+            }
+            for index in cases.indices where cases[index].when.holds(input) {
+                let decided = resolve(cases[index].outcome, input)
+                return Evaluation(key: key, value: decided.value, variant: decided.variant,
+                                  reason: decided.isSplit ? .split : .targetingMatch, index: index, matched: true)
+            }
+            guard let fallback else {
+                return Evaluation(key: key, value: nil, reason: .defaultValue, matched: false)
+            }
+            let decided = resolve(fallback, input)
+            let reason: Evaluation.Reason = decided.isSplit ? .split : (cases.isEmpty ? .staticValue : .defaultValue)
+            return Evaluation(key: key, value: decided.value, variant: decided.variant, reason: reason, index: cases.count,
+                              matched: true)
+        }
+    }
+
+    private func resolve(_ outcome: Outcome, _ input: EvaluationInput) -> (value: JSONValue, variant: String?, isSplit: Bool) {
+        switch outcome {
+        case .value(let value, let variant):
+            return (value, variant, false)
+        case .split(let entries, let prefix):
+            let chosen = entries[Bucketing.pick(prefix + input.request.userID, weights: entries.map(\.weight))]
+            return (chosen.value, chosen.variant, true)
+        }
+    }
+}
+
+extension Spec {
+    /// Whether the spec holds for the input (DESIGN §3.2 semantics, missing-data rules included).
+    public func holds(_ input: EvaluationInput) -> Bool {
+        // `input.context` is read in place: binding it to a local would copy (and retain) every collection.
+        switch self {
+        case .all(let children): return children.allSatisfy { $0.holds(input) }
+        case .any(let children): return children.contains { $0.holds(input) }
+        case .none(let children): return !children.contains { $0.holds(input) }
+        case .not(let child): return !child.holds(input)
+        case .atLeast(let count, let children):
+            var held = 0
+            for child in children where child.holds(input) {
+                held += 1
+                if held >= count { return true }
+            }
+            return held >= count
+        case .ref(_, let spec): return spec.holds(input)
+        case .always(let constant): return constant
+        case .flag(let key, let equals, let ifMissing):
+            guard let value = input.context.flags[key] else { return ifMissing }
+            return value == equals
+        case .counter(let key, let comparison): return comparison.holds(input.context.counters[key] ?? 0)
+        case .maxCount(let counter, let limit): return (input.context.counters[counter] ?? 0) < limit
+        case .elapsedSince(_, let event, let duration):
+            guard let at = input.context.events[event] else { return true }
+            return input.now - at >= duration
+        case .sinceLaunch(let duration):
+            guard let launched = input.context.launchedAt else { return duration <= 0 }
+            return input.now - launched >= duration
+        case .eventExists(let event): return input.context.events[event] != nil
+        case .eventDate(let event, let before, let after):
+            guard let at = input.context.events[event] else { return false }
+            if let before, !(at < before) { return false }
+            if let after, !(at > after) { return false }
+            return true
+        case .dateRange(let from, let to):
+            if let from, input.now < from { return false }
+            if let to, input.now > to { return false }
+            return true
+        case .hourIn(let from, let to, let zone):
+            let hour = TimeZones.local(input.now, in: zone ?? input.context.timeZone).hour
+            return from <= to ? (hour >= from && hour <= to) : (hour >= from || hour <= to)
+        case .weekday(let days, let zone):
+            return days.contains(TimeZones.local(input.now, in: zone ?? input.context.timeZone).isoWeekday)
+        case .segment(let name): return input.context.segments.contains(name)
+        case .segmentsAny(let names): return names.contains { input.context.segments.contains($0) }
+        case .segmentsAll(let names): return names.allSatisfy { input.context.segments.contains($0) }
+        case .subscription(let status):
+            guard case .string(let actual)? = input.context.attributes["subscription_status"] else { return false }
+            return actual == status
+        case .attribute(let key, let test): return test.holds(input.context.attributes[key])
+        case .donations(let event, let comparison, let within):
+            guard let summary = input.context.donations[event] else { return comparison.holds(0) }
+            let count = within.map { summary.count(within: $0, now: input.now) } ?? summary.count
+            return comparison.holds(count)
+        case .lastDonation(let event, let within, let inside):
+            guard let last = input.context.donations[event]?.last?.at else { return !inside }
+            let isWithin = input.now - last <= within && last <= input.now
+            return isWithin == inside
+        case .donationVersion(let event, let first, let test):
+            let summary = input.context.donations[event]
+            guard let mark = first ? summary?.first : summary?.last, let text = mark.appVersion, let version = Version(text),
+                  let right = test.operand.resolve(input) else { return false }
+            return test.holds(version, right)
+        case .appVersion(let test):
+            guard let text = input.request.appVersion, let version = Version(text), let right = test.operand.resolve(input)
+            else { return false }
+            return test.holds(version, right)
+        case .rollout(let basisPoints, let prefix, let by):
+            guard let value = Spec.bucketingValue(by, input) else { return false }
+            return Bucketing.bucket(prefix + value, totalWeight: 10_000) < UInt64(basisPoints)
+        }
+    }
+
+    /// The user id, or the named attribute as text (strings as they are, numbers in their lexical form).
+    static func bucketingValue(_ attribute: String?, _ input: EvaluationInput) -> String? {
+        guard let attribute else { return input.request.userID }
+        switch input.context.attributes[attribute] {
+        case .string(let text)?: return text
+        case .number(let number)?: return number.text
+        default: return nil
+        }
+    }
+}
+
+extension VersionTest.Operand {
+    func resolve(_ input: EvaluationInput) -> Version? {
+        switch self {
+        case .literal(let version): return version
+        case .requestAppVersion: return input.request.appVersion.flatMap(Version.init)
+        }
+    }
+}

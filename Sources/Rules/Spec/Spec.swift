@@ -1,0 +1,32 @@
+/// A compiled, validated condition (DESIGN §3.2). References are resolved and rollouts know their flag, so
+/// evaluation is a walk with no lookups in the rule set.
+public indirect enum Spec: Sendable, Equatable {
+    case all([Spec])
+    case any([Spec])
+    case none([Spec])
+    case not(Spec)
+    case atLeast(Int, [Spec])
+    case ref(String, Spec)
+    case always(Bool)
+    case flag(key: String, equals: Bool, ifMissing: Bool)
+    case counter(key: String, Comparison)
+    case maxCount(counter: String, limit: Int)
+    /// `timeSince` and `cooldown`: the event is at least `duration` old, or never happened.
+    case elapsedSince(operator: String, event: String, duration: Milliseconds)
+    case sinceLaunch(Milliseconds)
+    case eventExists(String)
+    case eventDate(event: String, before: Instant?, after: Instant?)
+    case dateRange(from: Instant?, to: Instant?)
+    case hourIn(from: Int, to: Int, timeZone: String?)
+    case weekday(Set<Int>, timeZone: String?)
+    case segment(String)
+    case segmentsAny([String])
+    case segmentsAll([String])
+    case subscription(String)
+    case attribute(key: String, AttributeTest)
+    case donations(event: String, Comparison, within: Milliseconds?)
+    case lastDonation(event: String, within: Milliseconds, inside: Bool)
+    case donationVersion(event: String, first: Bool, VersionTest)
+    case appVersion(VersionTest)
+    case rollout(basisPoints: Int, prefix: String, by: String?)
+}

@@ -1,0 +1,23 @@
+/// A compiled trigger (DESIGN §3.3); firing is the store's and the server's business.
+public struct Trigger: Sendable, Equatable {
+    public let key: String
+    /// Events that cause an evaluation; empty means every donation.
+    public let on: [String]
+    public let when: Spec
+    public let throttle: CalendarPeriod?
+    public let delay: Milliseconds?
+    public let edge: Bool
+    public let source: JSONValue
+
+    public init(key: String, on: [String], when: Spec, throttle: CalendarPeriod?, delay: Milliseconds?, edge: Bool, source: JSONValue) {
+        self.key = key
+        self.on = on
+        self.when = when
+        self.throttle = throttle
+        self.delay = delay
+        self.edge = edge
+        self.source = source
+    }
+
+    public func listens(to event: String) -> Bool { on.isEmpty || on.contains(event) }
+}

@@ -1,0 +1,91 @@
+import Rules
+
+/// Reads what `BinaryWriter` wrote; every read is bounds-checked and throws `.truncated` or `.malformed`.
+struct BinaryReader {
+    enum Failure: Error, Equatable {
+        case truncated
+        case malformed
+    }
+
+    let bytes: [UInt8]
+    var offset: Int
+    let end: Int
+
+    /// `start` and `end` are clamped to the bytes, so a bad length from the data can never index outside them.
+    init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
+        self.bytes = bytes
+        self.end = max(0, min(end ?? bytes.count, bytes.count))
+        offset = max(0, min(start, self.end))
+    }
+
+    var isAtEnd: Bool { offset >= end }
+
+    mutating func byte() throws(Failure) -> UInt8 {
+        guard offset < end else { throw .truncated }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func unsigned() throws(Failure) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            guard shift < 64 else { throw .malformed }
+            result |= UInt64(next & 0x7F) << shift
+            if next & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func signed() throws(Failure) -> Int64 {
+        let raw = try unsigned()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    mutating func int() throws(Failure) -> Int { Int(try signed()) }
+    mutating func instant() throws(Failure) -> Instant { Instant(milliseconds: try signed()) }
+
+    /// A length or element count: never more than the bytes left, so nothing is allocated for a count the data
+    /// cannot hold (every element takes at least one byte).
+    mutating func count() throws(Failure) -> Int {
+        let value = try unsigned()
+        guard offset <= end, value <= UInt64(end - offset) else { throw .truncated }
+        return Int(value)
+    }
+
+    /// Strings were validated UTF-8 when they were written, and every record's CRC has been checked before it is
+    /// decoded, so decoding skips a second validation pass (invalid bytes would become U+FFFD, never a crash).
+    mutating func string() throws(Failure) -> String {
+        let length = try count()
+        let text = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<(offset + length)]), as: UTF8.self) }
+        offset += length
+        return text
+    }
+
+    mutating func optionalString() throws(Failure) -> String? {
+        try byte() == 1 ? try string() : nil
+    }
+
+    mutating func json() throws(Failure) -> JSONValue {
+        let length = try count()
+        defer { offset += length }
+        do {
+            return try JSONParser(maxDepth: 64, maxBytes: Int.max).parse(Array(bytes[offset..<(offset + length)]))
+        } catch {
+            throw .malformed
+        }
+    }
+
+    mutating func fixed32() throws(Failure) -> UInt32 {
+        guard offset + 4 <= end else { throw .truncated }
+        defer { offset += 4 }
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+    }
+
+    mutating func fixed64() throws(Failure) -> UInt64 {
+        let low = UInt64(try fixed32())
+        let high = UInt64(try fixed32())
+        return low | high << 32
+    }
+}

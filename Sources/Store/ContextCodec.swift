@@ -1,0 +1,64 @@
+import Rules
+
+/// A user's whole context, for snapshots.
+enum ContextCodec {
+    static func encode(user: String, _ context: UserContext, into writer: inout BinaryWriter) {
+        writer.string(user)
+        if let launched = context.launchedAt { writer.byte(1); writer.instant(launched) } else { writer.byte(0) }
+        writer.optionalString(context.timeZone)
+        writer.unsigned(UInt64(context.counters.count))
+        for (key, value) in context.counters { writer.string(key); writer.int(value) }
+        writer.unsigned(UInt64(context.events.count))
+        for (key, value) in context.events { writer.string(key); writer.instant(value) }
+        writer.unsigned(UInt64(context.flags.count))
+        for (key, value) in context.flags { writer.string(key); writer.byte(value ? 1 : 0) }
+        writer.unsigned(UInt64(context.attributes.count))
+        for (key, value) in context.attributes { writer.string(key); writer.json(value) }
+        writer.unsigned(UInt64(context.segments.count))
+        for segment in context.segments.sorted() { writer.string(segment) }
+        writer.unsigned(UInt64(context.donations.count))
+        for (event, summary) in context.donations {
+            writer.string(event)
+            writer.int(summary.count)
+            for mark in [summary.first, summary.last] {
+                if let mark { writer.byte(1); writer.instant(mark.at); writer.optionalString(mark.appVersion) } else { writer.byte(0) }
+            }
+            writer.unsigned(UInt64(summary.recent.count))
+            var previous: Int64 = 0
+            // Deltas keep ascending histories small. Wrapping arithmetic, here and in `decode`, is exact for any two
+            // instants and cannot trap on extreme ones.
+            for instant in summary.recent { writer.signed(instant.milliseconds &- previous); previous = instant.milliseconds }
+        }
+        writer.unsigned(UInt64(context.triggerFires.count))
+        for (key, value) in context.triggerFires { writer.string(key); writer.instant(value) }
+    }
+
+    static func decode(_ reader: inout BinaryReader) throws(BinaryReader.Failure) -> (String, UserContext) {
+        let user = try reader.string()
+        var context = UserContext()
+        if try reader.byte() == 1 { context.launchedAt = try reader.instant() }
+        context.timeZone = try reader.optionalString()
+        for _ in 0..<(try reader.count()) { context.counters[try reader.string()] = try reader.int() }
+        for _ in 0..<(try reader.count()) { context.events[try reader.string()] = try reader.instant() }
+        for _ in 0..<(try reader.count()) { context.flags[try reader.string()] = try reader.byte() == 1 }
+        for _ in 0..<(try reader.count()) { context.attributes[try reader.string()] = try reader.json() }
+        for _ in 0..<(try reader.count()) { context.segments.insert(try reader.string()) }
+        for _ in 0..<(try reader.count()) {
+            let event = try reader.string()
+            var summary = DonationSummary(count: try reader.int())
+            for slot in 0..<2 {
+                guard try reader.byte() == 1 else { continue }
+                let mark = DonationSummary.Mark(at: try reader.instant(), appVersion: try reader.optionalString())
+                if slot == 0 { summary.first = mark } else { summary.last = mark }
+            }
+            var previous: Int64 = 0
+            for _ in 0..<(try reader.count()) {
+                previous = previous &+ (try reader.signed())
+                summary.recent.append(Instant(milliseconds: previous))
+            }
+            context.donations[event] = summary
+        }
+        for _ in 0..<(try reader.count()) { context.triggerFires[try reader.string()] = try reader.instant() }
+        return (user, context)
+    }
+}

@@ -1,0 +1,14 @@
+import Rules
+
+/// A batch of actions for one user, applied all or nothing at one instant: the unit the log records.
+public struct Mutation: Sendable, Equatable {
+    public var user: String
+    public var now: Instant
+    public var actions: [Action]
+
+    public init(user: String, now: Instant, actions: [Action]) {
+        self.user = user
+        self.now = now
+        self.actions = actions
+    }
+}
