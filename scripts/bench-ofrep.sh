@@ -2,6 +2,7 @@
 # OFREP throughput: wrk POSTing single-flag evaluations (flagd testkit flags, 10 000 targeting keys) to specd,
 # with nginx `return 200` of a same-sized body in the same run as the reference.
 #   RUNS=3 DURATION=5 CONNECTIONS=32 scripts/bench-ofrep.sh
+# The testkit flags come from the flagd testbed harness at COMPAT, as in scripts/flagd-testbed.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}

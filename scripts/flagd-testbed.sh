@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The OpenFeature flagd-testbed evaluator suite (../shared/compat) against specd over OFREP, with the testkit flags
-# loaded as a flagd rule set. Target: 125 passed, 0 failed.
+# The OpenFeature flagd-testbed evaluator suite against specd over OFREP, with the testkit flags loaded as a flagd
+# rule set. Target: 125 passed, 0 failed. COMPAT is the directory holding the testbed checkout (flagd-testbed/) and
+# its runner (run_flagd_testbed.py); the README's Development section lists this suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COMPAT=${COMPAT:-../shared/compat}
