@@ -2,6 +2,7 @@ import Engine
 import Foundation
 import HTTP
 import HTTPServer
+import Rules
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -42,7 +43,7 @@ public final class RateLimiter: Sendable {
             let slot = table.touch(client, fresh: Bucket(tokens: burst, updated: now))
             var bucket = table.entries[slot].bucket
             let elapsed = now - bucket.updated
-            bucket.tokens = min(burst, bucket.tokens + rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+            bucket.tokens = min(burst, bucket.tokens + rate * elapsed.inSeconds)
             bucket.updated = now
             defer { table.entries[slot].bucket = bucket }
             guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / rate }

@@ -1,6 +1,7 @@
 import Engine
 import HTTP
 import HTTPServer
+import Rules
 /// Method + path-pattern routing. Patterns are literal segments and `{name}` parameters, matched against the raw
 /// path; parameters are percent-decoded. A path that matches with another method answers 405 with `Allow`.
 public struct Router: Responder {
@@ -83,7 +84,7 @@ public struct Router: Responder {
                 let method = request.method
                 let deliver: @Sendable (HTTPResponse) -> Void = { response in
                     let elapsed = ContinuousClock.now - started
-                    observe(pattern, method, response.status.code, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    observe(pattern, method, response.status.code, elapsed.inSeconds)
                     sink.send(response)
                 }
                 var openStream: (@Sendable (HTTPHeaders) -> EventStream)?

@@ -43,7 +43,7 @@ public struct Logger: Sendable {
         var line: [UInt8] = []
         line.reserveCapacity(128)
         line += Array(#"{"ts":""#.utf8)
-        line += Array(Timestamp.format(Date()).utf8)
+        line += Array(ISO8601.format(Instant(seconds: Date().timeIntervalSince1970), fraction: .milliseconds).utf8)
         line += Array(#"","level":""#.utf8)
         line += Array(level.name.utf8)
         line += Array(#"","msg":"#.utf8)
@@ -87,23 +87,4 @@ public final class MemoryLogSink: LogSink {
     }
 
     public var lines: [String] { stored.withLock { $0 } }
-}
-
-/// RFC 3339 UTC timestamps with milliseconds, formatted without DateFormatter (slow and not thread-friendly).
-enum Timestamp {
-    static func format(_ date: Date) -> String {
-        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let millis = milliseconds - seconds * 1000
-        var days = seconds / 86_400
-        var secondOfDay = seconds - days * 86_400
-        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
-        let (year, month, day) = ISO8601.civilFromDays(days)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
-    }
 }

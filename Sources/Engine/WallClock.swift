@@ -10,6 +10,6 @@ public struct SystemClock: WallClock {
     public init() {}
 
     public func now() -> Instant {
-        Instant(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        Instant(seconds: Date().timeIntervalSince1970)
     }
 }

@@ -83,8 +83,7 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
 
     func start() {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        let interval = DispatchTimeInterval.milliseconds(Int(tickInterval.components.seconds * 1000)
-            + Int(tickInterval.components.attoseconds / 1_000_000_000_000_000))
+        let interval = DispatchTimeInterval.milliseconds(Int(tickInterval.millisecondsForTimers))
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(20))
         timer.setEventHandler { [unowned self] in
             let now = ContinuousClock.now

@@ -83,8 +83,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     /// Rounded up: a tick that comes a little late is harmless, one that comes early finds nothing due.
     private func milliseconds(_ instant: ContinuousClock.Instant) -> Int64 {
-        let (seconds, attoseconds) = (instant - epoch).components
-        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        (instant - epoch).millisecondsForTimers
     }
 
     func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool {
@@ -125,7 +124,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         let readBits = UInt32(SPECD_EV_READ | SPECD_EV_HANGUP | SPECD_EV_ERROR)
         let writeBits = UInt32(SPECD_EV_WRITE | SPECD_EV_ERROR)
         var nextScan = ContinuousClock.now + tickInterval
-        let timeoutMilliseconds = Int32(max(1, tickInterval.components.seconds * 1000 + tickInterval.components.attoseconds / 1_000_000_000_000_000))
+        let timeoutMilliseconds = Int32(clamping: max(1, tickInterval.millisecondsForTimers))
         while running.load(ordering: .acquiring) {
             let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), timeoutMilliseconds)
             if count > 0 {

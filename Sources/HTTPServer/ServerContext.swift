@@ -85,7 +85,7 @@ final class ServerContext: Sendable {
     func accessLog(_ head: HTTPRequestHead, _ status: HTTPStatus, _ start: ContinuousClock.Instant, _ id: String, _ peer: String) {
         guard events.wantsRequests else { return }
         let elapsed = ContinuousClock.now - start
-        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        let micros = elapsed.microsecondsForLogs
         events.record(.request(method: head.method, path: String(head.path), status: status.code, durationMicros: Int(micros),
                                requestID: id, peer: peer))
     }

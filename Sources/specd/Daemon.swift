@@ -131,9 +131,7 @@ public final class Daemon: Sendable {
                                   "users": .int(users), "fsync": .string(options.fsync.rawValue), "durationMs": .int(duration)])
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-    }
+    private static func milliseconds(_ duration: Duration) -> Int { Int(duration.inMilliseconds) }
 
     /// Serves until a termination signal; returns the process exit code.
     public func run() -> Int32 {

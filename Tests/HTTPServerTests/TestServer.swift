@@ -23,7 +23,7 @@ final class RecordingResponder: Responder {
         case "/slow":
             let delay = delay
             Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: Double(delay.millisecondsForTimers) / 1000)
                 sink.send(.json(.ok, #"{"slow":true}"#))
             }
         case "/big":
