@@ -81,7 +81,12 @@ extension GroupCommit {
 
     /// Takes the response to the request last returned and returns the next step.
     mutating func advance(_ response: Response) -> FlushStep {
-        guard var current = flight, let step = current.pending else { return .settled(.nothing) }
+        guard var current = flight, let step = current.pending else {
+            // The log failed while this request was out (the writer's fsync, say): the batch is dropped and never
+            // acknowledged, but a segment it opened is still the one to close at the stop.
+            if case .opened(let fd) = response { segment.fd = fd }
+            return .settled(.nothing)
+        }
         current.pending = nil
         switch (step, response) {
         case (_, .failed(let error)):

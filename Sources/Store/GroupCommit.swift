@@ -131,6 +131,7 @@ struct GroupCommit<Waiter> {
     }
 
     /// The records queued so far end the current segment; later ones start a new one. Returns the ticket.
+    @discardableResult
     mutating func requestRotation() -> Int {
         rotationsRequested += 1
         if let pending = cut {
