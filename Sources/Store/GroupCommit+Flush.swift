@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing one batch: everything queued, up to a requested cut into the current segment and the rest into a new
+/// one, fsynced under `always`, then acknowledged. One flusher at a time (the driver's file lock) takes a batch with
+/// `beginFlush` and feeds the result of each request it performs to `advance` until the batch is settled.
+extension GroupCommit {
+    /// An I/O call for the driver to make, outside its lock.
+    enum Request: Equatable {
+        /// One `write` call; report how many bytes it took (a short write is asked again for the rest).
+        case write(fd: Int32, path: String, bytes: ArraySlice<UInt8>)
+        case fsync(fd: Int32, path: String)
+        /// Open for append (creating it); report the descriptor.
+        case open(path: String)
+        /// Fsync the directory, so a new segment's name survives a power cut.
+        case syncDirectory(path: String)
+    }
+
+    /// What a performed request returned.
+    enum Response: Equatable {
+        case wrote(Int)
+        case done
+        case opened(Int32)
+        case failed(IOError)
+    }
+
+    /// The next thing a flusher does.
+    enum FlushStep {
+        /// Perform the request, then `advance` with its response. `wake` as in `Settled`.
+        case perform(Request, wake: Bool)
+        case settled(Settled)
+    }
+
+    /// One step of a batch's plan.
+    enum Step: Equatable {
+        case write(Range<Int>)
+        case fsync
+        /// End the current segment here; later records go to the segment starting at `firstSeq`.
+        case rotate(firstSeq: UInt64, oldHasNewRecords: Bool, ticket: Int?)
+        /// Rotate if the segment reached its size limit.
+        case rotateIfFull(firstSeq: UInt64, oldHasNewRecords: Bool)
+        case retire(oldHasNewRecords: Bool)
+        case open(firstSeq: UInt64)
+        case syncDirectory
+        case rotated(ticket: Int)
+    }
+
+    /// The batch being written and what is left of its plan.
+    struct Flight {
+        let bytes: [UInt8]
+        let lastSeq: UInt64
+        var steps: [Step]
+        var next = 0
+        /// The step whose request is out.
+        var pending: Step?
+        var wake = false
+    }
+
+    /// Takes everything queued (and the cut) as one batch and returns its first request, or `.settled` with
+    /// nothing to do when the queue is empty or the log failed.
+    mutating func beginFlush() -> FlushStep {
+        guard failure == nil, !queued.isEmpty || cut != nil else { return .settled(.nothing) }
+        let batch = queued
+        queued.removeAll(keepingCapacity: batch.count < 1 << 20)
+        queuedRecords = 0
+        var steps: [Step] = []
+        var start = 0
+        if let cut {
+            if cut.offset > 0 { steps.append(.write(0..<cut.offset)) }
+            steps.append(.rotate(firstSeq: cut.firstSeqAfter, oldHasNewRecords: cut.offset > 0, ticket: cut.ticket))
+            start = cut.offset
+            self.cut = nil
+        }
+        if start < batch.count { steps.append(.write(start..<batch.count)) }
+        if policy == .always { steps.append(.fsync) }
+        steps.append(.rotateIfFull(firstSeq: queuedLastSeq + 1, oldHasNewRecords: policy != .always))
+        flight = Flight(bytes: batch, lastSeq: queuedLastSeq, steps: steps)
+        return proceed()
+    }
+
+    /// Takes the response to the request last returned and returns the next step.
+    mutating func advance(_ response: Response) -> FlushStep {
+        guard var current = flight, let step = current.pending else {
+            // The log failed while this request was out (the writer's fsync, say): the batch is dropped and never
+            // acknowledged, but a segment it opened is still the one to close at the stop.
+            if case .opened(let fd) = response { segment.fd = fd }
+            return .settled(.nothing)
+        }
+        current.pending = nil
+        switch (step, response) {
+        case (_, .failed(let error)):
+            return .settled(fail(StorageFailure(error)))
+        case (.write(let range), .wrote(let count)):
+            // `writeAll`'s rule: a write that takes nothing will not take more if asked again.
+            guard count > 0 else { return .settled(fail(StorageFailure(IOError(call: "write", path: segment.path, code: EIO)))) }
+            let taken = min(count, range.count)
+            segment.bytes += taken
+            if taken < range.count {
+                current.pending = .write(range.lowerBound + taken..<range.upperBound)
+                flight = current
+                return .perform(.write(fd: segment.fd, path: segment.path, bytes: current.bytes[range.lowerBound + taken..<range.upperBound]),
+                                wake: false)
+            }
+        case (.open, .opened(let fd)):
+            segment.fd = fd
+            segment.bytes = 0
+        case (.fsync, .done), (.syncDirectory, .done):
+            break
+        default:
+            preconditionFailure("response \(response) does not answer \(step)")
+        }
+        flight = current
+        return proceed()
+    }
+
+    /// Runs the plan's bookkeeping steps until one needs I/O, or the plan is done and the batch acknowledged.
+    private mutating func proceed() -> FlushStep {
+        guard var current = flight else { return .settled(.nothing) }
+        while current.next < current.steps.count {
+            let step = current.steps[current.next]
+            current.next += 1
+            switch step {
+            case .write(let range):
+                return request(step, .write(fd: segment.fd, path: segment.path, bytes: current.bytes[range]), in: current)
+            case .fsync:
+                return request(step, .fsync(fd: segment.fd, path: segment.path), in: current)
+            case .rotate(let firstSeq, let oldHasNewRecords, let ticket):
+                current.steps.insert(contentsOf: rotation(firstSeq: firstSeq, oldHasNewRecords: oldHasNewRecords, ticket: ticket),
+                                     at: current.next)
+            case .rotateIfFull(let firstSeq, let oldHasNewRecords):
+                if segment.bytes >= segmentLimit {
+                    current.steps.insert(contentsOf: rotation(firstSeq: firstSeq, oldHasNewRecords: oldHasNewRecords, ticket: nil),
+                                         at: current.next)
+                }
+            case .retire(let oldHasNewRecords):
+                // Under `always` the old segment was fsynced just before; otherwise the writer thread fsyncs it
+                // if it holds anything not yet synced, before closing it.
+                retiring.append(Retired(fd: segment.fd, path: segment.path,
+                                        dirty: policy != .always && (oldHasNewRecords || unsyncedSeq > 0)))
+                segment.fd = -1
+                unsyncedSeq = 0
+                current.wake = true
+            case .open(let firstSeq):
+                segment.path = segmentPath(firstSeq: firstSeq)
+                return request(step, .open(path: segment.path), in: current)
+            case .syncDirectory:
+                return request(step, .syncDirectory(path: directory), in: current)
+            case .rotated(let ticket):
+                rotationsDone = max(rotationsDone, ticket)
+                current.wake = true
+            }
+        }
+        flight = nil
+        var settled = acknowledge(through: current.lastSeq)
+        settled.wake = settled.wake || current.wake
+        return .settled(settled)
+    }
+
+    private mutating func request(_ step: Step, _ request: Request, in current: Flight) -> FlushStep {
+        var current = current
+        current.pending = step
+        let wake = current.wake
+        current.wake = false
+        flight = current
+        return .perform(request, wake: wake)
+    }
+
+    /// Later records go to a new segment; the writer thread closes the old one. Under `always` the old one is
+    /// fsynced first, before anything in it is acknowledged.
+    private func rotation(firstSeq: UInt64, oldHasNewRecords: Bool, ticket: Int?) -> [Step] {
+        var steps: [Step] = policy == .always && oldHasNewRecords ? [.fsync] : []
+        steps += [.retire(oldHasNewRecords: oldHasNewRecords), .open(firstSeq: firstSeq), .syncDirectory]
+        if let ticket { steps.append(.rotated(ticket: ticket)) }
+        return steps
+    }
+}
