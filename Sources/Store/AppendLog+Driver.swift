@@ -67,9 +67,16 @@ extension AppendLog {
     }
 
     /// Outside every lock: the failure handler logs and may ask the log for its state; completions may write.
+    /// On the writer thread they go to the completion queue instead (see the threading note on `AppendLog`).
     private func deliver(_ settled: GroupCommit<Completion>.Settled) {
         if let failure = settled.failure, let report = condition.withLock({ failureHandler }) { report(failure) }
-        for completion in settled.completions { completion.waiter(completion.outcome) }
+        guard !settled.completions.isEmpty else { return }
+        if writerThread.load(ordering: .relaxed) == UInt(pthread_self()) {
+            let batch = settled.completions.map { (waiter: $0.waiter, outcome: $0.outcome) }
+            completions.async { for completion in batch { completion.waiter(completion.outcome) } }
+        } else {
+            for completion in settled.completions { completion.waiter(completion.outcome) }
+        }
     }
 
     private func fail(_ error: IOError) {
@@ -83,6 +90,7 @@ extension AppendLog {
     // MARK: - Writer thread
 
     func writerLoop() {
+        writerThread.store(UInt(pthread_self()), ordering: .relaxed)
         while true {
             condition.lock()
             while true {

@@ -13,6 +13,11 @@ import Synchronization
 ///
 /// What to write, fsync, open and close, and whom to tell, is decided by a `GroupCommit` value kept under
 /// `condition`; this class only holds the locks, runs the thread and makes the file calls it asks for.
+///
+/// Threads: the writer thread only makes writes durable. Completions of the batches it settles run on
+/// `completions`, a serial queue, in batch order, so the next group commit never waits for what callers do with
+/// an acknowledgement; a caller that flushed a batch itself (a loop at its round's end) runs that batch's
+/// completions on its own thread, with no hop.
 public final class AppendLog: @unchecked Sendable {
     public typealias Completion = @Sendable (Result<UInt64, StorageFailure>) -> Void
 
@@ -28,6 +33,10 @@ public final class AppendLog: @unchecked Sendable {
     var state: GroupCommit<Completion>
     var failureHandler: (@Sendable (StorageFailure) -> Void)?
     let fsyncCount = Atomic<Int>(0)
+    /// Where the writer thread's settled batches are completed.
+    let completions = DispatchQueue(label: "specd.log.completions")
+    /// The writer thread's id, set when it starts: `deliver` asks whether it runs there.
+    let writerThread = Atomic<UInt>(0)
 
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
     public init(directory: String, fileSystem: FileSystem, policy: FsyncPolicy, nextSeq: UInt64, interval: Duration = .milliseconds(100),
