@@ -16,6 +16,9 @@ public protocol FileSystem: Sendable {
     func remove(_ path: String) throws(IOError)
     func fsyncDirectory(_ path: String) throws(IOError)
     func read(_ path: String) throws(IOError) -> [UInt8]
+    /// Hands the file to `body` in order, in pieces of at most `chunkSize` bytes, until the end or until `body`
+    /// returns false; the buffer is valid only during the call (see `FileSystem+Chunks.swift`).
+    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) -> Bool) throws(IOError)
     func list(_ directory: String) throws(IOError) -> [String]
     func truncate(_ path: String, to size: Int) throws(IOError)
     func createDirectory(_ path: String) throws(IOError)

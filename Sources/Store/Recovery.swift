@@ -71,13 +71,8 @@ public enum Recovery {
         var damaged: [Damage] = []
         for (seq, path) in found.snapshots {
             do {
-                let bytes: [UInt8]
-                do {
-                    bytes = try fileSystem.read(path)
-                } catch {
-                    throw SnapshotFile.ReadFailure.corrupt(offset: 0, reason: "unreadable: \(error)")
-                }
-                let (snapshotSeq, users) = try SnapshotFile.read(bytes)
+                // Streamed: loading holds the users and one piece of the file, not the file as well.
+                let (snapshotSeq, users) = try SnapshotFile.load(path, fileSystem: fileSystem)
                 guard snapshotSeq == seq else { throw SnapshotFile.ReadFailure.corrupt(offset: 8, reason: "holds seq \(snapshotSeq), not the \(seq) its name says") }
                 loadSnapshot(users)
                 report.snapshot = path

@@ -59,19 +59,57 @@ enum SnapshotFile {
         return (final, users)
     }
 
+    /// Pieces in which snapshots are read back: small enough that checking or loading one holds one piece and one
+    /// user, never the file.
+    static let readChunkSize = 1 << 16
+
     /// Reads a just-written snapshot back from the file system and checks it whole: checksum, seq, every user
-    /// decodes, and as many users as were written. Nothing it replaces may be deleted before this passed.
+    /// decodes, and as many users as were written. Nothing it replaces may be deleted before this passed. Streams
+    /// the file in `readChunkSize` pieces and keeps no user, so it needs one piece and one user of memory.
     static func verify(_ path: String, seq: UInt64, users: Int, fileSystem: FileSystem) throws(IOError) {
-        let bytes = try fileSystem.read(path)
         let failure: String
         do throws(ReadFailure) {
-            let header = try visit(bytes) { _, _ throws(ReadFailure) in }
+            let header = try stream(path, fileSystem: fileSystem) { _, _ throws(ReadFailure) in }
             if header.seq == seq, header.count == users { return }
             failure = "holds seq \(header.seq) and \(header.count) users, not seq \(seq) and \(users)"
         } catch {
             failure = error.description
         }
         throw IOError(call: "verify", path: path, code: EIO, detail: failure)
+    }
+
+    /// Decodes the snapshot at `path` piece by piece, handing each user to `each`; the users are only to be kept
+    /// once this returned (the checksum is checked at the end). An unreadable file is a `ReadFailure` at byte 0.
+    static func stream(_ path: String, fileSystem: FileSystem,
+                       _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void) throws(ReadFailure) -> (seq: UInt64, count: Int) {
+        var decoder = SnapshotDecoder(size: fileSystem.size(path))
+        var failure: ReadFailure?
+        do throws(IOError) {
+            try fileSystem.readChunks(path, chunkSize: readChunkSize) { chunk in
+                do throws(ReadFailure) {
+                    try decoder.feed(chunk, each)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+        } catch {
+            throw .corrupt(offset: 0, reason: "unreadable: \(error)")
+        }
+        if let failure { throw failure }
+        return try decoder.finish()
+    }
+
+    /// Loads the snapshot at `path` into one dictionary, streaming it (`stream`).
+    static func load(_ path: String, fileSystem: FileSystem) throws(ReadFailure) -> (seq: UInt64, users: [ByteKey: UserContext]) {
+        var users: [ByteKey: UserContext] = [:]
+        let size = fileSystem.size(path) ?? 0
+        let header = try stream(path, fileSystem: fileSystem) { user, context throws(ReadFailure) in
+            if users.isEmpty { users.reserveCapacity(min(size / minimumUserBytes, 1 << 20)) }
+            try add(user, context, to: &users)
+        }
+        return (header.seq, users)
     }
 
     enum ReadFailure: Error, Equatable, CustomStringConvertible {
@@ -92,66 +130,22 @@ enum SnapshotFile {
         var description: String { "byte \(offset): \(reason)" }
     }
 
-    /// Decodes a whole snapshot. Any damage — short, bad checksum, a count or length that does not fit, a record
-    /// that does not decode, one id twice — is a `ReadFailure` naming the offset; nothing traps, and nothing is
-    /// allocated for a count the file cannot hold.
-    static func read(_ bytes: [UInt8]) throws(ReadFailure) -> (seq: UInt64, users: [ByteKey: UserContext]) {
-        var users: [ByteKey: UserContext] = [:]
-        var reserved = false
-        let header = try visit(bytes) { user, context throws(ReadFailure) in
-            if !reserved {
-                reserved = true
-                users.reserveCapacity(min(bytes.count / minimumUserBytes, 1 << 20))
-            }
-            guard users.updateValue(context, forKey: user) == nil else { throw .corrupt(offset: 0, reason: "user '\(user)' appears twice") }
-        }
-        return (header.seq, users)
+    /// One user into the users read so far: an id twice is damage (the writer wrote each dictionary key once).
+    static func add(_ user: ByteKey, _ context: UserContext, to users: inout [ByteKey: UserContext]) throws(ReadFailure) {
+        guard users.updateValue(context, forKey: user) == nil else { throw .corrupt(offset: 0, reason: "user '\(user)' appears twice") }
     }
 
-    /// Walks a snapshot, handing each user to `body`, after the checksum has been checked.
-    static func visit(_ bytes: [UInt8], _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void) throws(ReadFailure) -> (seq: UInt64, count: Int) {
-        guard bytes.count >= headerSize + trailerSize else {
-            throw .corrupt(offset: 0, reason: "too short for a snapshot (\(bytes.count) bytes)")
+    /// Decodes a whole snapshot held in memory (tools and fuzzing; the daemon streams with `load`). Any damage —
+    /// short, bad checksum, a count or length that does not fit, a record that does not decode, one id twice — is
+    /// a `ReadFailure` naming the offset; nothing traps, and nothing is allocated for a count the file cannot hold.
+    static func read(_ bytes: [UInt8]) throws(ReadFailure) -> (seq: UInt64, users: [ByteKey: UserContext]) {
+        var users: [ByteKey: UserContext] = [:]
+        var decoder = SnapshotDecoder(size: bytes.count)
+        try decoder.feed(bytes) { user, context throws(ReadFailure) in
+            if users.isEmpty { users.reserveCapacity(min(bytes.count / minimumUserBytes, 1 << 20)) }
+            try add(user, context, to: &users)
         }
-        guard Array(bytes[0..<magic.count]) == magic else { throw .corrupt(offset: 0, reason: "not a snapshot (bad magic)") }
-        let end = bytes.count - trailerSize
-        var trailer = BinaryReader(bytes, from: end)
-        let stored = (try? trailer.fixed32()) ?? 0
-        let computed = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<end])) }
-        guard stored == computed else { throw .corrupt(offset: end, reason: "checksum mismatch (the file is damaged or cut short)") }
-        var reader = BinaryReader(bytes, from: magic.count, to: end)
-        let seq: UInt64
-        let count: UInt64
-        do throws(BinaryReader.Failure) {
-            seq = try reader.fixed64()
-            count = try reader.fixed64()
-        } catch {
-            throw .corrupt(offset: magic.count, reason: "header cut short")
-        }
-        guard count <= UInt64((end - headerSize) / minimumUserBytes) else {
-            throw .corrupt(offset: 16, reason: "user count \(count) does not fit in \(end - headerSize) bytes")
-        }
-        for index in 0..<Int(count) {
-            let start = reader.offset
-            let context: UserContext
-            let user: String
-            do throws(BinaryReader.Failure) {
-                let length = Int(try reader.fixed32())
-                guard length <= end - reader.offset else { throw .truncated }
-                var record = BinaryReader(bytes, from: reader.offset, to: reader.offset + length)
-                (user, context) = try ContextCodec.decode(&record)
-                guard record.isAtEnd else { throw .malformed }
-                reader.offset += length
-            } catch {
-                throw .corrupt(offset: start, reason: "user \(index) of \(count) is malformed (\(error))")
-            }
-            do throws(ReadFailure) {
-                try each(ByteKey(user), context)
-            } catch {
-                throw .corrupt(offset: start, reason: error.reason)
-            }
-        }
-        guard reader.isAtEnd else { throw .corrupt(offset: reader.offset, reason: "\(end - reader.offset) bytes after the last user") }
-        return (seq, Int(count))
+        let header = try decoder.finish()
+        return (header.seq, users)
     }
 }
