@@ -39,8 +39,9 @@ public final class StreamHub: Sendable {
         let type: String
         let flag: String?
         /// For flag events, the value sent (replays update the stream's last seen value).
-        let value: JSONValue?
-        let bytes: [UInt8]
+        var value: JSONValue?
+        /// Emptied when the event leaves the window: the array's slots are reclaimed in bulk, the bytes at once.
+        var bytes: [UInt8]
         let at: ContinuousClock.Instant
     }
 
@@ -286,6 +287,9 @@ public final class StreamHub: Sendable {
         return id
     }
 
+    /// Event bytes the hub holds, dropped events included (for tests: it must stay within `retainBytes`).
+    var heldEventBytes: Int { withState { state in state.retained.reduce(0) { $0 + $1.bytes.count } } }
+
     private func retain(_ state: inout State, _ event: Retained) {
         state.retained.append(event)
         state.retainedBytes += event.bytes.count
@@ -294,6 +298,9 @@ public final class StreamHub: Sendable {
         while start < state.retained.count, state.retained.count - start > options.retainEvents
                 || state.retained[start].at < horizon || state.retainedBytes > options.retainBytes {
             state.retainedBytes -= state.retained[start].bytes.count
+            // Freed now, not at the next compaction: otherwise the window held up to twice its limits.
+            state.retained[start].bytes = []
+            state.retained[start].value = nil
             start += 1
         }
         if start > state.retainedStart { state.resumableAfter = state.retained[start - 1].id }
