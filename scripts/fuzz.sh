@@ -15,7 +15,9 @@ OUT=.build/fuzz
 TARGETS=${FUZZ_TARGETS:-"http json rules-compiler evaluation reducer store-decoders"}
 mkdir -p "$OUT/artifacts" "$OUT/store-src"
 export SWIFT_BACKTRACE=enable=no             # the Swift backtracer can hang under ASan; ASan prints the stack
-export ASAN_OPTIONS=${ASAN_OPTIONS:-handle_sigill=1:handle_abort=1:detect_leaks=0}
+# malloc_context_size=0: ASan records no stack per allocation (a quarter of the structure-aware targets' time);
+# detection is unchanged, only reports lack allocation stacks: rerun a crash with ASAN_OPTIONS=handle_sigill=1 to see them.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-handle_sigill=1:handle_abort=1:detect_leaks=0:malloc_context_size=0}
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -use-ld=lld)
 SUPPORT=(Tests/Fuzz/Support/FuzzInput.swift Tests/Fuzz/Support/RuleGenerator.swift Tests/Fuzz/Support/ContextGenerator.swift)
 

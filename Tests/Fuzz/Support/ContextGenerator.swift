@@ -25,7 +25,7 @@ extension FuzzInput {
         defer { self = generator.input }
         switch generator.input.byte() % 6 {
         case 0: return generator.input.deepValue()
-        case 1: return .string(String(repeating: generator.input.pick(["x", "1", "é"]), count: generator.input.int(0...20_000)))
+        case 1: return .string(String(repeating: generator.input.pick(["x", "1", "é"]), count: generator.input.length(upTo: 20_000)))
         default: return generator.value(depth: 3)
         }
     }

@@ -72,6 +72,18 @@ struct FuzzInput {
         }
     }
 
+    /// A repeat count for a long string: usually short or at a byte limit's edge (256 for keys, 16 KiB for
+    /// attribute values), the whole range only one time in eight. Every character of a long string is generated,
+    /// written, parsed and compared on each execution: uniform lengths up to `limit` made the structure-aware
+    /// targets several times slower without reaching more code.
+    mutating func length(upTo limit: Int) -> Int {
+        switch byte() % 8 {
+        case 0: return int(0...limit)
+        case 1: return min(limit, pick([255, 256, 257, 1024, 4096, 16_383, 16_384, 16_385]))
+        default: return int(0...32)
+        }
+    }
+
     /// An integer, biased towards the edges where arithmetic breaks.
     mutating func edgeInt() -> Int {
         switch byte() % 8 {

@@ -38,6 +38,9 @@ let validationCases: [ValidationCase] = [
     .init(code: "multiple_operators", path: "/flags/f/when", rules: #"{"flags": {"f": {"when": {"always": true, "segment": "x"}}}}"#),
     .init(code: "unreachable_case", path: "/flags/f/cases/1", rules: #"{"flags": {"f": {"cases": [{"when": {"always": true}, "value": 1}, {"when": {"segment": "x"}, "value": 2}], "fallback": 0}}}"#),
     .init(code: "unreferenced_trigger_event", path: "/triggers/t/on/0", rules: #"{"flags": {}, "triggers": {"t": {"on": ["entityCreated"], "when": {"always": true}}}}"#),
+    // Paths escape keys as RFC 6901 says ("~" as "~0", "/" as "~1"); other bytes pass as they are.
+    .init(code: "unknown_field", path: "/specs/a~1b~0c~01/colour", rules: #"{"specs": {"a/b~c~1": {"always": true, "colour": 1}}, "flags": {}}"#),
+    .init(code: "unknown_field", path: "/specs/caf\u{E9}/colour", rules: #"{"specs": {"caf\u00e9": {"always": true, "colour": 1}}, "flags": {}}"#),
 ]
 
 @Suite struct ValidationTests {
