@@ -3,7 +3,8 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
-/// The OpenFeature Remote Evaluation Protocol (DESIGN §9): any OpenFeature SDK can use specd as its provider.
+/// The OpenFeature Remote Evaluation Protocol (docs/api.md, "OpenFeature (OFREP)"): any OpenFeature SDK can use specd
+/// as its provider.
 extension API {
     func registerOFREP(in router: inout Router) {
         router.add("POST", "/ofrep/v1/evaluate/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in ofrepSingle(request) })

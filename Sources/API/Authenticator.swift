@@ -1,7 +1,7 @@
 import Engine
 import HTTP
 import HTTPServer
-/// What a token may do (DESIGN §5).
+/// What a token may do (docs/api.md, "Conventions": auth and scopes).
 public enum Scope: String, Sendable, CaseIterable {
     /// Reads, evaluation, user streams.
     case evaluate

@@ -3,7 +3,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
-/// Turns `{"ops": [...]}` (DESIGN §4) into actions, naming the exact field at fault (`ops[2].by`).
+/// Turns `{"ops": [...]}` (docs/api.md, "Context updates") into actions, naming the exact field at fault (`ops[2].by`).
 enum OperationDecoder {
     static func decode(_ body: JSONValue, now: Instant) throws(APIError) -> [Action] {
         guard case .object(let object) = body else { throw APIError.invalidField("ops", "the body must be an object with an 'ops' array") }

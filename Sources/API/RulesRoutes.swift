@@ -3,7 +3,8 @@ import Foundation
 import HTTP
 import HTTPServer
 import Rules
-/// `GET /v1/rules`, `GET /v1/rules/{key}`, `POST /v1/rules/validate` (DESIGN §5).
+/// `GET /v1/rules`, `GET /v1/rules/{key}`, `POST /v1/rules/validate` (docs/api.md, "Rules and
+/// administration").
 struct RulesRoutes: Sendable {
     let rules: RulesHost
 

@@ -96,9 +96,9 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Graceful shutdown (DESIGN §8): stop accepting, close idle connections, let in-flight requests finish (their
-    /// responses say `Connection: close`), then stop the loops. Returns once every connection closed or the drain
-    /// timeout passed.
+    /// Graceful shutdown (README, "HTTP behaviour"): stop accepting, close idle connections, let in-flight requests
+    /// finish (their responses say `Connection: close`), then stop the loops. Returns once every connection closed or
+    /// the drain timeout passed.
     public func shutdown() {
         guard !draining.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let owned = listeners.withLock { current -> [(loop: Int, listener: Listener)] in
