@@ -7,7 +7,7 @@ import Glibc
 
 /// Runs the HTTP/1.1 server: one listening socket per event loop (`SO_REUSEPORT` lets the kernel spread accepts),
 /// connections owned by the loop that accepted them, graceful drain on shutdown.
-public final class HTTPServer: Sendable {
+public final class HTTPServer: Sendable, ServerStatus {
     private let context: ServerContext
     private let loops: [EventLoop]
     private let listeners = Mutex<[(loop: Int, listener: Listener)]>([])
