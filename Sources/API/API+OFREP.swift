@@ -58,11 +58,7 @@ extension API {
         if user.isEmpty { query = "" }
         let body = JSONWriter.write(["flags": .array(items), "metadata": [:],
                                      "eventStreams": [["type": "sse", "endpoint": ["requestUri": .string("/ofrep/v1/events" + (query.isEmpty ? "" : "?" + query))]]]])
-        let etag = "\"" + ContentHash.hex(body) + "\""
-        if let match = request.headers["If-None-Match"], ETagMatching.matches(match, etag) {
-            return HTTPResponse(status: .notModified, headers: ["ETag": etag])
-        }
-        return .json(.ok, body, headers: ["ETag": etag])
+        return ETag.respond(request, body: body)
     }
 
     /// The OFREP event stream: notification only, `refetchEvaluation` whenever this subscriber's answers may

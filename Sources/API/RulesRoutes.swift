@@ -16,15 +16,12 @@ struct RulesRoutes: Sendable {
 
     private func list(_ request: Request) throws(APIError) -> HTTPResponse {
         let current = rules.current
-        let etag = "\"\(current.version)\""
-        if let match = request.headers["If-None-Match"], ETagMatching.matches(match, etag) {
-            return HTTPResponse(status: .notModified, headers: ["ETag": etag])
-        }
         var body: JSONObject = ["version": .string(current.version)]
         if case .object(let source) = current.source {
             for section in ["specs", "flags", "triggers"] { body[section] = source[section] ?? [:] }
         }
-        return .json(.ok, JSONWriter.write(.object(body)), headers: ["ETag": etag])
+        // The rule set's version is already a hash of its source: the tag of every answer built from it.
+        return ETag.respond(request, body: JSONWriter.write(.object(body)), etag: ETag.strong(current.version))
     }
 
     private func definition(_ request: Request) throws(APIError) -> HTTPResponse {
@@ -42,7 +39,7 @@ struct RulesRoutes: Sendable {
             throw APIError.notFound("no flag, trigger or spec named '\(key)'")
         }
         let body: JSONValue = ["key": .string(key), "kind": .string(kind), "version": .string(current.version), "definition": source]
-        return .json(.ok, JSONWriter.write(body), headers: ["ETag": "\"\(current.version)\""])
+        return .json(.ok, JSONWriter.write(body), headers: ["ETag": ETag.strong(current.version)])
     }
 
     private func validate(_ request: Request) throws(APIError) -> HTTPResponse {
