@@ -2,7 +2,8 @@
 # OFREP throughput: wrk POSTing single-flag evaluations (flagd testkit flags, 10 000 targeting keys) to specd,
 # with nginx `return 200` of a same-sized body in the same run as the reference.
 #   RUNS=3 DURATION=5 CONNECTIONS=32 scripts/bench-ofrep.sh
-# The testkit flags come from the flagd testbed harness at COMPAT, as in scripts/flagd-testbed.sh.
+# The testkit flags come from COMPAT, a checkout of the external OpenFeature flagd-testbed suite (see
+# scripts/flagd-testbed.sh); the default is where CI keeps it, next to the repository; set COMPAT to override.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The OpenFeature flagd-testbed evaluator suite against specd over OFREP, with the testkit flags loaded as a flagd
-# rule set. Target: 125 passed, 0 failed. COMPAT is the directory holding the testbed checkout (flagd-testbed/) and
-# its runner (run_flagd_testbed.py); the README's Development section lists this suite.
+# rule set. Target: 125 passed, 0 failed. COMPAT is a checkout of the external OpenFeature flagd-testbed suite: the
+# directory holding the testbed (flagd-testbed/) and its runner (run_flagd_testbed.py). The default is where CI keeps
+# it, next to the repository; set COMPAT to use your own. The README's Development section lists this suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COMPAT=${COMPAT:-../shared/compat}

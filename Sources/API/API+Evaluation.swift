@@ -20,11 +20,7 @@ extension API {
         let evaluations = ruleSet.evaluateAll(input(context, user: user, now: clock.now(), appVersion: version))
         metrics.increment("evaluations_total", by: evaluations.count)
         let body = JSONWriter.write(["flags": .object(JSONObject(evaluations.map { ($0.key, $0.json) }))])
-        let etag = "\"" + ContentHash.hex(body) + "\""
-        if let match = request.headers["If-None-Match"], ETagMatching.matches(match, etag) {
-            return HTTPResponse(status: .notModified, headers: ["ETag": etag])
-        }
-        return .json(.ok, body, headers: ["ETag": etag, "Cache-Control": "no-cache"])
+        return ETag.respond(request, body: body, headers: ["Cache-Control": "no-cache"])
     }
 
     func oneFlag(_ request: Request) throws(APIError) -> HTTPResponse {

@@ -3,7 +3,8 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
-/// The OpenFeature Remote Evaluation Protocol (DESIGN §9): any OpenFeature SDK can use specd as its provider.
+/// The OpenFeature Remote Evaluation Protocol (docs/api.md, "OpenFeature (OFREP)"): any OpenFeature SDK can use specd
+/// as its provider.
 extension API {
     func registerOFREP(in router: inout Router) {
         router.add("POST", "/ofrep/v1/evaluate/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in ofrepSingle(request) })
@@ -57,11 +58,7 @@ extension API {
         if user.isEmpty { query = "" }
         let body = JSONWriter.write(["flags": .array(items), "metadata": [:],
                                      "eventStreams": [["type": "sse", "endpoint": ["requestUri": .string("/ofrep/v1/events" + (query.isEmpty ? "" : "?" + query))]]]])
-        let etag = "\"" + ContentHash.hex(body) + "\""
-        if let match = request.headers["If-None-Match"], ETagMatching.matches(match, etag) {
-            return HTTPResponse(status: .notModified, headers: ["ETag": etag])
-        }
-        return .json(.ok, body, headers: ["ETag": etag])
+        return ETag.respond(request, body: body)
     }
 
     /// The OFREP event stream: notification only, `refetchEvaluation` whenever this subscriber's answers may
@@ -188,23 +185,4 @@ extension API {
         if let index = evaluation.index { return evaluation.reason == .targetingMatch || evaluation.reason == .split ? "case-\(index)" : "fallback" }
         return JSONWriter.string(value)
     }
-}
-
-extension String {
-    /// Percent-encodes everything outside RFC 3986's unreserved set, for a query value.
-    func addingPercentEncodingForQuery() -> String {
-        var out = ""
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.append(Character(Unicode.Scalar(byte)))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
-
-    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

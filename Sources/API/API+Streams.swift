@@ -9,8 +9,8 @@ extension API {
         router.add("GET", "/v1/stream", scope: .admin) { request, sink in openStream(request, sink, global: true) }
     }
 
-    /// `GET /v1/users/{u}/stream` and `GET /v1/stream` (DESIGN §6): `?flags=a,b` and `?events=flag,trigger`
-    /// filter; `Last-Event-ID` resumes.
+    /// `GET /v1/users/{u}/stream` and `GET /v1/stream` (docs/api.md, "Streams"): `?flags=a,b` and
+    /// `?events=flag,trigger` filter; `Last-Event-ID` resumes.
     func openStream(_ request: Request, _ sink: ResponseSink, global: Bool) {
         do throws(APIError) {
             let user = global ? nil : try self.user(request)

@@ -2,7 +2,7 @@ import Engine
 import HTTP
 import HTTPServer
 import Rules
-/// The error body every failure answers with (DESIGN §5):
+/// The error body every failure answers with (docs/api.md, "Conventions" and "Error codes"):
 /// `{"error": {"code", "message", "field"?, "retryable"}}`.
 public struct APIError: Error, Sendable, Equatable {
     public var status: HTTPStatus

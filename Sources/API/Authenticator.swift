@@ -1,31 +1,6 @@
 import Engine
 import HTTP
 import HTTPServer
-/// What a token may do (DESIGN §5).
-public enum Scope: String, Sendable, CaseIterable {
-    /// Reads, evaluation, user streams.
-    case evaluate
-    /// Donations and context updates.
-    case write
-    /// The global stream, rules, reload, erase, status and metrics.
-    case admin
-}
-
-/// A configured bearer token. The secret is never logged.
-public struct Token: Sendable, Equatable {
-    public let name: String
-    let secret: [UInt8]
-
-    /// Whether two tokens share a secret (compared in constant time; the secret is never shown).
-    public func hasSameSecret(as other: Token) -> Bool { Authenticator.constantTimeEquals(secret, other.secret) }
-    public let scopes: Set<Scope>
-
-    public init(name: String, secret: String, scopes: Set<Scope>) {
-        self.name = name
-        self.secret = Array(secret.utf8)
-        self.scopes = scopes
-    }
-}
 
 /// Checks `Authorization: Bearer` or `X-API-Key` against the configured tokens, in constant time per token so the
 /// response time says nothing about how much of a secret matched. With no tokens configured every request passes

@@ -136,7 +136,8 @@ enum OpenAPIDocument {
                 if status == 304 {
                     responses["304"] = ["description": "Not modified (If-None-Match matched)"]
                 } else {
-                    // OFREP answers its own error shape for evaluation failures (DESIGN §9); auth and limits use ours.
+                    // OFREP answers its own error shape for evaluation failures (docs/api.md, "OFREP errors"); auth and
+                    // limits use ours.
                     let ofrep = operation.path.hasPrefix("/ofrep/") && (status == 400 || status == 404)
                     responses[String(status)] = ["description": "Error", "content": ["application/json": ["schema": ref(ofrep ? "OFREPError" : "Error")]]]
                 }

@@ -3,7 +3,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
-/// Turns `{"ops": [...]}` (DESIGN §4) into actions, naming the exact field at fault (`ops[2].by`).
+/// Turns `{"ops": [...]}` (docs/api.md, "Context updates") into actions, naming the exact field at fault (`ops[2].by`).
 enum OperationDecoder {
     static func decode(_ body: JSONValue, now: Instant) throws(APIError) -> [Action] {
         guard case .object(let object) = body else { throw APIError.invalidField("ops", "the body must be an object with an 'ops' array") }
@@ -65,58 +65,5 @@ enum OperationDecoder {
             }
             return .clear(parsed)
         }
-    }
-}
-
-/// Typed reads of one operation's fields, each error naming `ops[i].field`.
-struct FieldReader {
-    let object: JSONObject
-    let path: String
-
-    /// A counter, event, flag, attribute or segment name. Its length is a configurable limit (`limits.maxKeyBytes`),
-    /// which the store enforces on the write (422 `limit_exceeded`); here only its shape is checked.
-    func key(_ name: String) throws(APIError) -> String {
-        guard case .string(let text)? = object[name] else { throw APIError.invalidField("\(path).\(name)", "\(path).\(name) must be a string") }
-        guard Identifier.isValidKey(text) else {
-            throw APIError.invalidField("\(path).\(name)", "\(path).\(name) must be non-empty UTF-8 without control characters")
-        }
-        return text
-    }
-
-    func integer(_ name: String, default fallback: Int? = nil) throws(APIError) -> Int {
-        guard let value = object[name] else {
-            if let fallback { return fallback }
-            throw APIError.invalidField("\(path).\(name)", "\(path).\(name) is required")
-        }
-        guard let number = value.numberValue, number.isIntegerLiteral, let integer = number.int else {
-            throw APIError.invalidField("\(path).\(name)", "\(path).\(name) must be an integer")
-        }
-        return integer
-    }
-
-    func boolean(_ name: String) throws(APIError) -> Bool {
-        guard case .bool(let value)? = object[name] else { throw APIError.invalidField("\(path).\(name)", "\(path).\(name) must be a boolean") }
-        return value
-    }
-
-    func instant(_ name: String) throws(APIError) -> Instant? {
-        guard let value = object[name] else { return nil }
-        guard case .string(let text) = value, let instant = ISO8601.parse(text) else {
-            throw APIError.invalidField("\(path).\(name)", "\(path).\(name) must be an ISO 8601 date-time")
-        }
-        return instant
-    }
-}
-
-/// User ids: 1–256 bytes of UTF-8, no control characters (README, "Users and keys"). Keys (counter, event, flag,
-/// attribute and segment names) have the same shape, but their length limit is configurable and checked by the store.
-enum Identifier {
-    static func isValid(_ text: String) -> Bool {
-        text.utf8.count <= 256 && isValidKey(text)
-    }
-
-    static func isValidKey(_ text: String) -> Bool {
-        // Control characters are Unicode's Cc: C0, DEL and C1 (U+0080–U+009F).
-        !text.utf8.isEmpty && !text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
     }
 }

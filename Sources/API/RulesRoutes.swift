@@ -3,7 +3,8 @@ import Foundation
 import HTTP
 import HTTPServer
 import Rules
-/// `GET /v1/rules`, `GET /v1/rules/{key}`, `POST /v1/rules/validate` (DESIGN §5).
+/// `GET /v1/rules`, `GET /v1/rules/{key}`, `POST /v1/rules/validate` (docs/api.md, "Rules and
+/// administration").
 struct RulesRoutes: Sendable {
     let rules: RulesHost
 
@@ -15,15 +16,12 @@ struct RulesRoutes: Sendable {
 
     private func list(_ request: Request) throws(APIError) -> HTTPResponse {
         let current = rules.current
-        let etag = "\"\(current.version)\""
-        if let match = request.headers["If-None-Match"], ETagMatching.matches(match, etag) {
-            return HTTPResponse(status: .notModified, headers: ["ETag": etag])
-        }
         var body: JSONObject = ["version": .string(current.version)]
         if case .object(let source) = current.source {
             for section in ["specs", "flags", "triggers"] { body[section] = source[section] ?? [:] }
         }
-        return .json(.ok, JSONWriter.write(.object(body)), headers: ["ETag": etag])
+        // The rule set's version is already a hash of its source: the tag of every answer built from it.
+        return ETag.respond(request, body: JSONWriter.write(.object(body)), etag: ETag.strong(current.version))
     }
 
     private func definition(_ request: Request) throws(APIError) -> HTTPResponse {
@@ -41,7 +39,7 @@ struct RulesRoutes: Sendable {
             throw APIError.notFound("no flag, trigger or spec named '\(key)'")
         }
         let body: JSONValue = ["key": .string(key), "kind": .string(kind), "version": .string(current.version), "definition": source]
-        return .json(.ok, JSONWriter.write(body), headers: ["ETag": "\"\(current.version)\""])
+        return .json(.ok, JSONWriter.write(body), headers: ["ETag": ETag.strong(current.version)])
     }
 
     private func validate(_ request: Request) throws(APIError) -> HTTPResponse {
@@ -56,38 +54,5 @@ struct RulesRoutes: Sendable {
         }
         let body: JSONValue = ["valid": .bool(valid), "diagnostics": .array(diagnostics.map(\.json))]
         return .json(.ok, JSONWriter.write(body))
-    }
-}
-
-/// `If-None-Match` against a strong entity tag (RFC 9110 §13.1.2): a list of tags or `*`.
-enum ETagMatching {
-    static func matches(_ header: String, _ etag: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
-            let trimmed = candidate.trimmingOptionalWhitespace
-            return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
-        }
-    }
-}
-
-/// Request body decoding shared by every JSON route: 415 for another media type, 400 naming the byte offset for
-/// malformed JSON.
-enum RequestBody {
-    static func json(_ request: Request, allowEmpty: Bool = false) throws(APIError) -> JSONValue {
-        if request.body.isEmpty {
-            if allowEmpty { return .object([:]) }
-            throw APIError(.badRequest, code: "missing_body", message: "a JSON body is required")
-        }
-        if let type = request.headers["Content-Type"] {
-            let media = type.split(separator: ";").first.map { $0.trimmingOptionalWhitespace.lowercased() } ?? ""
-            guard media == "application/json" || media.hasSuffix("+json") else {
-                throw APIError(.unsupportedMediaType, code: "unsupported_media_type",
-                               message: "the body must be application/json, not \(media)", field: "Content-Type")
-            }
-        }
-        do {
-            return try JSONParser().parse(request.body)
-        } catch {
-            throw APIError(.badRequest, code: "invalid_json", message: error.description)
-        }
     }
 }

@@ -5,7 +5,7 @@ import HTTPServer
 import Rules
 import Synchronization
 /// Every live stream, the events recently sent (for `Last-Event-ID` resume), and the fan-out. Each event is
-/// serialized once and the same bytes go to every stream that wants it (DESIGN §6).
+/// serialized once and the same bytes go to every stream that wants it (docs/api.md, "Streams").
 ///
 /// Users and flag keys are matched by their bytes (`ByteKey`, `String.bytesEqual`), never by `String` equality:
 /// NFC and NFD `café` are two users, and one must never hear the other's events.

@@ -1,12 +1,5 @@
 import Foundation
-
 import Rules
-import Synchronization
-
-/// Where log lines go: standard error in the daemon, memory in tests.
-public protocol LogSink: Sendable {
-    func write(_ line: [UInt8])
-}
 
 /// Structured logging: one JSON object a line (`ts`, `level`, `msg`, then the fields in order).
 public struct Logger: Sendable {
@@ -57,34 +50,4 @@ public struct Logger: Sendable {
         line += Array("}\n".utf8)
         sink.write(line)
     }
-}
-
-/// Writes each line with one `write(2)` so lines from different threads never interleave.
-public struct StandardErrorSink: LogSink {
-    public init() {}
-
-    public func write(_ line: [UInt8]) {
-        line.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(2, raw.baseAddress! + offset, raw.count - offset)
-                if written <= 0 { return }
-                offset += written
-            }
-        }
-    }
-}
-
-/// Keeps lines in memory; tests read them back.
-public final class MemoryLogSink: LogSink {
-    private let stored = Mutex<[String]>([])
-
-    public init() {}
-
-    public func write(_ line: [UInt8]) {
-        let text = String(decoding: line.dropLast(), as: UTF8.self)
-        stored.withLock { $0.append(text) }
-    }
-
-    public var lines: [String] { stored.withLock { $0 } }
 }

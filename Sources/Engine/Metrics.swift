@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Counters and a latency histogram in the Prometheus text format. Labels are route patterns and statuses, never
-/// user ids (DESIGN §8).
+/// user ids: a series per user would grow without bound and let anyone with the metrics enumerate users.
 public final class Metrics: Sendable {
     static let bucketBounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1]
 

@@ -57,7 +57,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// The comma-separated list elements of every field of that name (RFC 9110 §5.6.1), trimmed, empties dropped.
     public func listElements(_ name: String) -> [Substring] {
         values(name).flatMap { value in
-            value.split(separator: ",").map { $0.trimmingOWS() }.filter { !$0.isEmpty }
+            value.split(separator: ",").map { $0.trimmingOptionalWhitespace }.filter { !$0.isEmpty }
         }
     }
 
@@ -68,15 +68,5 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     static func namesMatch(_ a: String, _ b: String) -> Bool {
         ASCII.equalsIgnoringCase(a.utf8, b.utf8)
-    }
-}
-
-extension Substring {
-    /// Drops optional whitespace (SP / HTAB) from both ends.
-    func trimmingOWS() -> Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
-        return result
     }
 }

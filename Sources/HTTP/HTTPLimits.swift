@@ -1,4 +1,4 @@
-/// The size bounds the parser enforces while it reads a request (DESIGN §11).
+/// The size bounds the parser enforces while it reads a request (README, "HTTP behaviour").
 ///
 /// Limits are data so that tests can shrink them and operators can tune them; each one maps to its own
 /// `HTTPParseError` and status code.

@@ -1,5 +1,6 @@
 /// Every way a request can be refused while it is framed. Each case carries its own status and stable code;
-/// after any of them the connection answers once and closes without reading on (DESIGN §11).
+/// after any of them the connection answers once and closes without reading on: after a framing
+/// error the next request's start is unknown, and guessing it is how requests get smuggled (RFC 9112 §11.2).
 public enum HTTPParseError: Error, Equatable, Sendable {
     case requestLineTooLong
     case headerSectionTooLarge

@@ -1,10 +1,3 @@
-/// How the body of a request is delimited (RFC 9112 §6.3).
-public enum BodyFraming: Sendable, Equatable {
-    case none
-    case length(Int)
-    case chunked
-}
-
 /// A request line and header section that passed every framing check.
 public struct HTTPRequestHead: Sendable, Equatable {
     public var method: String

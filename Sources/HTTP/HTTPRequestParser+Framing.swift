@@ -38,7 +38,7 @@ extension HTTPRequestParser {
         var codings: [Substring] = []
         for value in values {
             for element in value.split(separator: ",", omittingEmptySubsequences: false) {
-                let coding = element.trimmingOWS()
+                let coding = element.trimmingOptionalWhitespace
                 guard !coding.isEmpty, coding.utf8.allSatisfy(ASCII.isToken) else { throw .chunkedNotFinal }
                 codings.append(coding)
             }

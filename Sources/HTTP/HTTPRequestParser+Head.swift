@@ -52,7 +52,7 @@ extension HTTPRequestParser {
         var expectsContinue = false
         if let expect = headers["Expect"] {
             // RFC 9110 §10.1.1: 100-continue is the only expectation defined; anything else is 417.
-            guard ASCII.equalsIgnoringCase(Substring(expect).trimmingOWS().utf8, "100-continue".utf8) else {
+            guard ASCII.equalsIgnoringCase(Substring(expect).trimmingOptionalWhitespace.utf8, "100-continue".utf8) else {
                 throw .unsupportedExpectation
             }
             expectsContinue = version == .http11 && framing != .none && framing != .length(0)

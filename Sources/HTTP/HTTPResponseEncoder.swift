@@ -1,6 +1,7 @@
 /// Serializes responses in a fixed header order: status line, `Date`, `Content-Type`, framing
 /// (`Content-Length` or `Transfer-Encoding: chunked`), `Connection`, then the remaining fields as given.
-/// Head and body go out in one buffer so one `write` can carry both (DESIGN §13: Nagle and delayed ACKs).
+/// Head and body go out in one buffer so one `write` can carry both: written apart, Nagle's algorithm (RFC 896)
+/// holds the body until the client's delayed ACK (RFC 1122 §4.2.3.2) arrives (40 ms on Linux).
 public enum HTTPResponseEncoder {
     /// How the body that follows the head is framed.
     public enum Framing: Sendable, Equatable {

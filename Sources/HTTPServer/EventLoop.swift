@@ -1,13 +1,3 @@
-/// A file descriptor's owner on an event loop. All calls arrive on the loop's thread.
-protocol Channel: AnyObject {
-    var fd: Int32 { get }
-    func readable()
-    func writable()
-    /// Deadline check: when the deadline the channel last reported has passed (epoll loop), or about four times a
-    /// second (Dispatch loop).
-    func tick(now: ContinuousClock.Instant)
-}
-
 /// The one small interface between connection logic and readiness notification, so that the Dispatch-based loop
 /// and the epoll loop can be measured against each other on equal terms.
 protocol EventLoop: AnyObject, Sendable {
@@ -32,10 +22,4 @@ protocol EventLoop: AnyObject, Sendable {
     func start()
     /// Stops serving; returns once the loop no longer runs channel code.
     func stop()
-}
-
-/// Which readiness mechanism the server uses.
-public enum EventLoopKind: String, Sendable, CaseIterable {
-    case epoll
-    case dispatch
 }

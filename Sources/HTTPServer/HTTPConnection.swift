@@ -259,7 +259,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         if !dispatching, !isClosed, !machine.isLingering { processInput() }
     }
 
-    /// A framing error: answer once with `Connection: close` and stop parsing (DESIGN §11).
+    /// A framing error: answer once with `Connection: close` and stop parsing. Bytes after a framing error have no
+    /// trustworthy boundary, and reading on is how requests get smuggled (RFC 9112 §11.2).
     private func refuse(_ error: HTTPParseError) {
         context.events.record(.refused(code: error.code, peer: peer))
         respondAndClose(ErrorResponse.response(for: error), version: head?.version ?? .http11)

@@ -7,7 +7,7 @@ import Glibc
 
 /// Runs the HTTP/1.1 server: one listening socket per event loop (`SO_REUSEPORT` lets the kernel spread accepts),
 /// connections owned by the loop that accepted them, graceful drain on shutdown.
-public final class HTTPServer: Sendable {
+public final class HTTPServer: Sendable, ServerStatus {
     private let context: ServerContext
     private let loops: [EventLoop]
     private let listeners = Mutex<[(loop: Int, listener: Listener)]>([])
@@ -96,9 +96,9 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Graceful shutdown (DESIGN §8): stop accepting, close idle connections, let in-flight requests finish (their
-    /// responses say `Connection: close`), then stop the loops. Returns once every connection closed or the drain
-    /// timeout passed.
+    /// Graceful shutdown (README, "HTTP behaviour"): stop accepting, close idle connections, let in-flight requests
+    /// finish (their responses say `Connection: close`), then stop the loops. Returns once every connection closed or
+    /// the drain timeout passed.
     public func shutdown() {
         guard !draining.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let owned = listeners.withLock { current -> [(loop: Int, listener: Listener)] in

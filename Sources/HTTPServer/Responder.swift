@@ -1,13 +1,4 @@
-import HTTP
-
 /// Anything that answers requests: the router, or a test double.
 public protocol Responder: Sendable {
     func respond(to request: Request, sink: ResponseSink)
-}
-
-/// Answers 503 to everything: what a server serves before `start(serving:)` names its responder.
-struct NoResponder: Responder {
-    func respond(to request: Request, sink: ResponseSink) {
-        sink.send(ErrorResponse.response(.serviceUnavailable, code: "starting", message: "specd is starting", retryable: true))
-    }
 }

@@ -23,7 +23,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var probePaths: Set<String> = ["/healthz", "/readyz"]
     /// Longest a graceful shutdown waits for in-flight requests.
     public var drainTimeout: Duration
-    /// Bytes a stream may have waiting for a slow client before it is dropped (DESIGN §6).
+    /// Bytes a stream may have waiting for a slow client before it is dropped: one slow reader must not
+    /// hold unbounded memory (docs/api.md, "Keep-alive, slow clients, limits").
     public var streamBufferBytes = 1 << 20
     /// A stream with bytes waiting and no write progress for this long is dropped (`timeouts.streamStall`).
     public var streamStallTimeout: Duration {

@@ -1,5 +1,3 @@
-import HTTP
-
 /// What the transport has to say, as data: the composition root decides how (and whether) each is logged.
 public enum ServerEvent: Sendable {
     /// A request was answered (the access log).
@@ -8,18 +6,4 @@ public enum ServerEvent: Sendable {
     case refused(code: String, peer: String)
     /// A listener ran out of descriptors (or socket memory) and paused accepting.
     case acceptPaused(errno: Int32, pauseMillis: Int, openConnections: Int)
-}
-
-/// Where the transport reports its events. Called on loop threads: implementations must be cheap and thread-safe.
-public protocol ServerEventSink: Sendable {
-    /// Whether `.request` events are wanted at all (they cost a line per request).
-    var wantsRequests: Bool { get }
-    func record(_ event: ServerEvent)
-}
-
-/// Reports nothing; for tests and tools.
-public struct SilentServerEvents: ServerEventSink {
-    public init() {}
-    public var wantsRequests: Bool { false }
-    public func record(_ event: ServerEvent) {}
 }

@@ -5,5 +5,3 @@ public protocol ServerStatus: Sendable {
     /// Times a listener paused accepting because descriptors ran out.
     var acceptPauses: Int { get }
 }
-
-extension HTTPServer: ServerStatus {}

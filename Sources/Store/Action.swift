@@ -1,7 +1,7 @@
 import Rules
 
-/// One state change to one user's context (DESIGN §4). Instants are resolved before an action is logged, so
-/// replaying the log gives the same state whatever the clock says then.
+/// One state change to one user's context (docs/api.md, "Context updates"). Instants are resolved before an action is
+/// logged, so replaying the log gives the same state whatever the clock says then.
 public enum Action: Sendable, Equatable {
     case increment(counter: String, by: Int)
     case decrement(counter: String, by: Int)

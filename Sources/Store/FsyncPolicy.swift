@@ -1,4 +1,4 @@
-/// When a write is acknowledged (DESIGN §7).
+/// When a write is acknowledged (README, "Data and durability").
 public enum FsyncPolicy: String, Sendable, CaseIterable {
     /// After the fsync that covers it; concurrent writers share one fsync (group commit).
     case always

@@ -45,7 +45,7 @@ public enum Reducer {
         }
         if state == nil {
             var fresh = UserContext()
-            // DESIGN §3.2: launchedAt is the first time the user was seen.
+            // `sinceLaunch` counts from a stored user's first write (docs/rules.md, "sinceLaunch").
             fresh.launchedAt = now
             try reduce(&fresh, action, index: index, now: now, policy: policy, limits: limits, effects: &effects)
             effects.insert(.created, at: effects.count - effectsAdded(by: action))
@@ -144,7 +144,8 @@ public enum Reducer {
             context.events[key] = at
             effects.append(.donated(event: event, summary: summary))
         case .resetDonations(let event):
-            // DESIGN §4: a reset zeroes the summary and leaves trigger throttles alone.
+            // A reset forgets the summary and leaves trigger throttles alone, so resetting a count cannot make a
+            // throttled trigger fire again early (docs/api.md, "Donations").
             context.donations[event] = nil
             effects.append(.donationsReset(event: event))
         case .recordTriggerFire(let trigger, let at):

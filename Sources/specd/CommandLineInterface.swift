@@ -2,7 +2,7 @@ import API
 import Engine
 import Foundation
 import HTTPServer
-/// Subcommand dispatch for the `specd` executable (DESIGN §12), here so it can be tested.
+/// Subcommand dispatch for the `specd` executable (README, "Command line"), here so it can be tested.
 public enum CommandLineInterface {
     public static func run(arguments: [String], environment: [String: String]) -> Int32 {
         var rest = arguments

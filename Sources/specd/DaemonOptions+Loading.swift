@@ -37,7 +37,8 @@ extension DaemonOptions {
             if let value = environment[setting.environment] { try setting.apply(&options, value) }
         }
         for (setting, value) in flags { try setting.apply(&options, value) }
-        // DESIGN §5: without tokens anyone who can connect could write; so without tokens, loopback only.
+        // Without tokens anyone who can connect could write; so without tokens, loopback only (docs/api.md,
+        // "Conventions").
         if options.tokens.isEmpty, !options.server.isLoopback {
             throw UsageError("refusing to listen on \(options.server.host) without tokens: configure tokens or use a loopback address")
         }

@@ -10,7 +10,7 @@ import StoreFixtures
 import Synchronization
 import Testing
 
-/// The error statuses of DESIGN §5 that need a particular situation: 409, 429, 503.
+/// The error statuses of docs/api.md ("Error codes") that need a particular situation: 409, 429, 503.
 @Suite(.serialized) struct APIErrorStatusTests {
     @Test func rateLimit_answers429WithIntegerRetryAfter() throws {
         let api = try APIHarness(rateLimit: (rate: 1, burst: 3))

@@ -1,5 +1,6 @@
 /// One piece of a user's context a spec can read. Knowing each flag's inputs lets a write re-evaluate only the
-/// flags that can depend on what it changed (DESIGN §6), instead of every flag blindly.
+/// flags that can depend on what it changed, instead of every flag blindly: a write to a user with a thousand flags
+/// costs the few its change can reach.
 public enum ContextInput: Hashable, Sendable {
     case counter(String)
     case event(String)

@@ -1,4 +1,4 @@
-/// The context as JSON (DESIGN §5): what `GET /v1/users/{u}` answers and `POST /v1/evaluate` accepts.
+/// The context as JSON (docs/api.md, "Contexts"): what `GET /v1/users/{u}` answers and `POST /v1/evaluate` accepts.
 public enum ContextJSON {
     /// A field the inline context got wrong, named as the API reports it (`context.counters.k`).
     public struct FieldError: Error, Equatable, Sendable {
@@ -36,8 +36,8 @@ public enum ContextJSON {
         return .object(object)
     }
 
-    /// `includeRecent: false` gives the short form donation answers carry (DESIGN §5: count, first, last); the
-    /// history can hold a thousand instants, too many to format on every donation.
+    /// `includeRecent: false` gives the short form donation answers carry (count, first, last: docs/api.md,
+    /// "Donations"); the history can hold a thousand instants, too many to format on every donation.
     public static func summary(_ summary: DonationSummary, includeRecent: Bool = true) -> JSONValue {
         var object: JSONObject = ["count": .int(summary.count)]
         object["first"] = summary.first.map(mark) ?? .null

@@ -1,4 +1,4 @@
-/// What specd knows of one user (DESIGN §1): the input of every evaluation.
+/// What specd knows of one user (docs/api.md, "Contexts"): the input of every evaluation.
 public struct UserContext: Sendable, Equatable {
     public var launchedAt: Instant?
     /// IANA zone name; `nil` means UTC.

@@ -1,5 +1,5 @@
-/// flagd's custom JSON Logic operators (DESIGN §9): `fractional`, `sem_ver`, `starts_with`, `ends_with`. Each
-/// answers `null` on bad input, which sends the flag to its default variant.
+/// flagd's custom JSON Logic operators (docs/rules.md, "flagd definitions and JSON Logic"): `fractional`, `sem_ver`,
+/// `starts_with`, `ends_with`. Each answers `null` on bad input, which sends the flag to its default variant.
 public enum FlagdOperators {
     public static let all: [String: JSONLogic.Operator] = [
         "fractional": fractional, "sem_ver": semanticVersion, "starts_with": startsWith, "ends_with": endsWith,

@@ -1,5 +1,5 @@
-/// A flag in flagd's shape (DESIGN §9): named variants, a default variant, and JSON Logic targeting whose result
-/// names the variant.
+/// A flag in flagd's shape (docs/rules.md, "flagd definitions and JSON Logic"): named variants, a default variant, and
+/// JSON Logic targeting whose result names the variant.
 public struct FlagdTargeting: Sendable, Equatable {
     public let targeting: JSONValue?
     public let variants: JSONObject

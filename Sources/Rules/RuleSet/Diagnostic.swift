@@ -1,4 +1,4 @@
-/// One problem found while validating a rule set, located by JSON pointer (DESIGN §3.5).
+/// One problem found while validating a rule set, located by JSON pointer (docs/rules.md, "Validation").
 public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     public enum Severity: String, Sendable {
         case error, warning

@@ -1,4 +1,5 @@
-/// Validates a whole rule document and builds a `RuleSet`, or reports every problem together (DESIGN §3.5).
+/// Validates a whole rule document and builds a `RuleSet`, or reports every problem together
+/// (docs/rules.md, "Validation").
 public enum RuleSetCompiler {
     /// Which flag shapes a document may use: `auto` tells them apart per flag (a flagd flag has `state`).
     public enum Format: String, Sendable, CaseIterable {

@@ -1,5 +1,5 @@
-/// Deterministic bucketing shared with flagd's `fractional` (DESIGN §3.4): MurmurHash3 x86 32-bit, seed 0, over
-/// the UTF-8 bytes, then `(UInt64(h) * W) >> 32` with integer math only, so every client can reproduce it.
+/// Deterministic bucketing shared with flagd's `fractional` (docs/rules.md, "Bucketing"): MurmurHash3 x86 32-bit, seed
+/// 0, over the UTF-8 bytes, then `(UInt64(h) * W) >> 32` with integer math only, so every client can reproduce it.
 public enum Bucketing {
     public static func murmur3(_ text: String, seed: UInt32 = 0) -> UInt32 {
         var copy = text

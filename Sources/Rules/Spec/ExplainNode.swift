@@ -1,4 +1,5 @@
-/// One node of an evaluation tree: what was tested, its result, and why (DESIGN §5 `?explain=1`).
+/// One node of an evaluation tree: what was tested, its result, and why: the tree `?explain=1` answers
+/// (docs/api.md, "Evaluation").
 public struct ExplainNode: Sendable, Equatable {
     public let node: String
     public let result: Bool

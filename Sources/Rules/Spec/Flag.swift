@@ -1,5 +1,5 @@
-/// A compiled flag or decision (DESIGN §3.1). A class, immutable: handing one out of the rule set costs one
-/// retain instead of one per field.
+/// A compiled flag or decision (docs/rules.md, "Flags and decisions"). A class, immutable: handing one out of the rule
+/// set costs one retain instead of one per field.
 public final class Flag: Sendable, Equatable {
     public enum ValueType: String, Sendable {
         case boolean, string, number, object

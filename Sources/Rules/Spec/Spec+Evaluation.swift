@@ -56,7 +56,7 @@ extension Flag {
 }
 
 extension Spec {
-    /// Whether the spec holds for the input (DESIGN §3.2 semantics, missing-data rules included).
+    /// Whether the spec holds for the input (docs/rules.md, "Spec nodes", missing-data rules included).
     public func holds(_ input: EvaluationInput) -> Bool {
         // `input.context` is read in place: binding it to a local would copy (and retain) every collection.
         switch self {

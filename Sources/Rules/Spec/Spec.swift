@@ -1,5 +1,5 @@
-/// A compiled, validated condition (DESIGN §3.2). References are resolved and rollouts know their flag, so
-/// evaluation is a walk with no lookups in the rule set.
+/// A compiled, validated condition (docs/rules.md, "Spec nodes"). References are resolved and rollouts know their flag,
+/// so evaluation is a walk with no lookups in the rule set.
 public indirect enum Spec: Sendable, Equatable {
     case all([Spec])
     case any([Spec])

@@ -1,5 +1,6 @@
 /// Turns spec JSON into `Spec`, collecting every problem as a diagnostic instead of stopping at the first
-/// (DESIGN §3.5). References are inlined per flag so rollouts can salt with their flag's key.
+/// (docs/rules.md, "Validation"), so one run shows an author every mistake. References are inlined per flag so rollouts
+/// can salt with their flag's key.
 struct SpecCompiler {
     /// Named specs as written.
     let named: JSONObject

@@ -1,7 +1,7 @@
 extension RuleSet {
-    /// Which triggers fire now for a donation of `event` (DESIGN §3.3): listening to it, no delay (delayed ones are
-    /// re-checked when their delay ends), spec holding on the new state, not throttled by the last fire in the
-    /// user's zone, and in edge mode not already holding before.
+    /// Which triggers fire now for a donation of `event` (docs/rules.md, "Triggers"): listening to it, no delay
+    /// (delayed ones are re-checked when their delay ends), spec holding on the new state, not throttled by the last
+    /// fire in the user's zone, and in edge mode not already holding before.
     public func immediateFires(event: String, previous: UserContext?, current: UserContext, now: Instant,
                                request: RequestAttributes) -> [Trigger] {
         triggerKeys.compactMap { key -> Trigger? in

@@ -1,4 +1,5 @@
-/// A compiled trigger (DESIGN §3.3); firing is the store's and the server's business.
+/// A compiled trigger (docs/rules.md, "Triggers"). Only the decision lives here; firing writes to the store, so it
+/// is the engine's business.
 public struct Trigger: Sendable, Equatable {
     public let key: String
     /// Events that cause an evaluation; empty means every donation.

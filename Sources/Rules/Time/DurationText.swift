@@ -1,5 +1,5 @@
 /// Durations (`"90s"`, `"15m"`, `"2h"`, `"3d"`, `"1w"` or a number of seconds) and calendar periods
-/// (`"month"`, `"2 weeks"`, `"quarter"`) as written in rules (DESIGN §3.2).
+/// (`"month"`, `"2 weeks"`, `"quarter"`) as written in rules (docs/rules.md, "Values").
 public enum DurationText {
     /// The longest duration a rule may write: 10^12 s, about 31 700 years. Longer ones would only be typos, and the
     /// bound keeps every instant ± duration far inside Int64 milliseconds.

@@ -97,7 +97,8 @@ struct RuleGenerator {
         }
     }
 
-    /// One spec node (DESIGN-level vocabulary: combinators, counters, clocks, donations, versions, rollouts).
+    /// One spec node (the vocabulary of docs/rules.md, "Spec nodes": combinators, counters, clocks, donations,
+    /// versions, rollouts).
     mutating func spec(depth: Int) -> JSONValue {
         if chaotic() { return value(depth: 2) }
         let leafKinds = 23

@@ -13,7 +13,8 @@ struct LogicCase: CustomTestStringConvertible, Sendable {
     var testDescription: String { rule }
 }
 
-/// Every operator of DESIGN §9's list, with the JavaScript coercions flagd inherits.
+/// Every JSON Logic operator flagd supports (docs/rules.md, "flagd definitions and JSON Logic"), with the
+/// JavaScript coercions flagd inherits.
 let logicCases: [LogicCase] = [
     .init(#"{"var": "a.b"}"#, "3", data: #"{"a": {"b": 3}}"#),
     .init(#"{"var": ["missing", "dflt"]}"#, #""dflt""#),

@@ -1,0 +1,4 @@
+/// Where log lines go: standard error in the daemon, memory in tests.
+public protocol LogSink: Sendable {
+    func write(_ line: [UInt8])
+}

@@ -1,0 +1,9 @@
+/// A file descriptor's owner on an event loop. All calls arrive on the loop's thread.
+protocol Channel: AnyObject {
+    var fd: Int32 { get }
+    func readable()
+    func writable()
+    /// Deadline check: when the deadline the channel last reported has passed (epoll loop), or about four times a
+    /// second (Dispatch loop).
+    func tick(now: ContinuousClock.Instant)
+}
