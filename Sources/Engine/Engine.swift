@@ -5,10 +5,11 @@ import Store
 /// The use cases, with no HTTP: one write path, one rules host, the clock.
 ///
 /// Threads: every method may be called from any thread. A write's domain completion (flag diff, events,
-/// metrics, the delayed triggers it schedules) runs on the thread that acknowledged it in the log, in the order
-/// the user's shard applied the writes — that order is what keeps a stream's events in write order — and then
-/// hands the outcome to the caller's completion, still on that thread. Callers that own a thread (a connection's
-/// loop) hop back to it themselves; the engine never decides it by fsync policy or batch size.
+/// metrics, the delayed triggers it schedules) runs where the store completes it — the thread that flushed the
+/// write's batch, or the log's completion queue when the log's own writer did (see `AppendLog`) — always in the
+/// order the user's shard applied the writes, which is what keeps a stream's events in write order. It then hands
+/// the outcome to the caller's completion on that thread; callers that own a thread (a connection's loop) get back
+/// to it themselves (the `ResponseSink` does). Neither the fsync policy nor a batch's size changes this contract.
 public final class Engine: Sendable {
     public let rules: RulesHost
     public let store: ContextStore

@@ -65,6 +65,15 @@ public final class Database: Sendable {
         flushesLater = isRoundThread
     }
 
+    /// Writes made by threads that run rounds (event loops) reach the log in one `write` per round, as Redis
+    /// writes its append-only file before its loop sleeps: a lone request pays no hand-off to another thread, a
+    /// busy round hands its batch to the log's writer thread. `addRoundHook` installs the end-of-round call and
+    /// says whether the threads have rounds at all; without them, writers flush at once.
+    public func batchLogWritesPerRound(addRoundHook: (@escaping @Sendable () -> Void) -> Bool, isRoundThread: @escaping @Sendable () -> Bool) {
+        let log = log
+        if addRoundHook({ log.flush(handingOffAbove: AppendLog.handOffAbove) }) { flushesLater = isRoundThread }
+    }
+
     /// Recovers and opens. Throws `.corrupt` (exit 2) when the data cannot be trusted.
     public init(options: Options, fileSystem: FileSystem = PosixFileSystem()) throws(Recovery.Failure) {
         self.options = options
@@ -251,6 +260,12 @@ public final class Database: Sendable {
     public func close() throws(IOError) {
         defer { log.close() }
         if log.failed == nil { try takeSnapshot() }
+    }
+
+    /// Stops the log without a snapshot: at a start that failed, or after a log failure (memory may then be ahead
+    /// of the disk, so no snapshot of it may be written).
+    public func closeWithoutSnapshot() {
+        log.close()
     }
 }
 

@@ -15,8 +15,9 @@ import Store
 /// | thread | runs | owns |
 /// |---|---|---|
 /// | event loop *n* (`loopCount` of them) | accepts, reads, parses, routes, runs handlers, writes responses and stream events; at the end of each round, writes the log records its handlers queued | its connections, their buffers and state machines |
-/// | log writer | `--fsync always`: writes and fsyncs queued records, acknowledges them (group commit); otherwise the interval fsync and closing retired segments | the log file descriptors |
-/// | the thread that acknowledges a write (a loop at its round's end, or the log writer) | the write's domain completion, in the user's shard order: flag diff, events to the hub, schedule, metrics | nothing of its own: the hub, scheduler and metrics lock |
+/// | log writer | only makes writes durable: under `--fsync always` it writes and fsyncs queued records (group commit); a busy round's batch handed over by a loop; the interval fsync; closing retired segments | the log file descriptors |
+/// | log completion queue (serial) | the completions of the batches the log writer settled, in batch order | — |
+/// | the thread that completes a write: a loop that flushed its own round's batch (no hop), a thread flushing at once, or the completion queue | the write's domain completion, in the user's shard order: flag diff, events to the hub, schedule, metrics; then the answer, handed to the `ResponseSink` | nothing of its own: the hub, scheduler and metrics lock |
 /// | clock (`specd-live`) | sleeps until the next scheduled instant; re-evaluates users and fires delayed triggers through the one write path | the scheduler (under its lock) |
 /// | snapshot queue | writes, verifies and compacts snapshots | the snapshot files |
 /// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
@@ -71,7 +72,7 @@ public final class Daemon: Sendable {
         }
         recoveryDuration = ContinuousClock.now - started
         Self.reportStorageFailures(of: database, to: logger)
-        hub = StreamHub(options: options.streams, startSeq: database.log.lastSeq)
+        hub = StreamHub(options: options.streams, startSeq: database.health.lastSeq)
         engine = Engine(rules: rules, store: database, subscribers: hub, clock: clock, logger: logger)
         server = HTTPServer(configuration: options.server, events: ServerEventLog(logger: logger))
         var rateLimiter: RateLimiter?
@@ -81,15 +82,8 @@ public final class Daemon: Sendable {
         }
         router = API(engine: engine, hub: hub, transport: server, authenticator: Authenticator(tokens: options.tokens),
                      rateLimiter: rateLimiter).makeRouter()
-        // Writes made on a loop thread reach the log in one `write` per round of that loop (as Redis writes its
-        // append-only file before the loop sleeps): a lone request pays no hand-off to another thread, a busy
-        // round hands its batch to the log's writer thread. Without round hooks (the Dispatch loop) writers flush
-        // at once.
-        let log = database.log
-        if server.addIterationHook({ log.flush(handingOffAbove: AppendLog.handOffAbove) }) {
-            let server = server
-            database.flushLogAtRoundEnds { server.isLoopThread }
-        }
+        let server = server
+        database.batchLogWritesPerRound(addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread })
     }
 
     /// Listens and starts the clock's thread (tests that move a manual clock themselves leave it off). Throws when
@@ -153,7 +147,7 @@ public final class Daemon: Sendable {
             try start()
         } catch {
             logger.error("cannot listen", ["address": .string("\(options.server.host):\(options.server.port)"), "error": .string("\(error)")])
-            database.log.close()
+            database.closeWithoutSnapshot()
             return 1
         }
         logStarted(openFiles: openFiles)
@@ -163,7 +157,7 @@ public final class Daemon: Sendable {
             } catch {
                 logger.error("cannot write port file", ["path": .string(portFile), "error": .string("\(error)")])
                 stop()
-                database.log.close()
+                database.closeWithoutSnapshot()
                 return 1
             }
         }
@@ -200,8 +194,8 @@ public final class Daemon: Sendable {
     /// Takes the final snapshot and closes the log; after a storage failure says that none was taken, and why,
     /// rather than "data flushed" as if all were well.
     public func closeDatabase() {
-        if let failure = database.log.failed {
-            database.log.close()
+        if let failure = database.health.failure {
+            database.closeWithoutSnapshot()
             let error = failure.underlying
             logger.error("no final snapshot: the log failed earlier, so memory may be ahead of the disk; acknowledged records are in the log",
                          ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
