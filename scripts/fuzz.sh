@@ -41,7 +41,9 @@ for copy in "$OUT"/store-src/*.swift; do [ -f "Sources/Store/$(basename "$copy")
 
 build "$OUT/http" Sources/HTTP/*.swift Tests/Fuzz/Support/FuzzInput.swift Tests/Fuzz/Targets/HTTPParserTarget.swift \
   Tests/Fuzz/Main/HTTPMain.swift || { echo "fuzz: 0 passed, 1 failed (build http)"; exit 1; }
-build "$OUT/specd" Sources/Rules/*.swift "$OUT"/store-src/*.swift "${SUPPORT[@]}" Tests/Fuzz/Support/ActionGenerator.swift \
+# Rules is foldered (JSON/, Time/, …): every Swift file under it, in a stable order.
+mapfile -t RULES < <(find Sources/Rules -name '*.swift' | sort)
+build "$OUT/specd" "${RULES[@]}" "$OUT"/store-src/*.swift "${SUPPORT[@]}" Tests/Fuzz/Support/ActionGenerator.swift \
   Tests/Fuzz/Targets/JSONParserTarget.swift Tests/Fuzz/Targets/RuleCompilerTarget.swift Tests/Fuzz/Targets/EvaluationTarget.swift \
   Tests/Fuzz/Targets/ReducerTarget.swift Tests/Fuzz/Targets/StoreDecoderTarget.swift Tests/Fuzz/Main/SpecdMain.swift \
   || { echo "fuzz: 0 passed, 1 failed (build specd)"; exit 1; }
