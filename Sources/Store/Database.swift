@@ -175,17 +175,18 @@ public final class Database: Sendable {
         }
         defer { snapshotState.withLock { $0.running = false } }
         let (seq, shards, rotation) = store.capture(rotating: true)
-        // Nothing new since the last verified snapshot: rewriting it would only risk the good copy.
-        guard seq != previous else { return seq }
+        // Nothing was ever written: no state, no log to compact.
+        guard seq > 0 else { return seq }
         do throws(IOError) {
-            let written = try SnapshotFile.write(shards, seq: seq, directory: options.directory, fileSystem: fileSystem)
-            do throws(IOError) {
-                try SnapshotFile.verify(written.path, seq: seq, users: written.users, fileSystem: fileSystem)
-            } catch {
-                // Not trusted, so not kept: recovery must not prefer it over the chain it failed to replace.
-                try? fileSystem.remove(written.path)
-                try? fileSystem.fsyncDirectory(options.directory)
-                throw error
+            if seq == previous {
+                // Nothing new since the last verified snapshot: it holds this very state. Rewriting it would only
+                // risk the good copy, so it is read back and checked again instead (and rewritten only when that
+                // fails). It still counts as a snapshot taken: the compaction below then removes the way back
+                // older than it, so an erase followed by two snapshots leaves the disk even when no write came
+                // between them.
+                try verifyOrRewrite(shards, seq: seq)
+            } else {
+                try writeVerified(shards, seq: seq)
             }
         } catch {
             snapshotFailed(error, at: seq)
@@ -203,9 +204,33 @@ public final class Database: Sendable {
         return seq
     }
 
+    /// Writes the snapshot and reads it back; one that fails the check is removed, so recovery never prefers it
+    /// over the chain it failed to replace.
+    private func writeVerified(_ shards: [[ByteKey: UserContext]], seq: UInt64) throws(IOError) {
+        let written = try SnapshotFile.write(shards, seq: seq, directory: options.directory, fileSystem: fileSystem)
+        do throws(IOError) {
+            try SnapshotFile.verify(written.path, seq: seq, users: written.users, fileSystem: fileSystem)
+        } catch {
+            try? fileSystem.remove(written.path)
+            try? fileSystem.fsyncDirectory(options.directory)
+            throw error
+        }
+    }
+
+    /// The snapshot already on disk at `seq` is checked against the captured state; only a missing or damaged one
+    /// is written again.
+    private func verifyOrRewrite(_ shards: [[ByteKey: UserContext]], seq: UInt64) throws(IOError) {
+        let path = (options.directory as NSString).appendingPathComponent(SnapshotFile.name(seq: seq))
+        let users = shards.reduce(0) { $0 + $1.count }
+        if (try? SnapshotFile.verify(path, seq: seq, users: users, fileSystem: fileSystem)) != nil { return }
+        try writeVerified(shards, seq: seq)
+    }
+
     /// Keeps the snapshot at `seq` and the previous one at `previous` with every segment holding a record after
     /// `previous`; removes older snapshots (and damaged ones recovery went back past) and older segments. An erased
-    /// user's records are thus gone from disk once two snapshots have been taken after the erase.
+    /// user's records are thus gone from disk once two snapshots have been taken after the erase: the first
+    /// becomes the second's `previous` — even when the second found nothing new (`seq == previous`), and then it
+    /// is the only way back left.
     private func compact(keeping seq: UInt64, previous: UInt64) throws(IOError) {
         let found: (snapshots: [(UInt64, String)], segments: [(UInt64, String)], temporary: [String])
         do {

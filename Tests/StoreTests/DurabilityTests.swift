@@ -181,6 +181,31 @@ import Testing
         }
     }
 
+    /// The second snapshot after an erase may find nothing new since the first (no write came in between): it
+    /// still counts as the second, so the segments holding the erased user go — and the directory still recovers.
+    @Test(arguments: [FsyncPolicy.never, .interval, .always])
+    func erasedUser_leavesTheDisk_whenNothingIsWrittenBetweenTheTwoSnapshots(policy: FsyncPolicy) throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory, fsync: policy)
+        _ = try database.writeAndWait(mutation("keeper", .increment(counter: "k", by: 1)))
+        _ = try database.writeAndWait(mutation("secret-user-id", .setAttribute(key: "email", value: "private@example.com")))
+        _ = try database.writeAndWait(mutation("keeper", .increment(counter: "k", by: 1)))
+        let erased = try database.writeAndWait(mutation("secret-user-id", .erase)).seq
+        let first = try database.takeSnapshot()
+        let second = try database.takeSnapshot()
+        #expect(first == erased && second == erased)
+        database.log.close()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+            #expect(bytes.range(of: Data("secret-user-id".utf8)) == nil, "\(name) still holds the erased user")
+        }
+        let recovered = try open(directory)
+        defer { recovered.log.close() }
+        #expect(recovered.recovery.snapshotSeq == erased)
+        #expect(recovered.store.context(of: "secret-user-id") == nil)
+        #expect(recovered.store.context(of: "keeper")?.counters["k"] == 2)
+    }
+
     /// An event loop ends a round with `flush(handingOffAbove:)`: a small batch is written on the spot, a large one
     /// by the writer thread — and either way every record is acknowledged.
     @Test func roundEndFlush_writesSmallBatchesInPlace_andHandsLargeOnesOff() throws {
