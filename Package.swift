@@ -6,7 +6,7 @@ let package = Package(
     name: "specd",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "specd", targets: ["specd"]),
+        .executable(name: "specd", targets: ["specd"])
     ],
     targets: [
         .target(name: "HTTP"),
@@ -19,7 +19,8 @@ let package = Package(
         .target(name: "Engine", dependencies: ["Rules", "Store"]),
         .target(name: "API", dependencies: ["HTTP", "HTTPServer", "Engine", "Rules", "Store"]),
         .executableTarget(name: "specd", dependencies: ["HTTP", "HTTPServer", "Rules", "Store", "Engine", "API"]),
-        .executableTarget(name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "HTTPServer", "Engine", "API", "CLinux"], path: "bench/Sources"),
+        .executableTarget(
+            name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "HTTPServer", "Engine", "API", "CLinux"], path: "bench/Sources"),
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
         .target(name: "TestRandom", path: "Tests/TestRandom"),
@@ -31,8 +32,9 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP", "HTTPFixtures", "NetworkFixtures"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Rules", "Store"]),
         // API tests run the daemon as `Daemon.assemble` builds it.
-        .testTarget(name: "APITests", dependencies: ["specd", "API", "Engine", "HTTPServer", "HTTP", "Rules", "Store", "StoreFixtures", "NetworkFixtures"]),
-        .testTarget(name: "SpecdTests", dependencies: ["specd", "API", "Engine", "HTTPServer", "Rules", "Store", "NetworkFixtures"]),
+        .testTarget(
+            name: "APITests", dependencies: ["specd", "API", "Engine", "HTTPServer", "HTTP", "Rules", "Store", "StoreFixtures", "NetworkFixtures"]),
+        .testTarget(name: "SpecdTests", dependencies: ["specd", "API", "Engine", "HTTPServer", "Rules", "Store", "NetworkFixtures"])
     ]
 )
 

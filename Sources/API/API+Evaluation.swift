@@ -3,6 +3,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
+
 extension API {
     func registerEvaluation(in router: inout Router) {
         router.add("GET", "/v1/users/{user}/flags", scope: .evaluate, sync: { request throws(APIError) in try allFlags(request) })
@@ -61,7 +62,9 @@ extension API {
         }
         var now = clock.now()
         if let value = fields["at"] {
-            guard case .string(let text) = value, let at = ISO8601.parse(text) else { throw APIError.invalidField("at", "at must be an ISO 8601 date-time") }
+            guard case .string(let text) = value, let at = ISO8601.parse(text) else {
+                throw APIError.invalidField("at", "at must be an ISO 8601 date-time")
+            }
             now = at
         }
         var user = ""

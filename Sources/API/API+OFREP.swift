@@ -3,6 +3,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
+
 /// The OpenFeature Remote Evaluation Protocol (docs/api.md, "OpenFeature (OFREP)"): any OpenFeature SDK can use specd
 /// as its provider.
 extension API {
@@ -13,11 +14,17 @@ extension API {
         router.add("GET", "/ofrep/v1/events", scope: .evaluate) { request, sink in openRefetchStream(request, sink) }
         // CORS preflights carry no credentials: they are answered without auth.
         for path in ["/ofrep/v1/evaluate/flags/{key}", "/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/", "/ofrep/v1/events"] {
-            router.add("OPTIONS", path, sync: { _ throws(APIError) in
-                HTTPResponse(status: .noContent, headers: ["Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-                                                           "Access-Control-Allow-Headers": Self.corsAllowedHeaders,
-                                                           "Access-Control-Max-Age": "600"])
-            })
+            router.add(
+                "OPTIONS", path,
+                sync: { _ throws(APIError) in
+                    HTTPResponse(
+                        status: .noContent,
+                        headers: [
+                            "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+                            "Access-Control-Allow-Headers": Self.corsAllowedHeaders,
+                            "Access-Control-Max-Age": "600"
+                        ])
+                })
         }
         router.setHeaders(Self.corsHeaders, forPathsStartingWith: "/ofrep/")
     }
@@ -25,8 +32,10 @@ extension API {
     /// Browsers may call OFREP from any origin, and must see every answer, refusals included (a 401 or 429
     /// without these reaches a browser SDK as a network error). `ETag` is exposed so they can send
     /// `If-None-Match`, `Retry-After` so they can back off, `X-Request-Id` so they can report a request.
-    static let corsHeaders: HTTPHeaders = ["Access-Control-Allow-Origin": "*",
-                                           "Access-Control-Expose-Headers": "ETag, Retry-After, X-Request-Id"]
+    static let corsHeaders: HTTPHeaders = [
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Expose-Headers": "ETag, Retry-After, X-Request-Id"
+    ]
 
     /// What a browser may send: OFREP reads `X-App-Version`; `EventSource` resends `Last-Event-ID`.
     static let corsAllowedHeaders = "Content-Type, Authorization, X-API-Key, If-None-Match, X-App-Version, X-Request-Id, Last-Event-ID"
@@ -47,8 +56,10 @@ extension API {
             let flag = ruleSet.flags[key]!
             let evaluation = flag.evaluate(evaluationInput)
             if let code = evaluation.errorCode {
-                items.append(["key": .string(key), "errorCode": .string(code.rawValue),
-                              "errorDetails": .string(evaluation.errorMessage ?? code.rawValue), "metadata": .object(flag.metadata)])
+                items.append([
+                    "key": .string(key), "errorCode": .string(code.rawValue),
+                    "errorDetails": .string(evaluation.errorMessage ?? code.rawValue), "metadata": .object(flag.metadata)
+                ])
             } else {
                 items.append(ofrepSuccess(evaluation, flag: flag))
             }
@@ -56,8 +67,10 @@ extension API {
         metrics.increment("evaluations_total", by: items.count)
         var query = "targetingKey=" + (user.addingPercentEncodingForQuery())
         if user.isEmpty { query = "" }
-        let body = JSONWriter.write(["flags": .array(items), "metadata": [:],
-                                     "eventStreams": [["type": "sse", "endpoint": ["requestUri": .string("/ofrep/v1/events" + (query.isEmpty ? "" : "?" + query))]]]])
+        let body = JSONWriter.write([
+            "flags": .array(items), "metadata": [:],
+            "eventStreams": [["type": "sse", "endpoint": ["requestUri": .string("/ofrep/v1/events" + (query.isEmpty ? "" : "?" + query))]]]
+        ])
         return ETag.respond(request, body: body)
     }
 
@@ -86,8 +99,11 @@ extension API {
         // A HEAD request got its head and a closed stream: nothing to subscribe.
         guard !stream.isClosed else { return }
         // The empty user id names no user: such a stream hears reloads only.
-        guard hub.subscribe(stream, user: user, flags: nil, types: nil, refetchOnly: true, lastEventID: nil,
-                            currentValues: values, resetState: { [:] }) else {
+        guard
+            hub.subscribe(
+                stream, user: user, flags: nil, types: nil, refetchOnly: true, lastEventID: nil,
+                currentValues: values, resetState: { [:] })
+        else {
             stream.close()
             return
         }
@@ -122,7 +138,8 @@ extension API {
                         throw OFREPContextError(details: "context.\(name): " + ContextLimits.describe(.keyBytes, limits.maxKeyBytes))
                     }
                     if limits.maxAttributeValueBytes < .max, JSONWriter.write(value).count > limits.maxAttributeValueBytes {
-                        throw OFREPContextError(details: "context.\(name): " + ContextLimits.describe(.attributeValueBytes, limits.maxAttributeValueBytes))
+                        throw OFREPContextError(
+                            details: "context.\(name): " + ContextLimits.describe(.attributeValueBytes, limits.maxAttributeValueBytes))
                     }
                     attributes.append((name, value))
                 }

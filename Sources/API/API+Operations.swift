@@ -4,19 +4,23 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
+
 extension API {
     func registerOperations(in router: inout Router) {
         router.add("GET", "/healthz", sync: { _ throws(APIError) in .json(.ok, #"{"status":"ok"}"#, headers: ["Cache-Control": "no-store"]) })
-        router.add("GET", "/readyz", sync: { _ throws(APIError) in
-            // Recovery finishes before the listener opens; draining makes the daemon unready again.
-            if transport.isDraining { throw APIError.unavailable("draining", "specd is shutting down") }
-            // Writes are refused until a restart; reads still work, so /healthz stays 200 but traffic should move.
-            if let failure = store.health.failure {
-                throw APIError.unavailable("storage_failed", "a \(failure.underlying.call) on the log failed; no write is accepted until specd restarts",
-                                           retryAfter: 30)
-            }
-            return .json(.ok, #"{"status":"ready"}"#, headers: ["Cache-Control": "no-store"])
-        })
+        router.add(
+            "GET", "/readyz",
+            sync: { _ throws(APIError) in
+                // Recovery finishes before the listener opens; draining makes the daemon unready again.
+                if transport.isDraining { throw APIError.unavailable("draining", "specd is shutting down") }
+                // Writes are refused until a restart; reads still work, so /healthz stays 200 but traffic should move.
+                if let failure = store.health.failure {
+                    throw APIError.unavailable(
+                        "storage_failed", "a \(failure.underlying.call) on the log failed; no write is accepted until specd restarts",
+                        retryAfter: 30)
+                }
+                return .json(.ok, #"{"status":"ready"}"#, headers: ["Cache-Control": "no-store"])
+            })
         router.add("GET", "/metrics", scope: .admin, sync: { _ throws(APIError) in metricsResponse() })
         router.add("GET", "/v1/admin/status", scope: .admin, sync: { _ throws(APIError) in status() })
         router.add("POST", "/v1/admin/reload", scope: .admin, sync: { _ throws(APIError) in try reload() })
@@ -25,17 +29,25 @@ extension API {
 
     func status() -> HTTPResponse {
         let rulesStatus = rules.status
-        var rulesObject: JSONObject = ["phase": .string(rulesStatus.phase.rawValue),
-                                       "active": ["version": .string(rulesStatus.version),
-                                                  "loadedAt": .string(ISO8601.format(Instant(seconds: rulesStatus.loadedAt.timeIntervalSince1970))),
-                                                  "source": .string(rulesStatus.source)]]
+        var rulesObject: JSONObject = [
+            "phase": .string(rulesStatus.phase.rawValue),
+            "active": [
+                "version": .string(rulesStatus.version),
+                "loadedAt": .string(ISO8601.format(Instant(seconds: rulesStatus.loadedAt.timeIntervalSince1970))),
+                "source": .string(rulesStatus.source)
+            ]
+        ]
         if !rulesStatus.error.isEmpty { rulesObject["error"] = .array(rulesStatus.error.map(\.json)) }
         let health = store.health
-        let storeObject: JSONObject = ["users": .int(health.users), "lastSeq": .int(Int(health.lastSeq)),
-                                       "lastSnapshotSeq": .int(Int(health.lastSnapshotSeq)), "fsync": .string(health.fsync.rawValue),
-                                       "fsyncs": .int(health.fsyncs), "failed": .bool(health.failure != nil)]
-        let body: JSONValue = ["version": .string(Release.version), "rules": .object(rulesObject), "store": .object(storeObject),
-                               "server": ["openConnections": .int(transport.openConnections), "draining": .bool(transport.isDraining)]]
+        let storeObject: JSONObject = [
+            "users": .int(health.users), "lastSeq": .int(Int(health.lastSeq)),
+            "lastSnapshotSeq": .int(Int(health.lastSnapshotSeq)), "fsync": .string(health.fsync.rawValue),
+            "fsyncs": .int(health.fsyncs), "failed": .bool(health.failure != nil)
+        ]
+        let body: JSONValue = [
+            "version": .string(Release.version), "rules": .object(rulesObject), "store": .object(storeObject),
+            "server": ["openConnections": .int(transport.openConnections), "draining": .bool(transport.isDraining)]
+        ]
         return .json(.ok, JSONWriter.write(body))
     }
 
@@ -47,8 +59,9 @@ extension API {
         case .loaded(let set):
             return .json(.ok, JSONWriter.write(["phase": "loaded", "version": .string(set.version)]))
         case .failed(let error):
-            var failure = APIError(.unprocessableContent, code: "invalid_rules",
-                                   message: "the new rules have \(error.errors.count) error(s); the previous rules keep serving")
+            var failure = APIError(
+                .unprocessableContent, code: "invalid_rules",
+                message: "the new rules have \(error.errors.count) error(s); the previous rules keep serving")
             failure.details = .array(error.diagnostics.map(\.json))
             throw failure
         }
@@ -56,19 +69,21 @@ extension API {
 
     func metricsResponse() -> HTTPResponse {
         let health = store.health
-        let text = metrics.render(counters: [
-            ("snapshot_failures_total", "Snapshots that could not be written or verified since start.", Double(health.snapshotFailures)),
-            ("accept_pauses_total", "Times accepting paused because file descriptors ran out.", Double(transport.acceptPauses)),
-        ], gauges: [
-            ("users", "Users in memory.", Double(health.users)),
-            ("log_last_seq", "Last log sequence number.", Double(health.lastSeq)),
-            ("log_fsyncs", "Log fsyncs since start.", Double(health.fsyncs)),
-            ("snapshot_seq", "Sequence number covered by the last snapshot.", Double(health.lastSnapshotSeq)),
-            ("open_connections", "Open HTTP connections.", Double(transport.openConnections)),
-            ("storage_failed", "1 when a log write failed and writes are refused.", health.failure == nil ? 0 : 1),
-            ("streams", "Live event streams.", Double(hub.streamCount)),
-            ("streams_dropped_slow", "Streams closed because the client read too slowly.", Double(hub.droppedSlowStreams)),
-        ])
+        let text = metrics.render(
+            counters: [
+                ("snapshot_failures_total", "Snapshots that could not be written or verified since start.", Double(health.snapshotFailures)),
+                ("accept_pauses_total", "Times accepting paused because file descriptors ran out.", Double(transport.acceptPauses))
+            ],
+            gauges: [
+                ("users", "Users in memory.", Double(health.users)),
+                ("log_last_seq", "Last log sequence number.", Double(health.lastSeq)),
+                ("log_fsyncs", "Log fsyncs since start.", Double(health.fsyncs)),
+                ("snapshot_seq", "Sequence number covered by the last snapshot.", Double(health.lastSnapshotSeq)),
+                ("open_connections", "Open HTTP connections.", Double(transport.openConnections)),
+                ("storage_failed", "1 when a log write failed and writes are refused.", health.failure == nil ? 0 : 1),
+                ("streams", "Live event streams.", Double(hub.streamCount)),
+                ("streams_dropped_slow", "Streams closed because the client read too slowly.", Double(hub.droppedSlowStreams))
+            ])
         return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: Array(text.utf8))
     }
 }

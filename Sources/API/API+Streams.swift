@@ -3,6 +3,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
+
 extension API {
     func registerStreams(in router: inout Router) {
         router.add("GET", "/v1/users/{user}/stream", scope: .evaluate) { request, sink in openStream(request, sink, global: false) }
@@ -25,7 +26,9 @@ extension API {
             guard include == nil || include == "context" else { throw APIError.invalidField("include", "include may only be 'context'") }
             var lastEventID: EventID?
             if let text = request.headers["Last-Event-ID"] ?? request.query("lastEventId") {
-                guard let parsed = EventID(text: text) else { throw APIError.invalidField("Last-Event-ID", "Last-Event-ID must be an id this server sent") }
+                guard let parsed = EventID(text: text) else {
+                    throw APIError.invalidField("Last-Event-ID", "Last-Event-ID must be an id this server sent")
+                }
                 lastEventID = parsed
             }
             guard hub.streamCount < hub.options.maxStreams else {
@@ -48,9 +51,14 @@ extension API {
             }
             // A HEAD request got its head and a closed stream: nothing to subscribe.
             guard !stream.isClosed else { return }
-            let reset: JSONValue = user.map { ["user": .string($0), "flags": .object(evaluations), "version": .string(ruleSet.version)] }
+            let reset: JSONValue =
+                user.map { ["user": .string($0), "flags": .object(evaluations), "version": .string(ruleSet.version)] }
                 ?? ["version": .string(ruleSet.version)]
-            guard hub.subscribe(stream, user: user, flags: flags, types: types, includeContext: include == "context", lastEventID: lastEventID, currentValues: values, resetState: { reset }) else {
+            guard
+                hub.subscribe(
+                    stream, user: user, flags: flags, types: types, includeContext: include == "context", lastEventID: lastEventID,
+                    currentValues: values, resetState: { reset })
+            else {
                 stream.send(SSEEncoder.encode(.heartbeat("stream limit reached")))
                 stream.close()
                 return

@@ -3,6 +3,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
+
 extension API {
     func registerUsers(in router: inout Router) {
         router.add("POST", "/v1/users/{user}/events/{event}", scope: .write) { request, sink in donate(request, sink) }
@@ -16,7 +17,9 @@ extension API {
     /// The event name from the path. Its length limit (`limits.maxKeyBytes`) is the store's to enforce.
     func event(_ request: Request) throws(APIError) -> String {
         let event = request.parameter("event")
-        guard Identifier.isValidKey(event) else { throw APIError.invalidField("event", "the event name must be non-empty UTF-8 without control characters") }
+        guard Identifier.isValidKey(event) else {
+            throw APIError.invalidField("event", "the event name must be non-empty UTF-8 without control characters")
+        }
         return event
     }
 
@@ -58,8 +61,10 @@ extension API {
                         summary = ContextJSON.summary(donation, includeRecent: false)
                     }
                     let fired: [JSONValue] = outcome.fired.map { ["trigger": .string($0.trigger), "at": .string(ISO8601.format($0.at))] }
-                    let body: JSONValue = ["seq": .int(Int(outcome.seq)), "event": summary, "changed": .array(outcome.changes.map(\.json)),
-                                           "fired": .array(fired)]
+                    let body: JSONValue = [
+                        "seq": .int(Int(outcome.seq)), "event": summary, "changed": .array(outcome.changes.map(\.json)),
+                        "fired": .array(fired)
+                    ]
                     sink.send(.json(.ok, JSONWriter.write(body)))
                 }
             }
@@ -72,7 +77,8 @@ extension API {
         let user = try user(request)
         let event = try event(request)
         guard let context = store.context(of: user) else { throw APIError.notFound("no user '\(user)'") }
-        let summary = context.donations[event].map { ContextJSON.summary($0) }
+        let summary =
+            context.donations[event].map { ContextJSON.summary($0) }
             ?? ["count": 0, "first": .null, "last": .null, "recent": []]
         return .json(.ok, JSONWriter.write(["user": .string(user), "event": .string(event), "summary": summary]))
     }

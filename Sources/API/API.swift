@@ -3,6 +3,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
+
 /// The REST API (see docs/api.md): what every handler shares, and the route table.
 ///
 /// Threads: handlers run on the connection's loop thread; a write's completion runs on the thread that
@@ -53,13 +54,15 @@ public struct API: Sendable {
     func appVersion(_ request: Request, body: JSONValue? = nil) throws(APIError) -> String? {
         if let value = body?["appVersion"] {
             guard case .string(let text) = value, Version(text) != nil else {
-                throw APIError.invalidField("appVersion", "appVersion must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")
+                throw APIError.invalidField(
+                    "appVersion", "appVersion must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")
             }
             return text
         }
         if let header = request.headers["X-App-Version"] {
             guard Version(header) != nil else {
-                throw APIError.invalidField("X-App-Version", "X-App-Version must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")
+                throw APIError.invalidField(
+                    "X-App-Version", "X-App-Version must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")
             }
             return header
         }
@@ -82,13 +85,15 @@ public struct API: Sendable {
     func storeError(_ error: StoreError) -> APIError {
         switch error {
         case .rejected(let reducerError):
-            return APIError(.unprocessableContent, code: "invalid_operation", message: "ops[\(reducerError.index)]: \(reducerError.message)",
-                            field: "ops[\(reducerError.index)]")
+            return APIError(
+                .unprocessableContent, code: "invalid_operation", message: "ops[\(reducerError.index)]: \(reducerError.message)",
+                field: "ops[\(reducerError.index)]")
         case .storageFailed:
             return APIError.unavailable("storage_failed", "a write to the log failed; no write is accepted until specd restarts", retryAfter: 30)
         case .capacity(let limit):
-            return APIError(HTTPStatus(code: 507, reason: "Insufficient Storage"), code: "capacity",
-                            message: "specd holds its limit of \(limit) users (limits.maxUsers); existing users still accept writes", retryable: true)
+            return APIError(
+                HTTPStatus(code: 507, reason: "Insufficient Storage"), code: "capacity",
+                message: "specd holds its limit of \(limit) users (limits.maxUsers); existing users still accept writes", retryable: true)
         }
     }
 }

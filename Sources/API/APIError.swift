@@ -2,6 +2,7 @@ import Engine
 import HTTP
 import HTTPServer
 import Rules
+
 /// The error body every failure answers with (docs/api.md, "Conventions" and "Error codes"):
 /// `{"error": {"code", "message", "field"?, "retryable"}}`.
 public struct APIError: Error, Sendable, Equatable {
@@ -14,8 +15,10 @@ public struct APIError: Error, Sendable, Equatable {
     /// Structured detail, such as rule diagnostics.
     public var details: JSONValue?
 
-    public init(_ status: HTTPStatus, code: String, message: String, field: String? = nil, retryable: Bool = false,
-                headers: HTTPHeaders = [:]) {
+    public init(
+        _ status: HTTPStatus, code: String, message: String, field: String? = nil, retryable: Bool = false,
+        headers: HTTPHeaders = [:]
+    ) {
         self.status = status
         self.code = code
         self.message = message
@@ -46,8 +49,9 @@ public struct APIError: Error, Sendable, Equatable {
     }
 
     public static func unavailable(_ code: String, _ message: String, retryAfter: Int = 1) -> APIError {
-        APIError(.serviceUnavailable, code: code, message: message, retryable: true,
-                 headers: ["Retry-After": String(retryAfter)])
+        APIError(
+            .serviceUnavailable, code: code, message: message, retryable: true,
+            headers: ["Retry-After": String(retryAfter)])
     }
 
     /// The answer to a framing error, before any handler ran.

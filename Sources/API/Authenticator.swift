@@ -17,13 +17,16 @@ public struct Authenticator: Sendable {
     public func check(_ request: Request, scope: Scope?) -> APIError? {
         guard isEnabled, let scope else { return nil }
         guard let presented = Self.presentedSecret(request.headers) else {
-            return APIError(.unauthorized, code: "unauthorized", message: "a token is required: Authorization: Bearer <token> or X-API-Key",
-                            headers: ["WWW-Authenticate": "Bearer"])
+            return APIError(
+                .unauthorized, code: "unauthorized", message: "a token is required: Authorization: Bearer <token> or X-API-Key",
+                headers: ["WWW-Authenticate": "Bearer"])
         }
         var matched: Token?
         for token in tokens where Self.constantTimeEquals(token.secret, presented) { matched = token }
         guard let token = matched else {
-            return APIError(.unauthorized, code: "unauthorized", message: "the token is not valid", headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""])
+            return APIError(
+                .unauthorized, code: "unauthorized", message: "the token is not valid",
+                headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""])
         }
         guard token.scopes.contains(scope) else {
             return APIError(.forbidden, code: "forbidden", message: "token '\(token.name)' lacks the '\(scope.rawValue)' scope")

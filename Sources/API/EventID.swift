@@ -1,5 +1,6 @@
 import Engine
 import HTTPServer
+
 /// An SSE event id: the log seq of the write that caused it, and an index for further events at the same seq
 /// (several flags changed by one write, or clock-driven changes since it). Written `seq` or `seq-index`, ordered
 /// as a pair, so ids stay monotonic across restarts because the seq does.

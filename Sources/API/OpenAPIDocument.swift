@@ -2,6 +2,7 @@ import Engine
 import Foundation
 import HTTPServer
 import Rules
+
 /// The OpenAPI 3.1 description of every route, built from one table so a route cannot be served undocumented
 /// (a test compares this table with the router's).
 enum OpenAPIDocument {
@@ -34,98 +35,186 @@ enum OpenAPIDocument {
 
     static let operations: [Operation] = [
         Operation(method: "GET", path: "/healthz", summary: "Liveness", scope: nil, request: nil, success: (200, ref("Health")), errors: []),
-        Operation(method: "GET", path: "/readyz", summary: "Readiness: 503 while recovering, draining or after a storage failure", scope: nil, request: nil, success: (200, ref("Health")), errors: [503]),
-        Operation(method: "GET", path: "/metrics", summary: "Prometheus metrics", scope: .admin, request: nil, success: (200, nil), errors: [401, 403]),
-        Operation(method: "GET", path: "/openapi.json", summary: "This document", scope: nil, request: nil, success: (200, ["type": "object"]), errors: []),
-        Operation(method: "GET", path: "/v1/admin/status", summary: "Rules, store and server state", scope: .admin, request: nil, success: (200, ref("Status")), errors: [401, 403]),
-        Operation(method: "POST", path: "/v1/admin/reload", summary: "Reload rules: validated whole, then swapped", scope: .admin, request: nil, success: (200, ref("Reload")), errors: [401, 403, 409, 422, 429]),
-        Operation(method: "POST", path: "/v1/users/{user}/events/{event}", summary: "Donate an event", scope: .write, request: ref("DonationRequest"), success: (200, ref("DonationResponse")), errors: writeErrors),
-        Operation(method: "GET", path: "/v1/users/{user}/events/{event}", summary: "Donation summary", scope: .evaluate, request: nil, success: (200, ref("SummaryResponse")), errors: readErrors),
-        Operation(method: "DELETE", path: "/v1/users/{user}/events/{event}", summary: "Reset an event's donations", scope: .write, request: nil, success: (200, ref("WriteResponse")), errors: writeErrors),
-        Operation(method: "PATCH", path: "/v1/users/{user}/context", summary: "Apply a batch of context operations atomically", scope: .write, request: ref("OpsRequest"), success: (200, ref("WriteResponse")), errors: writeErrors),
-        Operation(method: "GET", path: "/v1/users/{user}", summary: "A user's whole context", scope: .evaluate, request: nil, success: (200, ref("Context")), errors: readErrors),
-        Operation(method: "DELETE", path: "/v1/users/{user}", summary: "Erase a user", scope: .admin, request: nil, success: (200, ref("WriteResponse")), errors: writeErrors),
-        Operation(method: "GET", path: "/v1/users/{user}/flags", summary: "Every flag for a user (ETag, If-None-Match)", scope: .evaluate, request: nil, success: (200, ref("FlagsResponse")), errors: [304, 400, 401, 403]),
-        Operation(method: "GET", path: "/v1/users/{user}/flags/{key}", summary: "One flag; ?explain=1 adds the evaluation tree", scope: .evaluate, request: nil, success: (200, ref("FlagEvaluation")), errors: readErrors),
-        Operation(method: "POST", path: "/v1/evaluate", summary: "Evaluate an inline context; stores nothing", scope: .evaluate, request: ref("EvaluateRequest"), success: (200, ref("EvaluateResponse")), errors: [400, 401, 403, 413, 415]),
-        Operation(method: "GET", path: "/v1/users/{user}/stream", summary: "Server-sent events for one user: flag, trigger, rules, reset", scope: .evaluate, request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
-        Operation(method: "GET", path: "/v1/stream", summary: "Server-sent events for every user", scope: .admin, request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
-        Operation(method: "POST", path: "/ofrep/v1/evaluate/flags/{key}", summary: "OpenFeature remote evaluation of one flag", scope: .evaluate,
-                  request: ["type": "object"], success: (200, ref("OFREPEvaluation")), errors: [400, 401, 403, 404]),
-        Operation(method: "POST", path: "/ofrep/v1/evaluate/flags", summary: "OpenFeature bulk evaluation (ETag, If-None-Match)", scope: .evaluate,
-                  request: ["type": "object"], success: (200, ["type": "object"]), errors: [304, 400, 401, 403]),
-        Operation(method: "POST", path: "/ofrep/v1/evaluate/flags/", summary: "OpenFeature bulk evaluation (trailing-slash form)", scope: .evaluate,
-                  request: ["type": "object"], success: (200, ["type": "object"]), errors: [304, 400, 401, 403]),
-        Operation(method: "GET", path: "/ofrep/v1/events", summary: "OpenFeature event stream: refetchEvaluation notifications", scope: .evaluate,
-                  request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
-        Operation(method: "OPTIONS", path: "/ofrep/v1/evaluate/flags/{key}", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
-        Operation(method: "OPTIONS", path: "/ofrep/v1/evaluate/flags", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
-        Operation(method: "OPTIONS", path: "/ofrep/v1/evaluate/flags/", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
+        Operation(
+            method: "GET", path: "/readyz", summary: "Readiness: 503 while recovering, draining or after a storage failure", scope: nil, request: nil,
+            success: (200, ref("Health")), errors: [503]),
+        Operation(
+            method: "GET", path: "/metrics", summary: "Prometheus metrics", scope: .admin, request: nil, success: (200, nil), errors: [401, 403]),
+        Operation(
+            method: "GET", path: "/openapi.json", summary: "This document", scope: nil, request: nil, success: (200, ["type": "object"]), errors: []),
+        Operation(
+            method: "GET", path: "/v1/admin/status", summary: "Rules, store and server state", scope: .admin, request: nil,
+            success: (200, ref("Status")), errors: [401, 403]),
+        Operation(
+            method: "POST", path: "/v1/admin/reload", summary: "Reload rules: validated whole, then swapped", scope: .admin, request: nil,
+            success: (200, ref("Reload")), errors: [401, 403, 409, 422, 429]),
+        Operation(
+            method: "POST", path: "/v1/users/{user}/events/{event}", summary: "Donate an event", scope: .write, request: ref("DonationRequest"),
+            success: (200, ref("DonationResponse")), errors: writeErrors),
+        Operation(
+            method: "GET", path: "/v1/users/{user}/events/{event}", summary: "Donation summary", scope: .evaluate, request: nil,
+            success: (200, ref("SummaryResponse")), errors: readErrors),
+        Operation(
+            method: "DELETE", path: "/v1/users/{user}/events/{event}", summary: "Reset an event's donations", scope: .write, request: nil,
+            success: (200, ref("WriteResponse")), errors: writeErrors),
+        Operation(
+            method: "PATCH", path: "/v1/users/{user}/context", summary: "Apply a batch of context operations atomically", scope: .write,
+            request: ref("OpsRequest"), success: (200, ref("WriteResponse")), errors: writeErrors),
+        Operation(
+            method: "GET", path: "/v1/users/{user}", summary: "A user's whole context", scope: .evaluate, request: nil,
+            success: (200, ref("Context")), errors: readErrors),
+        Operation(
+            method: "DELETE", path: "/v1/users/{user}", summary: "Erase a user", scope: .admin, request: nil, success: (200, ref("WriteResponse")),
+            errors: writeErrors),
+        Operation(
+            method: "GET", path: "/v1/users/{user}/flags", summary: "Every flag for a user (ETag, If-None-Match)", scope: .evaluate, request: nil,
+            success: (200, ref("FlagsResponse")), errors: [304, 400, 401, 403]),
+        Operation(
+            method: "GET", path: "/v1/users/{user}/flags/{key}", summary: "One flag; ?explain=1 adds the evaluation tree", scope: .evaluate,
+            request: nil, success: (200, ref("FlagEvaluation")), errors: readErrors),
+        Operation(
+            method: "POST", path: "/v1/evaluate", summary: "Evaluate an inline context; stores nothing", scope: .evaluate,
+            request: ref("EvaluateRequest"), success: (200, ref("EvaluateResponse")), errors: [400, 401, 403, 413, 415]),
+        Operation(
+            method: "GET", path: "/v1/users/{user}/stream", summary: "Server-sent events for one user: flag, trigger, rules, reset", scope: .evaluate,
+            request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
+        Operation(
+            method: "GET", path: "/v1/stream", summary: "Server-sent events for every user", scope: .admin, request: nil, success: (200, nil),
+            errors: [400, 401, 403, 503]),
+        Operation(
+            method: "POST", path: "/ofrep/v1/evaluate/flags/{key}", summary: "OpenFeature remote evaluation of one flag", scope: .evaluate,
+            request: ["type": "object"], success: (200, ref("OFREPEvaluation")), errors: [400, 401, 403, 404]),
+        Operation(
+            method: "POST", path: "/ofrep/v1/evaluate/flags", summary: "OpenFeature bulk evaluation (ETag, If-None-Match)", scope: .evaluate,
+            request: ["type": "object"], success: (200, ["type": "object"]), errors: [304, 400, 401, 403]),
+        Operation(
+            method: "POST", path: "/ofrep/v1/evaluate/flags/", summary: "OpenFeature bulk evaluation (trailing-slash form)", scope: .evaluate,
+            request: ["type": "object"], success: (200, ["type": "object"]), errors: [304, 400, 401, 403]),
+        Operation(
+            method: "GET", path: "/ofrep/v1/events", summary: "OpenFeature event stream: refetchEvaluation notifications", scope: .evaluate,
+            request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
+        Operation(
+            method: "OPTIONS", path: "/ofrep/v1/evaluate/flags/{key}", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil),
+            errors: []),
+        Operation(
+            method: "OPTIONS", path: "/ofrep/v1/evaluate/flags", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
+        Operation(
+            method: "OPTIONS", path: "/ofrep/v1/evaluate/flags/", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []
+        ),
         Operation(method: "OPTIONS", path: "/ofrep/v1/events", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
-        Operation(method: "GET", path: "/v1/rules", summary: "The loaded rule set (ETag = version)", scope: .admin, request: nil, success: (200, ref("Rules")), errors: [304, 401, 403]),
-        Operation(method: "GET", path: "/v1/rules/{key}", summary: "One flag, trigger or spec definition", scope: .admin, request: nil, success: (200, ref("RuleDefinition")), errors: [401, 403, 404]),
-        Operation(method: "POST", path: "/v1/rules/validate", summary: "Diagnostics for a posted rule set; loads nothing", scope: .admin, request: ["type": "object"], success: (200, ref("ValidateResponse")), errors: [400, 401, 403, 413, 415]),
+        Operation(
+            method: "GET", path: "/v1/rules", summary: "The loaded rule set (ETag = version)", scope: .admin, request: nil,
+            success: (200, ref("Rules")), errors: [304, 401, 403]),
+        Operation(
+            method: "GET", path: "/v1/rules/{key}", summary: "One flag, trigger or spec definition", scope: .admin, request: nil,
+            success: (200, ref("RuleDefinition")), errors: [401, 403, 404]),
+        Operation(
+            method: "POST", path: "/v1/rules/validate", summary: "Diagnostics for a posted rule set; loads nothing", scope: .admin,
+            request: ["type": "object"], success: (200, ref("ValidateResponse")), errors: [400, 401, 403, 413, 415])
     ]
 
     static let schemas: JSONObject = [
-        "Error": object(["error": object(["code": string, "message": string, "field": string, "retryable": boolean, "details": [:]],
-                                         required: ["code", "message", "retryable"])], required: ["error"]),
+        "Error": object(
+            [
+                "error": object(
+                    ["code": string, "message": string, "field": string, "retryable": boolean, "details": [:]],
+                    required: ["code", "message", "retryable"])
+            ], required: ["error"]),
         "Health": object(["status": string], required: ["status"]),
         "Mark": object(["at": string, "appVersion": nullable(string)], required: ["at"]),
-        "DonationSummary": object(["count": integer, "first": nullable(ref("Mark")), "last": nullable(ref("Mark")), "recent": array(string)],
-                                  required: ["count"]),
-        "DonationRequest": object(["at": ["type": "string", "format": "date-time"], "appVersion": ["type": "string", "pattern": "^[0-9]{1,9}(\\.[0-9]{1,9})*$"],
-                                   "payload": ["type": "object"]], additional: false),
+        "DonationSummary": object(
+            ["count": integer, "first": nullable(ref("Mark")), "last": nullable(ref("Mark")), "recent": array(string)],
+            required: ["count"]),
+        "DonationRequest": object(
+            [
+                "at": ["type": "string", "format": "date-time"], "appVersion": ["type": "string", "pattern": "^[0-9]{1,9}(\\.[0-9]{1,9})*$"],
+                "payload": ["type": "object"]
+            ], additional: false),
         "Change": object(["key": string, "value": [:], "previous": [:]], required: ["key", "value", "previous"]),
         "Fire": object(["trigger": string, "at": string], required: ["trigger", "at"]),
-        "DonationResponse": object(["seq": integer, "event": ref("DonationSummary"), "changed": array(ref("Change")), "fired": array(ref("Fire"))],
-                                   required: ["seq", "event", "changed", "fired"]),
+        "DonationResponse": object(
+            ["seq": integer, "event": ref("DonationSummary"), "changed": array(ref("Change")), "fired": array(ref("Fire"))],
+            required: ["seq", "event", "changed", "fired"]),
         "SummaryResponse": object(["user": string, "event": string, "summary": ref("DonationSummary")], required: ["user", "event", "summary"]),
         "WriteResponse": object(["seq": integer, "changed": array(ref("Change"))], required: ["seq"]),
-        "Operation": object(["op": ["type": "string", "enum": .array(OperationDecoder.fields.keys.sorted().map(JSONValue.string))]], required: ["op"]),
-        "OpsRequest": object(["ops": ["type": "array", "items": ref("Operation"), "minItems": 1, "maxItems": 1000]], required: ["ops"], additional: false),
-        "Context": object(["user": string, "launchedAt": string, "tz": string, "counters": map(integer), "events": map(string),
-                           "flags": map(boolean), "attributes": ["type": "object"], "segments": array(string),
-                           "donations": map(ref("DonationSummary")), "triggers": map(string)]),
-        "Evaluation": object(["value": [:], "variant": string, "reason": ["type": "string", "enum": ["STATIC", "TARGETING_MATCH", "DEFAULT", "DISABLED", "SPLIT", "ERROR"]],
-                              "index": integer, "matched": boolean, "errorCode": string, "errorMessage": string, "explain": [:]],
-                             required: ["value", "reason", "matched"]),
-        "FlagEvaluation": ["allOf": [ref("Evaluation"), object(["key": string, "metadata": ["type": "object"], "explain": ["type": "object"]], required: ["key"])]],
+        "Operation": object(
+            ["op": ["type": "string", "enum": .array(OperationDecoder.fields.keys.sorted().map(JSONValue.string))]], required: ["op"]),
+        "OpsRequest": object(
+            ["ops": ["type": "array", "items": ref("Operation"), "minItems": 1, "maxItems": 1000]], required: ["ops"], additional: false),
+        "Context": object([
+            "user": string, "launchedAt": string, "tz": string, "counters": map(integer), "events": map(string),
+            "flags": map(boolean), "attributes": ["type": "object"], "segments": array(string),
+            "donations": map(ref("DonationSummary")), "triggers": map(string)
+        ]),
+        "Evaluation": object(
+            [
+                "value": [:], "variant": string,
+                "reason": ["type": "string", "enum": ["STATIC", "TARGETING_MATCH", "DEFAULT", "DISABLED", "SPLIT", "ERROR"]],
+                "index": integer, "matched": boolean, "errorCode": string, "errorMessage": string, "explain": [:]
+            ],
+            required: ["value", "reason", "matched"]),
+        "FlagEvaluation": [
+            "allOf": [ref("Evaluation"), object(["key": string, "metadata": ["type": "object"], "explain": ["type": "object"]], required: ["key"])]
+        ],
         "FlagsResponse": object(["flags": map(ref("Evaluation"))], required: ["flags"]),
-        "EvaluateRequest": object(["context": ref("Context"), "flags": array(string), "at": ["type": "string", "format": "date-time"],
-                                   "appVersion": string, "user": string], additional: false),
+        "EvaluateRequest": object(
+            [
+                "context": ref("Context"), "flags": array(string), "at": ["type": "string", "format": "date-time"],
+                "appVersion": string, "user": string
+            ], additional: false),
         "EvaluateResponse": object(["flags": map(ref("Evaluation")), "at": string], required: ["flags", "at"]),
-        "Rules": object(["version": string, "specs": ["type": "object"], "flags": ["type": "object"], "triggers": ["type": "object"]], required: ["version"]),
-        "RuleDefinition": object(["key": string, "kind": ["type": "string", "enum": ["flag", "trigger", "spec"]], "version": string, "definition": [:]],
-                                 required: ["key", "kind", "version", "definition"]),
-        "Diagnostic": object(["severity": string, "path": string, "code": string, "message": string, "file": string],
-                             required: ["severity", "path", "code", "message"]),
+        "Rules": object(
+            ["version": string, "specs": ["type": "object"], "flags": ["type": "object"], "triggers": ["type": "object"]], required: ["version"]),
+        "RuleDefinition": object(
+            ["key": string, "kind": ["type": "string", "enum": ["flag", "trigger", "spec"]], "version": string, "definition": [:]],
+            required: ["key", "kind", "version", "definition"]),
+        "Diagnostic": object(
+            ["severity": string, "path": string, "code": string, "message": string, "file": string],
+            required: ["severity", "path", "code", "message"]),
         "ValidateResponse": object(["valid": boolean, "diagnostics": array(ref("Diagnostic"))], required: ["valid", "diagnostics"]),
-        "OFREPEvaluation": object(["key": string, "reason": string, "variant": nullable(string), "value": [:], "metadata": ["type": "object"],
-                                   "errorCode": string, "errorDetails": string], required: ["key"]),
-        "OFREPError": object(["key": string, "errorCode": ["type": "string", "enum": ["PARSE_ERROR", "TARGETING_KEY_MISSING", "INVALID_CONTEXT", "GENERAL", "FLAG_NOT_FOUND"]],
-                              "errorDetails": string, "metadata": ["type": "object"]], required: ["errorCode"]),
+        "OFREPEvaluation": object(
+            [
+                "key": string, "reason": string, "variant": nullable(string), "value": [:], "metadata": ["type": "object"],
+                "errorCode": string, "errorDetails": string
+            ], required: ["key"]),
+        "OFREPError": object(
+            [
+                "key": string,
+                "errorCode": ["type": "string", "enum": ["PARSE_ERROR", "TARGETING_KEY_MISSING", "INVALID_CONTEXT", "GENERAL", "FLAG_NOT_FOUND"]],
+                "errorDetails": string, "metadata": ["type": "object"]
+            ], required: ["errorCode"]),
         "Reload": object(["phase": string, "version": string], required: ["phase", "version"]),
-        "Status": object(["version": string, "rules": ["type": "object"], "store": ["type": "object"], "server": ["type": "object"]],
-                         required: ["version", "rules", "store", "server"]),
+        "Status": object(
+            ["version": string, "rules": ["type": "object"], "store": ["type": "object"], "server": ["type": "object"]],
+            required: ["version", "rules", "store", "server"])
     ]
 
     static let document: JSONValue = {
         var paths = JSONObject()
         for operation in operations {
-            var entry: JSONObject = ["summary": .string(operation.summary),
-                                     "operationId": .string(operation.method.lowercased() + operation.path.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: ""))]
+            var entry: JSONObject = [
+                "summary": .string(operation.summary),
+                "operationId": .string(
+                    operation.method.lowercased()
+                        + operation.path.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "{", with: "").replacingOccurrences(
+                            of: "}", with: ""))
+            ]
             let parameters = operation.path.split(separator: "/").filter { $0.hasPrefix("{") }.map { name -> JSONValue in
-                ["name": .string(String(name.dropFirst().dropLast())), "in": "path", "required": true,
-                 "schema": ["type": "string", "minLength": 1, "maxLength": 256]]
+                [
+                    "name": .string(String(name.dropFirst().dropLast())), "in": "path", "required": true,
+                    "schema": ["type": "string", "minLength": 1, "maxLength": 256]
+                ]
             }
             if !parameters.isEmpty { entry["parameters"] = .array(parameters) }
             if let request = operation.request {
-                entry["requestBody"] = ["required": .bool(operation.path != "/v1/users/{user}/events/{event}"),
-                                        "content": ["application/json": ["schema": request]]]
+                entry["requestBody"] = [
+                    "required": .bool(operation.path != "/v1/users/{user}/events/{event}"),
+                    "content": ["application/json": ["schema": request]]
+                ]
             }
             var responses = JSONObject()
-            let content: JSONValue? = operation.success.schema.map { ["application/json": ["schema": $0]] }
+            let content: JSONValue? =
+                operation.success.schema.map { ["application/json": ["schema": $0]] }
                 ?? (operation.path == "/metrics" ? ["text/plain": ["schema": string]] : ["text/event-stream": ["schema": string]])
             var success: JSONObject = ["description": "OK"]
             if let content, operation.success.status != 204 { success["content"] = content }
@@ -139,22 +228,34 @@ enum OpenAPIDocument {
                     // OFREP answers its own error shape for evaluation failures (docs/api.md, "OFREP errors"); auth and
                     // limits use ours.
                     let ofrep = operation.path.hasPrefix("/ofrep/") && (status == 400 || status == 404)
-                    responses[String(status)] = ["description": "Error", "content": ["application/json": ["schema": ref(ofrep ? "OFREPError" : "Error")]]]
+                    responses[String(status)] = [
+                        "description": "Error", "content": ["application/json": ["schema": ref(ofrep ? "OFREPError" : "Error")]]
+                    ]
                 }
             }
             entry["responses"] = .object(responses)
-            if let scope = operation.scope { entry["security"] = [["bearer": .array([.string(scope.rawValue)])], ["apiKey": .array([.string(scope.rawValue)])]] }
+            if let scope = operation.scope {
+                entry["security"] = [["bearer": .array([.string(scope.rawValue)])], ["apiKey": .array([.string(scope.rawValue)])]]
+            }
             var pathItem = paths[operation.path]?.objectValue ?? [:]
             pathItem[operation.method.lowercased()] = .object(entry)
             paths[operation.path] = .object(pathItem)
         }
-        return ["openapi": "3.1.0",
-                "info": ["title": "specd", "version": .string(Release.version),
-                         "description": "Rule evaluation daemon: donations, contexts, flags and decisions."],
-                "paths": .object(paths),
-                "components": ["schemas": .object(schemas),
-                               "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer"],
-                                                   "apiKey": ["type": "apiKey", "in": "header", "name": "X-API-Key"]]]]
+        return [
+            "openapi": "3.1.0",
+            "info": [
+                "title": "specd", "version": .string(Release.version),
+                "description": "Rule evaluation daemon: donations, contexts, flags and decisions."
+            ],
+            "paths": .object(paths),
+            "components": [
+                "schemas": .object(schemas),
+                "securitySchemes": [
+                    "bearer": ["type": "http", "scheme": "bearer"],
+                    "apiKey": ["type": "apiKey", "in": "header", "name": "X-API-Key"]
+                ]
+            ]
+        ]
     }()
 
     static let json: [UInt8] = JSONWriter.write(document)

@@ -3,6 +3,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
+
 /// Turns `{"ops": [...]}` (docs/api.md, "Context updates") into actions, naming the exact field at fault (`ops[2].by`).
 enum OperationDecoder {
     static func decode(_ body: JSONValue, now: Instant) throws(APIError) -> [Action] {
@@ -20,7 +21,7 @@ enum OperationDecoder {
         "increment": ["counter", "by"], "decrement": ["counter", "by"], "setCounter": ["counter", "value"],
         "resetCounter": ["counter"], "recordEvent": ["event", "at"], "removeEvent": ["event"], "setFlag": ["flag", "value"],
         "toggleFlag": ["flag"], "setAttribute": ["key", "value"], "removeAttribute": ["key"], "addSegment": ["segment"],
-        "removeSegment": ["segment"], "setTimeZone": ["tz"], "setLaunchedAt": ["at"], "clear": ["scope"],
+        "removeSegment": ["segment"], "setTimeZone": ["tz"], "setLaunchedAt": ["at"], "clear": ["scope"]
     ]
 
     static func decode(_ item: JSONValue, at path: String, now: Instant) throws(APIError) -> Action {

@@ -4,6 +4,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,8 +54,9 @@ public final class RateLimiter: Sendable {
         guard let wait else { return nil }
         // Clamped before the conversion: a tiny rate must not make `Int(Double)` trap.
         let seconds = Int(min(max(1, wait.rounded(.up)), 86_400))
-        return APIError(.tooManyRequests, code: "rate_limited", message: "too many requests from this client; retry in \(seconds) s",
-                        field: "limits.requestsPerSecondPerClient", retryable: true, headers: ["Retry-After": String(seconds)])
+        return APIError(
+            .tooManyRequests, code: "rate_limited", message: "too many requests from this client; retry in \(seconds) s",
+            field: "limits.requestsPerSecondPerClient", retryable: true, headers: ["Retry-After": String(seconds)])
     }
 
     /// Client addresses remembered now, across shards.

@@ -13,8 +13,9 @@ enum RequestBody {
         if let type = request.headers["Content-Type"] {
             let media = type.split(separator: ";").first.map { $0.trimmingOptionalWhitespace.lowercased() } ?? ""
             guard media == "application/json" || media.hasSuffix("+json") else {
-                throw APIError(.unsupportedMediaType, code: "unsupported_media_type",
-                               message: "the body must be application/json, not \(media)", field: "Content-Type")
+                throw APIError(
+                    .unsupportedMediaType, code: "unsupported_media_type",
+                    message: "the body must be application/json, not \(media)", field: "Content-Type")
             }
         }
         do {

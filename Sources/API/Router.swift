@@ -2,6 +2,7 @@ import Engine
 import HTTP
 import HTTPServer
 import Rules
+
 /// Method + path-pattern routing. Patterns are literal segments and `{name}` parameters, matched against the raw
 /// path; parameters are percent-decoded. A path that matches with another method answers 405 with `Allow`.
 public struct Router: Responder {
@@ -61,7 +62,9 @@ public struct Router: Responder {
 
     public func respond(to request: Request, sink given: ResponseSink) {
         let path = request.path
-        let sink = prefixHeaders.isEmpty ? given
+        let sink =
+            prefixHeaders.isEmpty
+            ? given
             : prefixHeaders.first(where: { path.hasPrefix($0.prefix) }).map { Self.setting($0.headers, on: given) } ?? given
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var allowed: [String] = []
@@ -109,9 +112,12 @@ public struct Router: Responder {
         }
         if allowed.contains("GET") { allowed.append("HEAD") }
         let allow = Array(Set(allowed)).sorted().joined(separator: ", ")
-        sink.send(APIError(.methodNotAllowed, code: "method_not_allowed",
-                           message: "\(request.method) is not allowed on \(path); allowed: \(allow)",
-                           headers: ["Allow": allow]).response)
+        sink.send(
+            APIError(
+                .methodNotAllowed, code: "method_not_allowed",
+                message: "\(request.method) is not allowed on \(path); allowed: \(allow)",
+                headers: ["Allow": allow]
+            ).response)
     }
 
     private static func setting(_ extra: HTTPHeaders, on sink: ResponseSink) -> ResponseSink {
@@ -123,11 +129,12 @@ public struct Router: Responder {
                 return open(headers)
             }
         }
-        return ResponseSink(deliver: { response in
-            var response = response
-            for field in extra { response.headers.set(field.name, field.value) }
-            sink.send(response)
-        }, openStream: openStream)
+        return ResponseSink(
+            deliver: { response in
+                var response = response
+                for field in extra { response.headers.set(field.name, field.value) }
+                sink.send(response)
+            }, openStream: openStream)
     }
 
     private func literalsMatch(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> Bool {

@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import HTTPServer
 import Rules
+
 /// `GET /v1/rules`, `GET /v1/rules/{key}`, `POST /v1/rules/validate` (docs/api.md, "Rules and
 /// administration").
 struct RulesRoutes: Sendable {

@@ -4,6 +4,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Synchronization
+
 /// Every live stream, the events recently sent (for `Last-Event-ID` resume), and the fan-out. Each event is
 /// serialized once and the same bytes go to every stream that wants it (docs/api.md, "Streams").
 ///
@@ -112,15 +113,18 @@ public final class StreamHub: Sendable {
 
     /// Registers a stream. With a `Last-Event-ID` inside the retained window the missed events are replayed;
     /// an older one gets one `reset` with `resetState`, then live events. `nil` when the stream cap is reached.
-    func subscribe(_ stream: EventStream, user: String?, flags: Set<ByteKey>?, types: Set<String>?, includeContext: Bool = false,
-                   refetchOnly: Bool = false, lastEventID: EventID?,
-                   currentValues: [ByteKey: JSONValue], resetState: () -> JSONValue) -> Bool {
+    func subscribe(
+        _ stream: EventStream, user: String?, flags: Set<ByteKey>?, types: Set<String>?, includeContext: Bool = false,
+        refetchOnly: Bool = false, lastEventID: EventID?,
+        currentValues: [ByteKey: JSONValue], resetState: () -> JSONValue
+    ) -> Bool {
         let accepted = withState { state -> Bool in
             guard state.subscribers.count < options.maxStreams else { return false }
             let number = state.nextSubscriber
             state.nextSubscriber += 1
-            var subscriber = Subscriber(stream: stream, user: user, flags: flags, types: types, includeContext: includeContext,
-                                        refetchOnly: refetchOnly, lastSeen: currentValues)
+            var subscriber = Subscriber(
+                stream: stream, user: user, flags: flags, types: types, includeContext: includeContext,
+                refetchOnly: refetchOnly, lastSeen: currentValues)
             var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
             if let lastEventID {
                 if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
@@ -263,8 +267,10 @@ public final class StreamHub: Sendable {
 
     /// `{"type": "refetchEvaluation", "etag", "lastModified"}` (OFREP): the id doubles as the etag.
     private func refetchBytes(_ id: EventID) -> [UInt8] {
-        let data: JSONValue = ["type": "refetchEvaluation", "etag": .string(id.description),
-                               "lastModified": .int(Int(Date().timeIntervalSince1970))]
+        let data: JSONValue = [
+            "type": "refetchEvaluation", "etag": .string(id.description),
+            "lastModified": .int(Int(Date().timeIntervalSince1970))
+        ]
         return SSEEncoder.encode(SSEEvent(id: id.description, event: "message", data: JSONWriter.string(data)))
     }
 
@@ -295,8 +301,10 @@ public final class StreamHub: Sendable {
         state.retainedBytes += event.bytes.count
         let horizon = ContinuousClock.now - options.retainFor
         var start = state.retainedStart
-        while start < state.retained.count, state.retained.count - start > options.retainEvents
-                || state.retained[start].at < horizon || state.retainedBytes > options.retainBytes {
+        while start < state.retained.count,
+            state.retained.count - start > options.retainEvents
+                || state.retained[start].at < horizon || state.retainedBytes > options.retainBytes
+        {
             state.retainedBytes -= state.retained[start].bytes.count
             // Freed now, not at the next compaction: otherwise the window held up to twice its limits.
             state.retained[start].bytes = []

@@ -19,8 +19,10 @@ public final class Engine: Sendable {
     private let subscribers: Subscribers
     private let timekeeperBox: TimekeeperBox
 
-    public init(rules: RulesHost, store: ContextStore, subscribers: Subscribers, clock: WallClock, metrics: Metrics = Metrics(),
-                logger: Logger) {
+    public init(
+        rules: RulesHost, store: ContextStore, subscribers: Subscribers, clock: WallClock, metrics: Metrics = Metrics(),
+        logger: Logger
+    ) {
         self.rules = rules
         self.store = store
         self.subscribers = subscribers
@@ -28,7 +30,8 @@ public final class Engine: Sendable {
         self.metrics = metrics
         self.logger = logger
         timekeeperBox = TimekeeperBox()
-        timekeeperBox.timekeeper = Timekeeper(subscribers: subscribers, rules: rules, store: store, clock: clock) { [unowned self] mutation, request in
+        timekeeperBox.timekeeper = Timekeeper(subscribers: subscribers, rules: rules, store: store, clock: clock) {
+            [unowned self] mutation, request in
             write(mutation, kind: .delayedFire, appVersion: request.appVersion) { _ in }
         }
     }
@@ -52,8 +55,10 @@ public final class Engine: Sendable {
     }
 
     /// `POST /v1/users/{u}/events/{e}`: the donation, then the immediate triggers it fires, in one logged step.
-    public func donate(user: String, event: String, at: Instant, appVersion: String?, now: Instant,
-                       completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void) {
+    public func donate(
+        user: String, event: String, at: Instant, appVersion: String?, now: Instant,
+        completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void
+    ) {
         let mutation = Mutation(user: user, now: now, actions: [.donate(event: event, at: at, appVersion: appVersion)])
         write(mutation, kind: .donation(event: event), appVersion: appVersion, completion: completion)
     }
@@ -64,8 +69,10 @@ public final class Engine: Sendable {
     }
 
     /// The one write path: apply → log → (acknowledged) flag diff → events → schedule → metrics → completion.
-    private func write(_ mutation: Mutation, kind: WriteKind, appVersion: String?,
-                       completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void) {
+    private func write(
+        _ mutation: Mutation, kind: WriteKind, appVersion: String?,
+        completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void
+    ) {
         // The rules a write is judged by are those live when it was made, for its fires and its flag diff alike.
         let ruleSet = rules.current
         var followUp: ((UserContext?, UserContext?) -> [Action])?
@@ -85,8 +92,9 @@ public final class Engine: Sendable {
             case .failure(let error):
                 completion(.failure(error))
             case .success(let applied):
-                let changes = FlagChange.between(applied.previous, applied.state, user: mutation.user, in: ruleSet, now: mutation.now,
-                                                 appVersion: appVersion)
+                let changes = FlagChange.between(
+                    applied.previous, applied.state, user: mutation.user, in: ruleSet, now: mutation.now,
+                    appVersion: appVersion)
                 var fired: [(trigger: String, at: Instant)] = []
                 for case .triggerFired(let trigger, let at) in applied.effects { fired.append((trigger, at)) }
                 switch kind {

@@ -10,8 +10,10 @@ public struct FlagChange: Sendable {
 
     /// The flags whose answer differs between two states of one user. Only flags that read something the write
     /// changed are evaluated.
-    static func between(_ before: UserContext?, _ after: UserContext?, user: String, in ruleSet: RuleSet, now: Instant,
-                        appVersion: String?) -> [FlagChange] {
+    static func between(
+        _ before: UserContext?, _ after: UserContext?, user: String, in ruleSet: RuleSet, now: Instant,
+        appVersion: String?
+    ) -> [FlagChange] {
         let request = RequestAttributes(userID: user, appVersion: appVersion)
         let old = EvaluationInput(context: before ?? UserContext(), now: now, request: request)
         let new = EvaluationInput(context: after ?? UserContext(), now: now, request: request)

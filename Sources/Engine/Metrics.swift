@@ -40,8 +40,10 @@ public final class Metrics: Sendable {
     public func counter(_ name: String) -> Int { state.withLock { $0.counters[name] ?? 0 } }
 
     /// The exposition text, with counters and gauges kept elsewhere supplied by the caller at scrape time.
-    public func render(counters external: [(name: String, help: String, value: Double)] = [],
-                       gauges: [(name: String, help: String, value: Double)]) -> String {
+    public func render(
+        counters external: [(name: String, help: String, value: Double)] = [],
+        gauges: [(name: String, help: String, value: Double)]
+    ) -> String {
         let snapshot = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP specd_http_requests_total HTTP requests by route pattern, method and status.")

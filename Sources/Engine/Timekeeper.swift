@@ -22,8 +22,10 @@ final class Timekeeper: @unchecked Sendable {
     private var plannedWake: Instant?
     private var running = true
 
-    init(subscribers: Subscribers, rules: RulesHost, store: ContextStore, clock: WallClock,
-         fire: @escaping @Sendable (Mutation, RequestAttributes) -> Void) {
+    init(
+        subscribers: Subscribers, rules: RulesHost, store: ContextStore, clock: WallClock,
+        fire: @escaping @Sendable (Mutation, RequestAttributes) -> Void
+    ) {
         self.subscribers = subscribers
         self.rules = rules
         self.store = store
@@ -51,7 +53,8 @@ final class Timekeeper: @unchecked Sendable {
     func written(user: String, applied: UserStore.Applied, changes: [FlagChange], appVersion: String?, event: String?, now: Instant) {
         let request = RequestAttributes(userID: user, appVersion: appVersion)
         for change in changes {
-            subscribers.publish(.flagChanged(user: user, key: change.key, evaluation: change.current, previous: change.previous.value, seq: applied.seq))
+            subscribers.publish(
+                .flagChanged(user: user, key: change.key, evaluation: change.current, previous: change.previous.value, seq: applied.seq))
         }
         for effect in applied.effects {
             if case .triggerFired(let trigger, let at) = effect {
@@ -62,7 +65,9 @@ final class Timekeeper: @unchecked Sendable {
         if subscribers.wantsContext(for: user) {
             subscribers.publish(.contextChanged(user: user, context: applied.state, seq: applied.seq))
         }
-        if let event, let state = applied.state { scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: request) }
+        if let event, let state = applied.state {
+            scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: request)
+        }
         if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: applied.state ?? UserContext(), now: now, appVersion: appVersion) }
     }
 
@@ -87,7 +92,11 @@ final class Timekeeper: @unchecked Sendable {
             if let next = ruleSet.flags[key]!.nextChange(input), earliest == nil || next < earliest! { earliest = next }
         }
         scheduler.withLock { scheduler in
-            if let earliest { scheduler.schedule(.reevaluate(user: ByteKey(user)), at: earliest) } else { scheduler.cancel(.reevaluate(user: ByteKey(user))) }
+            if let earliest {
+                scheduler.schedule(.reevaluate(user: ByteKey(user)), at: earliest)
+            } else {
+                scheduler.cancel(.reevaluate(user: ByteKey(user)))
+            }
         }
         if let earliest { signalIfEarlier(earliest) }
     }
@@ -110,12 +119,15 @@ final class Timekeeper: @unchecked Sendable {
         if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: context, now: now, appVersion: nil) }
     }
 
-    private func scheduleDelayedTriggers(user: String, event: String, previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes) {
+    private func scheduleDelayedTriggers(
+        user: String, event: String, previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes
+    ) {
         let ruleSet = rules.current
         for key in ruleSet.triggerKeys {
             let trigger = ruleSet.triggers[key]!
             guard trigger.listens(to: event), let delay = trigger.delay,
-                  trigger.shouldFire(previous: previous, current: current, now: now, request: request) else { continue }
+                trigger.shouldFire(previous: previous, current: current, now: now, request: request)
+            else { continue }
             let job = ClockScheduler.Job.trigger(user: ByteKey(user), key: ByteKey(key))
             pendingTriggers.withLock { $0[job] = request }
             scheduler.withLock { $0.schedule(job, at: now + delay) }
@@ -136,8 +148,8 @@ final class Timekeeper: @unchecked Sendable {
     /// The delay ended: fire only if the spec still holds and no other fire claimed the throttle meanwhile.
     func fireDelayed(user: String, key: String, now: Instant) {
         guard let request = pendingTriggers.withLock({ $0.removeValue(forKey: .trigger(user: ByteKey(user), key: ByteKey(key))) }),
-              let trigger = rules.current.triggers[key], let context = store.context(of: user),
-              trigger.when.holds(EvaluationInput(context: context, now: now, request: request)), !trigger.isThrottled(context, now: now)
+            let trigger = rules.current.triggers[key], let context = store.context(of: user),
+            trigger.when.holds(EvaluationInput(context: context, now: now, request: request)), !trigger.isThrottled(context, now: now)
         else { return }
         fire(Mutation(user: user, now: now, actions: [.recordTriggerFire(trigger: key, at: now)]), request)
     }
@@ -158,7 +170,10 @@ final class Timekeeper: @unchecked Sendable {
     private func run() {
         while true {
             wake.lock()
-            guard running else { wake.unlock(); return }
+            guard running else {
+                wake.unlock()
+                return
+            }
             let now = clock.now()
             let next = scheduler.withLock { $0.nextDue() }
             // With nothing scheduled, sleep until a new job signals (bounded, so a lost signal costs at most this).

@@ -21,8 +21,10 @@ public enum ErrorResponse {
     }
 
     /// The whole response: the body, as JSON, with `headers` (such as `Retry-After`).
-    public static func response(_ status: HTTPStatus, code: String, message: String, field: String? = nil,
-                                retryable: Bool = false, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    public static func response(
+        _ status: HTTPStatus, code: String, message: String, field: String? = nil,
+        retryable: Bool = false, headers: HTTPHeaders = [:]
+    ) -> HTTPResponse {
         .json(status, body(code: code, message: message, field: field, retryable: retryable), headers: headers)
     }
 

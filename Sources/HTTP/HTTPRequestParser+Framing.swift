@@ -1,7 +1,9 @@
 extension HTTPRequestParser {
     /// Decides how the body is delimited, refusing every ambiguous combination (RFC 9112 §6.1, §6.3) rather than
     /// guessing, since a guess that differs from a proxy's is a smuggling vector.
-    static func framing(version: HTTPVersion, headers: HTTPHeaders, limits: HTTPLimits) throws(HTTPParseError)
+    static func framing(
+        version: HTTPVersion, headers: HTTPHeaders, limits: HTTPLimits
+    ) throws(HTTPParseError)
         -> BodyFraming
     {
         var hostCount = 0
@@ -12,9 +14,11 @@ extension HTTPRequestParser {
             if HTTPHeaders.namesMatch(field.name, "Host") {
                 hostCount += 1
                 host = field.value
+            } else if HTTPHeaders.namesMatch(field.name, "Content-Length") {
+                contentLengths.append(field.value)
+            } else if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") {
+                transferEncodings.append(field.value)
             }
-            else if HTTPHeaders.namesMatch(field.name, "Content-Length") { contentLengths.append(field.value) }
-            else if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") { transferEncodings.append(field.value) }
         }
         // RFC 9112 §3.2: exactly one Host on HTTP/1.1; more than one is always refused.
         if hostCount > 1 { throw .duplicateHost }

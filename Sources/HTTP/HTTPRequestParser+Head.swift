@@ -7,7 +7,10 @@ extension HTTPRequestParser {
                 guard let line = try scanLine(maxLength: limits.maxRequestLineBytes, tooLong: .requestLineTooLong)
                 else { return nil }
                 // RFC 9112 §2.2: a server SHOULD ignore empty lines received before the request line.
-                if line.isEmpty { readIndex = scanIndex; continue }
+                if line.isEmpty {
+                    readIndex = scanIndex
+                    continue
+                }
                 lineRanges.append(line)
                 break
             }

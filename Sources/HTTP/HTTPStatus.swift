@@ -38,13 +38,14 @@ public struct HTTPStatus: Sendable, Hashable {
     public static let serviceUnavailable = HTTPStatus(code: 503, reason: "Service Unavailable")
     public static let httpVersionNotSupported = HTTPStatus(code: 505, reason: "HTTP Version Not Supported")
 
-    private static let knownReasons: [Int: String] = Dictionary(uniqueKeysWithValues: [
-        HTTPStatus.continue, .ok, .created, .accepted, .noContent, .notModified, .badRequest, .unauthorized,
-        .forbidden, .notFound, .methodNotAllowed, .requestTimeout, .conflict, .contentTooLarge, .uriTooLong,
-        .unsupportedMediaType, .expectationFailed, .unprocessableContent, .tooManyRequests,
-        .requestHeaderFieldsTooLarge, .internalServerError, .unimplemented, .serviceUnavailable,
-        .httpVersionNotSupported,
-    ].map { ($0.code, $0.reason) })
+    private static let knownReasons: [Int: String] = Dictionary(
+        uniqueKeysWithValues: [
+            HTTPStatus.continue, .ok, .created, .accepted, .noContent, .notModified, .badRequest, .unauthorized,
+            .forbidden, .notFound, .methodNotAllowed, .requestTimeout, .conflict, .contentTooLarge, .uriTooLong,
+            .unsupportedMediaType, .expectationFailed, .unprocessableContent, .tooManyRequests,
+            .requestHeaderFieldsTooLarge, .internalServerError, .unimplemented, .serviceUnavailable,
+            .httpVersionNotSupported
+        ].map { ($0.code, $0.reason) })
 
     /// Responses that never carry content (RFC 9110 §6.4.1).
     public var forbidsBody: Bool { code < 200 || code == 204 || code == 304 }

@@ -1,4 +1,5 @@
 import HTTP
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,8 +25,9 @@ extension HTTPConnection {
             return
         }
         streamLimit = context.configuration.streamBufferBytes
-        HTTPResponseEncoder.encodeHead(status: .ok, headers: all, framing: framing, version: head.version,
-                                       keepAlive: head.version == .http11, date: context.dates.current(), into: &output)
+        HTTPResponseEncoder.encodeHead(
+            status: .ok, headers: all, framing: framing, version: head.version,
+            keepAlive: head.version == .http11, date: context.dates.current(), into: &output)
         stream = newStream
         gateOpen = true
         // Bound what the kernel may hold for a stream, so a client that stops reading shows up in our own buffer

@@ -1,4 +1,5 @@
 import HTTP
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,8 +52,10 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     var gateOpen = false
     var streamLimit = 1 << 20
 
-    init(fd: Int32, peer: String, client: String, holdsSlot: Bool = true, refusal: HTTPResponse = ServerContext.overCapacity,
-         loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer, batcher: StreamBatcher) {
+    init(
+        fd: Int32, peer: String, client: String, holdsSlot: Bool = true, refusal: HTTPResponse = ServerContext.overCapacity,
+        loop: EventLoop, context: ServerContext, readBuffer: ReadBuffer, batcher: StreamBatcher
+    ) {
         self.fd = fd
         self.client = client
         self.holdsSlot = holdsSlot
@@ -94,7 +97,10 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         } else if received < 0 {
             close()
         } else {
-            if machine.isLingering { close(); return }
+            if machine.isLingering {
+                close()
+                return
+            }
             perform(machine.peerClosed())
             if !isClosed {
                 // Half-closed while a handler runs: stop reading, finish the response, then close.
@@ -175,7 +181,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     /// Reads only while the bytes they bring can be dealt with: not after the peer finished, not while a response
     /// is pending with a lot of pipelined input already buffered, not while parsing is held for output.
     private func updateReading() {
-        let shouldPause = peerFinished || heldForOutput
+        let shouldPause =
+            peerFinished || heldForOutput
             || (awaitingResponse && parser.bufferedByteCount > context.configuration.limits.maxBodyBytes)
         if shouldPause != readPaused {
             readPaused = shouldPause
@@ -200,25 +207,29 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         let request = Request(head: head, body: body, id: requestID, peer: peer)
         body = []
         let expected = generation
-        let sink = ResponseSink(deliver: { [self] response in
-            if loop.inEventLoop {
-                complete(response, generation: expected)
-            } else {
-                loop.execute { self.complete(response, generation: expected) }
-            }
-        }, openStream: { [self] headers in
-            let stream = EventStream(write: { [self] frame, direct in
-                sendEvent(frame, direct: direct)
-            }, finish: { [self] in
-                loop.execute { self.endStream(.serverClosed) }
+        let sink = ResponseSink(
+            deliver: { [self] response in
+                if loop.inEventLoop {
+                    complete(response, generation: expected)
+                } else {
+                    loop.execute { self.complete(response, generation: expected) }
+                }
+            },
+            openStream: { [self] headers in
+                let stream = EventStream(
+                    write: { [self] frame, direct in
+                        sendEvent(frame, direct: direct)
+                    },
+                    finish: { [self] in
+                        loop.execute { self.endStream(.serverClosed) }
+                    })
+                if loop.inEventLoop {
+                    beginStream(stream, headers: headers, generation: expected)
+                } else {
+                    loop.execute { self.beginStream(stream, headers: headers, generation: expected) }
+                }
+                return stream
             })
-            if loop.inEventLoop {
-                beginStream(stream, headers: headers, generation: expected)
-            } else {
-                loop.execute { self.beginStream(stream, headers: headers, generation: expected) }
-            }
-            return stream
-        })
         dispatching = true
         context.responder.respond(to: request, sink: sink)
         dispatching = false
@@ -233,8 +244,9 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         var response = response
         // Handlers never set it, so append rather than search-and-replace.
         response.headers.add("X-Request-Id", requestID)
-        HTTPResponseEncoder.encode(response, version: head.version, keepAlive: keepAlive, isHead: head.method == "HEAD",
-                                   date: context.dates.current(), into: &output)
+        HTTPResponseEncoder.encode(
+            response, version: head.version, keepAlive: keepAlive, isHead: head.method == "HEAD",
+            date: context.dates.current(), into: &output)
         context.accessLog(head, response.status, requestStart, requestID, peer)
         self.head = nil
         let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
@@ -249,8 +261,9 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         defer { refreshDeadline() }
         awaitingResponse = false
         let keepAlive = holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
-        HTTPResponseEncoder.encodeHead(status: .ok, headers: headers, framing: framing, version: head.version,
-                                       keepAlive: keepAlive, date: context.dates.current(), into: &output)
+        HTTPResponseEncoder.encodeHead(
+            status: .ok, headers: headers, framing: framing, version: head.version,
+            keepAlive: keepAlive, date: context.dates.current(), into: &output)
         context.accessLog(head, .ok, requestStart, requestID, peer)
         self.head = nil
         let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
@@ -270,8 +283,9 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     private func respondAndClose(_ response: HTTPResponse, version: HTTPVersion) {
         var response = response
         response.headers.set("X-Request-Id", context.requestIDs.next())
-        HTTPResponseEncoder.encode(response, version: version, keepAlive: false, isHead: false,
-                                   date: context.dates.current(), into: &output)
+        HTTPResponseEncoder.encode(
+            response, version: version, keepAlive: false, isHead: false,
+            date: context.dates.current(), into: &output)
         flush()
     }
 
@@ -294,8 +308,10 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         case .closeAfterFlush:
             if output.count == outputOffset { finishWriting() }
         case .respondTimeout:
-            respondAndClose(ErrorResponse.response(.requestTimeout, code: "request_timeout",
-                                                   message: "the request was not received in time"), version: head?.version ?? .http11)
+            respondAndClose(
+                ErrorResponse.response(
+                    .requestTimeout, code: "request_timeout",
+                    message: "the request was not received in time"), version: head?.version ?? .http11)
             if output.count == outputOffset { finishWriting() }
         case .sendHeartbeat:
             // Per stream and only when idle, so heartbeats are spread over the ticks instead of one burst.
@@ -307,10 +323,12 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     func flush() {
         guard !isClosed else { return }
-        let failed = gateOpen ? gate.withSocket { () -> (result: Bool, pending: Bool) in
-            let failed = writeOutput()
-            return (failed, outputOffset < output.count)
-        } : writeOutput()
+        let failed =
+            gateOpen
+            ? gate.withSocket { () -> (result: Bool, pending: Bool) in
+                let failed = writeOutput()
+                return (failed, outputOffset < output.count)
+            } : writeOutput()
         if failed {
             close()
             return

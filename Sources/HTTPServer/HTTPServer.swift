@@ -1,6 +1,7 @@
 import Dispatch
 import HTTP
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import HTTP
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,8 +51,9 @@ final class Listener: Channel, @unchecked Sendable {
             }
             switch context.admit(client: client) {
             case .accepted:
-                let connection = HTTPConnection(fd: socket, peer: peer, client: client, loop: loop, context: context,
-                                                readBuffer: readBuffer, batcher: batcher)
+                let connection = HTTPConnection(
+                    fd: socket, peer: peer, client: client, loop: loop, context: context,
+                    readBuffer: readBuffer, batcher: batcher)
                 loop.add(connection)
             case .clientOverLimit:
                 acceptForProbes(socket, peer: peer, client: client, refusal: context.clientOverLimit)
@@ -66,8 +68,9 @@ final class Listener: Channel, @unchecked Sendable {
     private func acceptForProbes(_ socket: Int32, peer: String, client: String, refusal: HTTPResponse) {
         probeConnections.removeAll { $0.isClosed }
         if probeConnections.count >= Self.probeSlots { probeConnections.removeFirst().close() }
-        let connection = HTTPConnection(fd: socket, peer: peer, client: client, holdsSlot: false, refusal: refusal, loop: loop,
-                                        context: context, readBuffer: readBuffer, batcher: batcher)
+        let connection = HTTPConnection(
+            fd: socket, peer: peer, client: client, holdsSlot: false, refusal: refusal, loop: loop,
+            context: context, readBuffer: readBuffer, batcher: batcher)
         probeConnections.append(connection)
         loop.add(connection)
     }

@@ -26,4 +26,3 @@ public struct ResponseSink: Sendable {
         ResponseSink(deliver: body)
     }
 }
-

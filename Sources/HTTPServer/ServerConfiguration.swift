@@ -1,4 +1,5 @@
 import HTTP
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -20,9 +20,10 @@ final class ServerContext: Sendable {
         self.configuration = configuration
         self.events = events
         let limit = configuration.maxConnectionsPerClient
-        clientOverLimit = ErrorResponse.response(.tooManyRequests, code: "too_many_client_connections",
-                                                 message: "this client address already has \(limit) open connections (limits.maxConnectionsPerClient)",
-                                                 field: "limits.maxConnectionsPerClient", retryable: true, headers: ["Retry-After": "1"])
+        clientOverLimit = ErrorResponse.response(
+            .tooManyRequests, code: "too_many_client_connections",
+            message: "this client address already has \(limit) open connections (limits.maxConnectionsPerClient)",
+            field: "limits.maxConnectionsPerClient", retryable: true, headers: ["Retry-After": "1"])
     }
 
     /// Whether a new connection from `client` may take a slot.
@@ -78,7 +79,8 @@ final class ServerContext: Sendable {
     let clientOverLimit: HTTPResponse
 
     /// The answer to a request other than a probe on a connection over the cap.
-    static let overCapacity: HTTPResponse = ErrorResponse.response(.serviceUnavailable, code: "too_many_connections",
+    static let overCapacity: HTTPResponse = ErrorResponse.response(
+        .serviceUnavailable, code: "too_many_connections",
         message: "the server has reached its connection limit (limits.maxConnections)", retryable: true, headers: ["Retry-After": "1"])
 
     /// The access log line (level debug: at info it would cost a write per request).
@@ -86,7 +88,9 @@ final class ServerContext: Sendable {
         guard events.wantsRequests else { return }
         let elapsed = ContinuousClock.now - start
         let micros = elapsed.microsecondsForLogs
-        events.record(.request(method: head.method, path: String(head.path), status: status.code, durationMicros: Int(micros),
-                               requestID: id, peer: peer))
+        events.record(
+            .request(
+                method: head.method, path: String(head.path), status: status.code, durationMicros: Int(micros),
+                requestID: id, peer: peer))
     }
 }

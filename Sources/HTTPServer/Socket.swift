@@ -1,4 +1,5 @@
 import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -96,7 +96,9 @@ extension AppendLog {
             while true {
                 switch state.sleep(now: .now) {
                 case .awake: break
-                case .untilWoken: condition.wait(); continue
+                case .untilWoken:
+                    condition.wait()
+                    continue
                 case .until(let due):
                     let wait = due - ContinuousClock.now
                     _ = condition.wait(until: Date().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18))

@@ -39,8 +39,10 @@ public final class AppendLog: @unchecked Sendable {
     let writerThread = Atomic<UInt>(0)
 
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
-    public init(directory: String, fileSystem: FileSystem, policy: FsyncPolicy, nextSeq: UInt64, interval: Duration = .milliseconds(100),
-                segmentLimit: Int = 64 << 20, appendTo existingSegment: String? = nil) throws(IOError) {
+    public init(
+        directory: String, fileSystem: FileSystem, policy: FsyncPolicy, nextSeq: UInt64, interval: Duration = .milliseconds(100),
+        segmentLimit: Int = 64 << 20, appendTo existingSegment: String? = nil
+    ) throws(IOError) {
         self.directory = directory
         self.fileSystem = fileSystem
         self.policy = policy
@@ -54,8 +56,9 @@ public final class AppendLog: @unchecked Sendable {
             segment = .init(fd: try fileSystem.openForAppend(path), path: path, bytes: 0)
             try fileSystem.fsyncDirectory(directory)
         }
-        state = GroupCommit(policy: policy, interval: interval, segmentLimit: segmentLimit, directory: directory, nextSeq: nextSeq,
-                            segment: segment, now: .now)
+        state = GroupCommit(
+            policy: policy, interval: interval, segmentLimit: segmentLimit, directory: directory, nextSeq: nextSeq,
+            segment: segment, now: .now)
         let thread = Thread { [self] in writerLoop() }
         thread.name = "specd-log-writer"
         thread.start()

@@ -4,16 +4,33 @@ import Rules
 enum ContextCodec {
     static func encode(user: String, _ context: UserContext, into writer: inout BinaryWriter) {
         writer.string(user)
-        if let launched = context.launchedAt { writer.byte(1); writer.instant(launched) } else { writer.byte(0) }
+        if let launched = context.launchedAt {
+            writer.byte(1)
+            writer.instant(launched)
+        } else {
+            writer.byte(0)
+        }
         writer.optionalString(context.timeZone)
         writer.unsigned(UInt64(context.counters.count))
-        for (key, value) in context.counters { writer.string(key); writer.int(value) }
+        for (key, value) in context.counters {
+            writer.string(key)
+            writer.int(value)
+        }
         writer.unsigned(UInt64(context.events.count))
-        for (key, value) in context.events { writer.string(key); writer.instant(value) }
+        for (key, value) in context.events {
+            writer.string(key)
+            writer.instant(value)
+        }
         writer.unsigned(UInt64(context.flags.count))
-        for (key, value) in context.flags { writer.string(key); writer.byte(value ? 1 : 0) }
+        for (key, value) in context.flags {
+            writer.string(key)
+            writer.byte(value ? 1 : 0)
+        }
         writer.unsigned(UInt64(context.attributes.count))
-        for (key, value) in context.attributes { writer.string(key); writer.json(value) }
+        for (key, value) in context.attributes {
+            writer.string(key)
+            writer.json(value)
+        }
         writer.unsigned(UInt64(context.segments.count))
         for segment in context.segments.sorted() { writer.string(segment) }
         writer.unsigned(UInt64(context.donations.count))
@@ -21,16 +38,28 @@ enum ContextCodec {
             writer.string(event)
             writer.int(summary.count)
             for mark in [summary.first, summary.last] {
-                if let mark { writer.byte(1); writer.instant(mark.at); writer.optionalString(mark.appVersion) } else { writer.byte(0) }
+                if let mark {
+                    writer.byte(1)
+                    writer.instant(mark.at)
+                    writer.optionalString(mark.appVersion)
+                } else {
+                    writer.byte(0)
+                }
             }
             writer.unsigned(UInt64(summary.recent.count))
             var previous: Int64 = 0
             // Deltas keep ascending histories small. Wrapping arithmetic, here and in `decode`, is exact for any two
             // instants and cannot trap on extreme ones.
-            for instant in summary.recent { writer.signed(instant.milliseconds &- previous); previous = instant.milliseconds }
+            for instant in summary.recent {
+                writer.signed(instant.milliseconds &- previous)
+                previous = instant.milliseconds
+            }
         }
         writer.unsigned(UInt64(context.triggerFires.count))
-        for (key, value) in context.triggerFires { writer.string(key); writer.instant(value) }
+        for (key, value) in context.triggerFires {
+            writer.string(key)
+            writer.instant(value)
+        }
     }
 
     static func decode(_ reader: inout BinaryReader) throws(BinaryReader.Failure) -> (String, UserContext) {

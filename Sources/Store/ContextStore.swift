@@ -10,8 +10,9 @@ public protocol ContextStore: AnyObject, Sendable {
     var limits: ContextLimits { get }
     /// Applies a mutation (then `followUp`'s actions, in the same logged step) and calls `completion` once the
     /// log acknowledged it under the fsync policy. Completions of one user's writes come in the order applied.
-    func write(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
-               completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void)
+    func write(
+        _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
+        completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void)
     /// Counts and state for readiness, status and metrics.
     var health: StoreHealth { get }
 }
@@ -27,8 +28,10 @@ public struct StoreHealth: Sendable, Equatable {
     /// Set once a log write failed: writes are refused until a restart.
     public var failure: StorageFailure?
 
-    public init(users: Int, lastSeq: UInt64, lastSnapshotSeq: UInt64, fsync: FsyncPolicy, fsyncs: Int, snapshotFailures: Int,
-                failure: StorageFailure?) {
+    public init(
+        users: Int, lastSeq: UInt64, lastSnapshotSeq: UInt64, fsync: FsyncPolicy, fsyncs: Int, snapshotFailures: Int,
+        failure: StorageFailure?
+    ) {
         self.users = users
         self.lastSeq = lastSeq
         self.lastSnapshotSeq = lastSnapshotSeq
@@ -43,7 +46,8 @@ extension Database: ContextStore {
     public func context(of user: String) -> UserContext? { store.context(of: user) }
     public var limits: ContextLimits { store.limits }
     public var health: StoreHealth {
-        StoreHealth(users: store.userCount, lastSeq: log.lastSeq, lastSnapshotSeq: lastSnapshotSeq, fsync: options.fsync,
-                    fsyncs: log.fsyncs, snapshotFailures: snapshotFailures, failure: log.failed)
+        StoreHealth(
+            users: store.userCount, lastSeq: log.lastSeq, lastSnapshotSeq: lastSnapshotSeq, fsync: options.fsync,
+            fsyncs: log.fsyncs, snapshotFailures: snapshotFailures, failure: log.failed)
     }
 }

@@ -23,10 +23,12 @@ public final class Database: Sendable {
         public var snapshotRetryBackoff: Duration
         public var snapshotRetryBackoffLimit: Duration
 
-        public init(directory: String, fsync: FsyncPolicy = .interval, fsyncInterval: Duration = .milliseconds(100),
-                    snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(),
-                    shardCount: Int = 64, segmentLimit: Int = 64 << 20, maxUsers: Int = 0,
-                    snapshotRetryBackoff: Duration = .seconds(1), snapshotRetryBackoffLimit: Duration = .seconds(300)) {
+        public init(
+            directory: String, fsync: FsyncPolicy = .interval, fsyncInterval: Duration = .milliseconds(100),
+            snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(),
+            shardCount: Int = 64, segmentLimit: Int = 64 << 20, maxUsers: Int = 0,
+            snapshotRetryBackoff: Duration = .seconds(1), snapshotRetryBackoffLimit: Duration = .seconds(300)
+        ) {
             self.directory = directory
             self.fsync = fsync
             self.fsyncInterval = fsyncInterval
@@ -86,27 +88,33 @@ public final class Database: Sendable {
         var users: [ByteKey: UserContext] = [:]
         let shardCount = max(1, options.shardCount)
         var buckets = [[Mutation]](repeating: [], count: shardCount)
-        let report = try Recovery.run(directory: options.directory, fileSystem: fileSystem, repair: true, apply: { mutation in
-            buckets[UserStore.shardIndex(of: mutation.user, shardCount: shardCount)].append(mutation)
-        }, loadSnapshot: { users = $0 })
+        let report = try Recovery.run(
+            directory: options.directory, fileSystem: fileSystem, repair: true,
+            apply: { mutation in
+                buckets[UserStore.shardIndex(of: mutation.user, shardCount: shardCount)].append(mutation)
+            }, loadSnapshot: { users = $0 })
         recovery = report
         do {
-            log = try AppendLog(directory: options.directory, fileSystem: fileSystem, policy: options.fsync,
-                                nextSeq: report.lastSeq + 1, interval: options.fsyncInterval, segmentLimit: options.segmentLimit,
-                                appendTo: report.lastSegment)
+            log = try AppendLog(
+                directory: options.directory, fileSystem: fileSystem, policy: options.fsync,
+                nextSeq: report.lastSeq + 1, interval: options.fsyncInterval, segmentLimit: options.segmentLimit,
+                appendTo: report.lastSegment)
         } catch {
             throw .unreadable(error)
         }
         completions = (0..<shardCount).map { _ in OrderedCompletions() }
-        store = UserStore(shardCount: shardCount, policy: options.history, limits: options.limits, log: log, initial: users,
-                          maxUsers: options.maxUsers)
+        store = UserStore(
+            shardCount: shardCount, policy: options.history, limits: options.limits, log: log, initial: users,
+            maxUsers: options.maxUsers)
         store.replay(buckets)
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
     }
 
     /// Applies a mutation and calls `completion` once it is acknowledged under the fsync policy.
-    public func write(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
-                      completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void) {
+    public func write(
+        _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
+        completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
+    ) {
         let applied: UserStore.Applied
         let order = completions[UserStore.shardIndex(of: mutation.user, shardCount: completions.count)]
         do {

@@ -99,8 +99,9 @@ extension GroupCommit {
             if taken < range.count {
                 current.pending = .write(range.lowerBound + taken..<range.upperBound)
                 flight = current
-                return .perform(.write(fd: segment.fd, path: segment.path, bytes: current.bytes[range.lowerBound + taken..<range.upperBound]),
-                                wake: false)
+                return .perform(
+                    .write(fd: segment.fd, path: segment.path, bytes: current.bytes[range.lowerBound + taken..<range.upperBound]),
+                    wake: false)
             }
         case (.open, .opened(let fd)):
             segment.fd = fd
@@ -126,18 +127,22 @@ extension GroupCommit {
             case .fsync:
                 return request(step, .fsync(fd: segment.fd, path: segment.path), in: current)
             case .rotate(let firstSeq, let oldHasNewRecords, let ticket):
-                current.steps.insert(contentsOf: rotation(firstSeq: firstSeq, oldHasNewRecords: oldHasNewRecords, ticket: ticket),
-                                     at: current.next)
+                current.steps.insert(
+                    contentsOf: rotation(firstSeq: firstSeq, oldHasNewRecords: oldHasNewRecords, ticket: ticket),
+                    at: current.next)
             case .rotateIfFull(let firstSeq, let oldHasNewRecords):
                 if segment.bytes >= segmentLimit {
-                    current.steps.insert(contentsOf: rotation(firstSeq: firstSeq, oldHasNewRecords: oldHasNewRecords, ticket: nil),
-                                         at: current.next)
+                    current.steps.insert(
+                        contentsOf: rotation(firstSeq: firstSeq, oldHasNewRecords: oldHasNewRecords, ticket: nil),
+                        at: current.next)
                 }
             case .retire(let oldHasNewRecords):
                 // Under `always` the old segment was fsynced just before; otherwise the writer thread fsyncs it
                 // if it holds anything not yet synced, before closing it.
-                retiring.append(Retired(fd: segment.fd, path: segment.path,
-                                        dirty: policy != .always && (oldHasNewRecords || unsyncedSeq > 0)))
+                retiring.append(
+                    Retired(
+                        fd: segment.fd, path: segment.path,
+                        dirty: policy != .always && (oldHasNewRecords || unsyncedSeq > 0)))
                 segment.fd = -1
                 unsyncedSeq = 0
                 current.wake = true

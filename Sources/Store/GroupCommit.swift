@@ -69,8 +69,10 @@ struct GroupCommit<Waiter> {
     /// The batch being written, between `beginFlush` and its last `advance`.
     var flight: Flight?
 
-    init(policy: FsyncPolicy, interval: Duration, segmentLimit: Int, directory: String, nextSeq: UInt64, segment: Segment,
-         now: ContinuousClock.Instant) {
+    init(
+        policy: FsyncPolicy, interval: Duration, segmentLimit: Int, directory: String, nextSeq: UInt64, segment: Segment,
+        now: ContinuousClock.Instant
+    ) {
         self.policy = policy
         self.interval = interval
         self.segmentLimit = segmentLimit

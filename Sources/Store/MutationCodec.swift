@@ -25,25 +25,70 @@ enum MutationCodec {
 
     private static func encode(_ action: Action, into writer: inout BinaryWriter) {
         switch action {
-        case .increment(let counter, let amount): writer.byte(1); writer.string(counter); writer.int(amount)
-        case .decrement(let counter, let amount): writer.byte(2); writer.string(counter); writer.int(amount)
-        case .setCounter(let counter, let value): writer.byte(3); writer.string(counter); writer.int(value)
-        case .resetCounter(let counter): writer.byte(4); writer.string(counter)
-        case .recordEvent(let event, let at): writer.byte(5); writer.string(event); writer.instant(at)
-        case .removeEvent(let event): writer.byte(6); writer.string(event)
-        case .setFlag(let flag, let value): writer.byte(7); writer.string(flag); writer.byte(value ? 1 : 0)
-        case .toggleFlag(let flag): writer.byte(8); writer.string(flag)
-        case .setAttribute(let key, let value): writer.byte(9); writer.string(key); writer.json(value)
-        case .removeAttribute(let key): writer.byte(10); writer.string(key)
-        case .addSegment(let segment): writer.byte(11); writer.string(segment)
-        case .removeSegment(let segment): writer.byte(12); writer.string(segment)
-        case .setTimeZone(let zone): writer.byte(13); writer.string(zone)
-        case .setLaunchedAt(let at): writer.byte(14); writer.instant(at)
-        case .clear(let scope): writer.byte(15); writer.byte(UInt8(Action.ClearScope.allCases.firstIndex(of: scope)!))
-        case .donate(let event, let at, let version): writer.byte(16); writer.string(event); writer.instant(at); writer.optionalString(version)
-        case .resetDonations(let event): writer.byte(17); writer.string(event)
+        case .increment(let counter, let amount):
+            writer.byte(1)
+            writer.string(counter)
+            writer.int(amount)
+        case .decrement(let counter, let amount):
+            writer.byte(2)
+            writer.string(counter)
+            writer.int(amount)
+        case .setCounter(let counter, let value):
+            writer.byte(3)
+            writer.string(counter)
+            writer.int(value)
+        case .resetCounter(let counter):
+            writer.byte(4)
+            writer.string(counter)
+        case .recordEvent(let event, let at):
+            writer.byte(5)
+            writer.string(event)
+            writer.instant(at)
+        case .removeEvent(let event):
+            writer.byte(6)
+            writer.string(event)
+        case .setFlag(let flag, let value):
+            writer.byte(7)
+            writer.string(flag)
+            writer.byte(value ? 1 : 0)
+        case .toggleFlag(let flag):
+            writer.byte(8)
+            writer.string(flag)
+        case .setAttribute(let key, let value):
+            writer.byte(9)
+            writer.string(key)
+            writer.json(value)
+        case .removeAttribute(let key):
+            writer.byte(10)
+            writer.string(key)
+        case .addSegment(let segment):
+            writer.byte(11)
+            writer.string(segment)
+        case .removeSegment(let segment):
+            writer.byte(12)
+            writer.string(segment)
+        case .setTimeZone(let zone):
+            writer.byte(13)
+            writer.string(zone)
+        case .setLaunchedAt(let at):
+            writer.byte(14)
+            writer.instant(at)
+        case .clear(let scope):
+            writer.byte(15)
+            writer.byte(UInt8(Action.ClearScope.allCases.firstIndex(of: scope)!))
+        case .donate(let event, let at, let version):
+            writer.byte(16)
+            writer.string(event)
+            writer.instant(at)
+            writer.optionalString(version)
+        case .resetDonations(let event):
+            writer.byte(17)
+            writer.string(event)
         case .erase: writer.byte(18)
-        case .recordTriggerFire(let trigger, let at): writer.byte(19); writer.string(trigger); writer.instant(at)
+        case .recordTriggerFire(let trigger, let at):
+            writer.byte(19)
+            writer.string(trigger)
+            writer.instant(at)
         }
     }
 

@@ -34,7 +34,9 @@ public enum Recovery {
         }
     }
 
-    static func files(in directory: String, fileSystem: FileSystem) throws(Failure) -> (snapshots: [(UInt64, String)], segments: [(UInt64, String)], temporary: [String]) {
+    static func files(
+        in directory: String, fileSystem: FileSystem
+    ) throws(Failure) -> (snapshots: [(UInt64, String)], segments: [(UInt64, String)], temporary: [String]) {
         let names: [String]
         do {
             names = try fileSystem.list(directory)
@@ -46,7 +48,9 @@ public enum Recovery {
             return UInt64(name.dropFirst(prefix.count).dropLast(suffix.count))
         }
         let path = { (name: String) in (directory as NSString).appendingPathComponent(name) }
-        let snapshots = names.compactMap { name in number(name, prefix: "snapshot-", suffix: ".snap").map { ($0, path(name)) } }.sorted { $0.0 > $1.0 }
+        let snapshots = names.compactMap { name in number(name, prefix: "snapshot-", suffix: ".snap").map { ($0, path(name)) } }.sorted {
+            $0.0 > $1.0
+        }
         let segments = names.compactMap { name in number(name, prefix: "segment-", suffix: ".log").map { ($0, path(name)) } }.sorted { $0.0 < $1.0 }
         let temporary = names.filter { $0.hasSuffix(".tmp") }.map(path)
         return (snapshots, segments, temporary)
@@ -62,8 +66,10 @@ public enum Recovery {
 
     /// Recovers: hands the base snapshot's users to `loadSnapshot`, then every later record to `apply`, in seq
     /// order. With `repair` false nothing on disk changes (for `specd check-data`).
-    public static func run(directory: String, fileSystem: FileSystem, repair: Bool, apply: (Mutation) -> Void,
-                           loadSnapshot: ([ByteKey: UserContext]) -> Void) throws(Failure) -> Report {
+    public static func run(
+        directory: String, fileSystem: FileSystem, repair: Bool, apply: (Mutation) -> Void,
+        loadSnapshot: ([ByteKey: UserContext]) -> Void
+    ) throws(Failure) -> Report {
         var report = Report()
         let found = try files(in: directory, fileSystem: fileSystem)
         if repair { for temporary in found.temporary { try? fileSystem.remove(temporary) } }
@@ -73,7 +79,9 @@ public enum Recovery {
             do {
                 // Streamed: loading holds the users and one piece of the file, not the file as well.
                 let (snapshotSeq, users) = try SnapshotFile.load(path, fileSystem: fileSystem)
-                guard snapshotSeq == seq else { throw SnapshotFile.ReadFailure.corrupt(offset: 8, reason: "holds seq \(snapshotSeq), not the \(seq) its name says") }
+                guard snapshotSeq == seq else {
+                    throw SnapshotFile.ReadFailure.corrupt(offset: 8, reason: "holds seq \(snapshotSeq), not the \(seq) its name says")
+                }
                 loadSnapshot(users)
                 report.snapshot = path
                 report.snapshotSeq = seq
@@ -90,8 +98,9 @@ public enum Recovery {
         let base = report.snapshot.map { "snapshot \($0)" } ?? "the first record"
         func refuse(_ why: String) -> Failure {
             guard let newestDamage else { return .corrupt(file: "", offset: 0, reason: why) }
-            return .corrupt(file: newestDamage.path, offset: newestDamage.offset,
-                            reason: "\(newestDamage.reason); no whole way back from \(base): \(why)")
+            return .corrupt(
+                file: newestDamage.path, offset: newestDamage.offset,
+                reason: "\(newestDamage.reason); no whole way back from \(base): \(why)")
         }
         do throws(Failure) {
             try replay(found.segments, from: report.snapshotSeq, into: &report, repair: repair, fileSystem: fileSystem, apply: apply)
@@ -106,16 +115,19 @@ public enum Recovery {
                 throw refuse("the log after it ends at seq \(report.lastSeq), the snapshot covered up to seq \(newestDamage.seq)")
             }
             for damage in damaged {
-                report.warnings.append("snapshot \(damage.path) is damaged at byte \(damage.offset) (\(damage.reason)); "
-                    + "recovered from \(base) and \(report.replayedRecords) later records up to seq \(report.lastSeq)")
+                report.warnings.append(
+                    "snapshot \(damage.path) is damaged at byte \(damage.offset) (\(damage.reason)); "
+                        + "recovered from \(base) and \(report.replayedRecords) later records up to seq \(report.lastSeq)")
             }
         }
         return report
     }
 
     /// Replays every record after `snapshotSeq`, checking that seqs follow one another with no gap.
-    private static func replay(_ segments: [(UInt64, String)], from snapshotSeq: UInt64, into report: inout Report, repair: Bool,
-                               fileSystem: FileSystem, apply: (Mutation) -> Void) throws(Failure) {
+    private static func replay(
+        _ segments: [(UInt64, String)], from snapshotSeq: UInt64, into report: inout Report, repair: Bool,
+        fileSystem: FileSystem, apply: (Mutation) -> Void
+    ) throws(Failure) {
         var expected = snapshotSeq + 1
         report.lastSeq = snapshotSeq
         for (index, (_, path)) in segments.enumerated() {
@@ -152,7 +164,8 @@ public enum Recovery {
                     guard tornTail else {
                         throw .corrupt(file: path, offset: offset, reason: "record fails its checksum or length check")
                     }
-                    report.warnings.append("torn tail in \(path) at byte \(offset): \(bytes.count - offset) bytes \(repair ? "truncated" : "would be truncated")")
+                    report.warnings.append(
+                        "torn tail in \(path) at byte \(offset): \(bytes.count - offset) bytes \(repair ? "truncated" : "would be truncated")")
                     if repair {
                         do {
                             try fileSystem.truncate(path, to: offset)

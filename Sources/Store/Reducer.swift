@@ -9,9 +9,10 @@ public enum Reducer {
     /// a record accepted under higher caps must replay exactly, whatever the caps are now. The caps only refuse
     /// growth (a new key past a cap, a key or value too large), so a user over a lowered cap can still change or
     /// remove what it has.
-    public static func apply(_ mutation: Mutation, to state: UserContext?, policy: HistoryPolicy = HistoryPolicy(),
-                             limits: ContextLimits = .unlimited) throws(ReducerError) -> (state: UserContext?, effects: [Effect])
-    {
+    public static func apply(
+        _ mutation: Mutation, to state: UserContext?, policy: HistoryPolicy = HistoryPolicy(),
+        limits: ContextLimits = .unlimited
+    ) throws(ReducerError) -> (state: UserContext?, effects: [Effect]) {
         var current = state
         let effects = try applyInPlace(mutation, to: &current, policy: policy, limits: limits)
         return (current, effects)
@@ -20,9 +21,10 @@ public enum Reducer {
     /// The same step, mutating `state` where it lies (no copy-on-write copy when the caller holds the only
     /// reference, as replay does). A one-action batch checks before it changes anything; a longer batch works
     /// on a copy and commits it only when every action succeeded.
-    public static func applyInPlace(_ mutation: Mutation, to state: inout UserContext?, policy: HistoryPolicy = HistoryPolicy(),
-                                    limits: ContextLimits = .unlimited) throws(ReducerError) -> [Effect]
-    {
+    public static func applyInPlace(
+        _ mutation: Mutation, to state: inout UserContext?, policy: HistoryPolicy = HistoryPolicy(),
+        limits: ContextLimits = .unlimited
+    ) throws(ReducerError) -> [Effect] {
         var effects: [Effect] = []
         if mutation.actions.count == 1 {
             try step(mutation.actions[0], index: 0, state: &state, now: mutation.now, policy: policy, limits: limits, effects: &effects)
@@ -36,8 +38,10 @@ public enum Reducer {
         return effects
     }
 
-    private static func step(_ action: Action, index: Int, state: inout UserContext?, now: Instant, policy: HistoryPolicy,
-                             limits: ContextLimits, effects: inout [Effect]) throws(ReducerError) {
+    private static func step(
+        _ action: Action, index: Int, state: inout UserContext?, now: Instant, policy: HistoryPolicy,
+        limits: ContextLimits, effects: inout [Effect]
+    ) throws(ReducerError) {
         if case .erase = action {
             if state != nil { effects.append(.erased) }
             state = nil
@@ -63,8 +67,10 @@ public enum Reducer {
         }
     }
 
-    static func reduce(_ context: inout UserContext, _ action: Action, index: Int, now: Instant, policy: HistoryPolicy,
-                       limits: ContextLimits, effects: inout [Effect]) throws(ReducerError) {
+    static func reduce(
+        _ context: inout UserContext, _ action: Action, index: Int, now: Instant, policy: HistoryPolicy,
+        limits: ContextLimits, effects: inout [Effect]
+    ) throws(ReducerError) {
         switch action {
         case .increment(let counter, let amount):
             try requireKey(counter, index, limits)
@@ -184,8 +190,10 @@ public enum Reducer {
     /// Refuses a new key when the map is at its cap; a key already there may always change. The count is tested
     /// first, so below the cap this costs no lookup.
     @inline(__always)
-    static func requireRoom<Value>(in map: CompactMap<Value>, for key: String, _ limit: ContextLimits.Limit, _ limits: ContextLimits,
-                                   _ index: Int) throws(ReducerError) {
+    static func requireRoom<Value>(
+        in map: CompactMap<Value>, for key: String, _ limit: ContextLimits.Limit, _ limits: ContextLimits,
+        _ index: Int
+    ) throws(ReducerError) {
         let cap = limits[limit]
         if map.count >= cap, !map.contains(key) { throw .limitExceeded(index: index, limit: limit, value: cap) }
     }

@@ -13,7 +13,7 @@ public enum ReducerError: Error, Equatable, Sendable {
     public var index: Int {
         switch self {
         case .emptyKey(let index), .counterOverflow(let index, _), .negativeAmount(let index), .unknownTimeZone(let index, _),
-             .limitExceeded(let index, _, _):
+            .limitExceeded(let index, _, _):
             return index
         }
     }

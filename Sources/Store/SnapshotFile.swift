@@ -20,7 +20,9 @@ enum SnapshotFile {
 
     /// Streams the shards out in 1 MiB pieces so a large state never needs one huge buffer. Returns the path and
     /// the number of users written.
-    static func write(_ shards: [[ByteKey: UserContext]], seq: UInt64, directory: String, fileSystem: FileSystem) throws(IOError) -> (path: String, users: Int) {
+    static func write(
+        _ shards: [[ByteKey: UserContext]], seq: UInt64, directory: String, fileSystem: FileSystem
+    ) throws(IOError) -> (path: String, users: Int) {
         let final = (directory as NSString).appendingPathComponent(name(seq: seq))
         let temporary = final + ".tmp"
         let fd = try fileSystem.openForWrite(temporary)
@@ -80,8 +82,10 @@ enum SnapshotFile {
 
     /// Decodes the snapshot at `path` piece by piece, handing each user to `each`; the users are only to be kept
     /// once this returned (the checksum is checked at the end). An unreadable file is a `ReadFailure` at byte 0.
-    static func stream(_ path: String, fileSystem: FileSystem,
-                       _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void) throws(ReadFailure) -> (seq: UInt64, count: Int) {
+    static func stream(
+        _ path: String, fileSystem: FileSystem,
+        _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void
+    ) throws(ReadFailure) -> (seq: UInt64, count: Int) {
         var decoder = SnapshotDecoder(size: fileSystem.size(path))
         var failure: ReadFailure?
         do throws(IOError) {

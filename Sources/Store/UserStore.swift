@@ -23,8 +23,10 @@ public final class UserStore: Sendable {
     /// New users are refused beyond this many (0: no cap).
     public let maxUsers: Int
 
-    public init(shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(), log: AppendLog? = nil,
-                initial: [ByteKey: UserContext] = [:], maxUsers: Int = 0) {
+    public init(
+        shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(), log: AppendLog? = nil,
+        initial: [ByteKey: UserContext] = [:], maxUsers: Int = 0
+    ) {
         shards = (0..<max(1, shardCount)).map { _ in Shard() }
         self.policy = policy
         self.limits = limits
@@ -91,8 +93,10 @@ public final class UserStore: Sendable {
     ///
     /// `sequenced` runs under the shard lock once the record has its seq, so whatever it records is in the order
     /// the shard applied its writes (the database releases acknowledgements in that order).
-    public func apply(_ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
-                      sequenced: ((UInt64) -> Void)? = nil) throws(StoreError) -> Applied {
+    public func apply(
+        _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
+        sequenced: ((UInt64) -> Void)? = nil
+    ) throws(StoreError) -> Applied {
         let shard = shard(for: mutation.user)
         let key = ByteKey(mutation.user)
         return try shard.users.withLock { users throws(StoreError) -> Applied in

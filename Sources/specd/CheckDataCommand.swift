@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import HTTPServer
 import Store
+
 /// `specd check-data [--data-dir DIR]`: the recovery checks, offline and read-only.
 enum CheckDataCommand {
     static func run(arguments: [String], environment: [String: String]) -> Int32 {
@@ -26,8 +27,9 @@ enum CheckDataCommand {
         }
         var users = 0
         do {
-            let report = try Recovery.run(directory: directory, fileSystem: PosixFileSystem(), repair: false,
-                                          apply: { _ in }, loadSnapshot: { users = $0.count })
+            let report = try Recovery.run(
+                directory: directory, fileSystem: PosixFileSystem(), repair: false,
+                apply: { _ in }, loadSnapshot: { users = $0.count })
             let base = report.snapshot.map { "snapshot \($0) (seq \(report.snapshotSeq), \(users) users)" } ?? "snapshot none"
             let summary = "\(base), \(report.replayedRecords) later records, last seq \(report.lastSeq)"
             guard report.damagedSnapshots.isEmpty else {

@@ -2,6 +2,7 @@ import API
 import Engine
 import Foundation
 import HTTPServer
+
 /// Subcommand dispatch for the `specd` executable (README, "Command line"), here so it can be tested.
 public enum CommandLineInterface {
     public static func run(arguments: [String], environment: [String: String]) -> Int32 {
@@ -27,12 +28,18 @@ public enum CommandLineInterface {
                 switch error {
                 case .rules(let failure):
                     for diagnostic in failure.diagnostics {
-                        logger.error("invalid rules", ["file": .string(diagnostic.file ?? options.rulesPath ?? ""), "path": .string(diagnostic.path),
-                                                       "code": .string(diagnostic.code), "message": .string(diagnostic.message)])
+                        logger.error(
+                            "invalid rules",
+                            [
+                                "file": .string(diagnostic.file ?? options.rulesPath ?? ""), "path": .string(diagnostic.path),
+                                "code": .string(diagnostic.code), "message": .string(diagnostic.message)
+                            ])
                     }
                     return 1
                 case .data(let failure):
-                    logger.error("data directory unusable: refusing to start", ["dataDir": .string(options.dataDirectory), "error": .string(failure.description)])
+                    logger.error(
+                        "data directory unusable: refusing to start",
+                        ["dataDir": .string(options.dataDirectory), "error": .string(failure.description)])
                     return 2
                 }
             }
@@ -68,7 +75,7 @@ public enum CommandLineInterface {
             "  specd --help                              this text",
             "",
             "Options (flag / config file key / environment variable):",
-            "  --config FILE  (SPECD_CONFIG)  JSON config file; flags and environment override it",
+            "  --config FILE  (SPECD_CONFIG)  JSON config file; flags and environment override it"
         ]
         for setting in DaemonOptions.settings {
             lines.append("  \(setting.flag) VALUE  /  \(setting.configKey)  /  \(setting.environment)")

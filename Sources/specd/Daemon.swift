@@ -48,8 +48,10 @@ public final class Daemon: Sendable {
 
     /// Loads the rules, then recovers the data directory (a daemon that cannot trust either does not start), then
     /// builds the engine, the API and the server. Nothing listens until `start`.
-    public static func assemble(options: DaemonOptions, logSink: LogSink = StandardErrorSink(), clock: WallClock = SystemClock(),
-                                fileSystem: FileSystem = PosixFileSystem()) throws(StartupFailure) -> Daemon {
+    public static func assemble(
+        options: DaemonOptions, logSink: LogSink = StandardErrorSink(), clock: WallClock = SystemClock(),
+        fileSystem: FileSystem = PosixFileSystem()
+    ) throws(StartupFailure) -> Daemon {
         try Daemon(options: options, logSink: logSink, clock: clock, fileSystem: fileSystem)
     }
 
@@ -64,9 +66,11 @@ public final class Daemon: Sendable {
         let rules = RulesHost(loaded, path: options.rulesPath, format: options.rulesFormat)
         let started = ContinuousClock.now
         do {
-            database = try Database(options: .init(directory: options.dataDirectory, fsync: options.fsync, snapshotEvery: options.snapshotEvery,
-                                                   limits: options.contextLimits, maxUsers: options.maxUsers),
-                                    fileSystem: fileSystem)
+            database = try Database(
+                options: .init(
+                    directory: options.dataDirectory, fsync: options.fsync, snapshotEvery: options.snapshotEvery,
+                    limits: options.contextLimits, maxUsers: options.maxUsers),
+                fileSystem: fileSystem)
         } catch {
             throw .data(error)
         }
@@ -77,11 +81,14 @@ public final class Daemon: Sendable {
         server = HTTPServer(configuration: options.server, events: ServerEventLog(logger: logger))
         var rateLimiter: RateLimiter?
         if options.rateLimit > 0 {
-            rateLimiter = RateLimiter(rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit),
-                                      capacity: options.rateLimitClients)
+            rateLimiter = RateLimiter(
+                rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit),
+                capacity: options.rateLimitClients)
         }
-        router = API(engine: engine, hub: hub, transport: server, authenticator: Authenticator(tokens: options.tokens),
-                     rateLimiter: rateLimiter).makeRouter()
+        router = API(
+            engine: engine, hub: hub, transport: server, authenticator: Authenticator(tokens: options.tokens),
+            rateLimiter: rateLimiter
+        ).makeRouter()
         let server = server
         database.batchLogWritesPerRound(addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread })
     }
@@ -103,15 +110,21 @@ public final class Daemon: Sendable {
     /// to act on (free the disk) rather than a reason to stop; a log failure stops writes until a restart.
     private static func reportStorageFailures(of database: Database, to logger: Logger) {
         database.onSnapshotFailure = { [weak database] error in
-            logger.error("snapshot failed: writes go on, the next attempt is backed off",
-                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
-                          "error": .string(error.description), "failures": .int(database?.snapshotFailures ?? 0)])
+            logger.error(
+                "snapshot failed: writes go on, the next attempt is backed off",
+                [
+                    "call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                    "error": .string(error.description), "failures": .int(database?.snapshotFailures ?? 0)
+                ])
         }
         database.onStorageFailure = { failure in
             let error = failure.underlying
-            logger.error("log write failed: no write is accepted until specd restarts",
-                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
-                          "error": .string(error.description)])
+            logger.error(
+                "log write failed: no write is accepted until specd restarts",
+                [
+                    "call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                    "error": .string(error.description)
+                ])
         }
     }
 
@@ -120,9 +133,13 @@ public final class Daemon: Sendable {
         for warning in report.warnings { logger.warn("recovery", ["detail": .string(warning)]) }
         let users = database.health.users
         let duration = Self.milliseconds(recoveryDuration)
-        logger.info("recovered", ["dataDir": .string(options.dataDirectory), "snapshotSeq": .int(Int(report.snapshotSeq)),
-                                  "replayedRecords": .int(report.replayedRecords), "lastSeq": .int(Int(report.lastSeq)),
-                                  "users": .int(users), "fsync": .string(options.fsync.rawValue), "durationMs": .int(duration)])
+        logger.info(
+            "recovered",
+            [
+                "dataDir": .string(options.dataDirectory), "snapshotSeq": .int(Int(report.snapshotSeq)),
+                "replayedRecords": .int(report.replayedRecords), "lastSeq": .int(Int(report.lastSeq)),
+                "users": .int(users), "fsync": .string(options.fsync.rawValue), "durationMs": .int(duration)
+            ])
     }
 
     private static func milliseconds(_ duration: Duration) -> Int { Int(duration.inMilliseconds) }
@@ -174,21 +191,32 @@ public final class Daemon: Sendable {
 
     /// The start-up lines: where it listens (first, for scripts that wait for it), limits, rules, recovery, auth.
     private func logStarted(openFiles: Int) {
-        logger.info("listening", ["address": .string("\(options.server.host):\(server.port)"),
-                                  "eventLoop": .string(options.server.eventLoop.rawValue),
-                                  "loops": .int(options.server.loopCount), "version": .string(Daemon.version)])
+        logger.info(
+            "listening",
+            [
+                "address": .string("\(options.server.host):\(server.port)"),
+                "eventLoop": .string(options.server.eventLoop.rawValue),
+                "loops": .int(options.server.loopCount), "version": .string(Daemon.version)
+            ])
         if openFiles >= 0, openFiles < options.server.maxConnections + OpenFilesLimit.reserved {
-            logger.warn("the open-files limit is below --max-connections: past it, accepting pauses until a connection closes",
-                        ["openFiles": .int(openFiles), "maxConnections": .int(options.server.maxConnections)])
+            logger.warn(
+                "the open-files limit is below --max-connections: past it, accepting pauses until a connection closes",
+                ["openFiles": .int(openFiles), "maxConnections": .int(options.server.maxConnections)])
         }
         let ruleSet = engine.rules.current
-        logger.info("rules loaded", ["source": .string(options.rulesPath ?? "embedded rules.example.json"),
-                                     "version": .string(ruleSet.version), "flags": .int(ruleSet.flagKeys.count),
-                                     "triggers": .int(ruleSet.triggerKeys.count), "warnings": .int(ruleSet.warnings.count)])
+        logger.info(
+            "rules loaded",
+            [
+                "source": .string(options.rulesPath ?? "embedded rules.example.json"),
+                "version": .string(ruleSet.version), "flags": .int(ruleSet.flagKeys.count),
+                "triggers": .int(ruleSet.triggerKeys.count), "warnings": .int(ruleSet.warnings.count)
+            ])
         logRecovery()
-        logger.info("auth", options.tokens.isEmpty
-            ? ["mode": "none", "detail": "no tokens configured: listening on loopback only"]
-            : ["mode": "tokens", "tokens": .int(options.tokens.count)])
+        logger.info(
+            "auth",
+            options.tokens.isEmpty
+                ? ["mode": "none", "detail": "no tokens configured: listening on loopback only"]
+                : ["mode": "tokens", "tokens": .int(options.tokens.count)])
     }
 
     /// Takes the final snapshot and closes the log; after a storage failure says that none was taken, and why,
@@ -197,18 +225,24 @@ public final class Daemon: Sendable {
         if let failure = database.health.failure {
             database.closeWithoutSnapshot()
             let error = failure.underlying
-            logger.error("no final snapshot: the log failed earlier, so memory may be ahead of the disk; acknowledged records are in the log",
-                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
-                          "error": .string(error.description), "snapshotSeq": .int(Int(database.lastSnapshotSeq))])
+            logger.error(
+                "no final snapshot: the log failed earlier, so memory may be ahead of the disk; acknowledged records are in the log",
+                [
+                    "call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                    "error": .string(error.description), "snapshotSeq": .int(Int(database.lastSnapshotSeq))
+                ])
             return
         }
         do {
             try database.close()
             logger.info("data flushed", ["snapshotSeq": .int(Int(database.lastSnapshotSeq))])
         } catch {
-            logger.error("final snapshot failed: records after the last snapshot are only in the log",
-                         ["call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
-                          "error": .string(error.description), "snapshotSeq": .int(Int(database.lastSnapshotSeq))])
+            logger.error(
+                "final snapshot failed: records after the last snapshot are only in the log",
+                [
+                    "call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
+                    "error": .string(error.description), "snapshotSeq": .int(Int(database.lastSnapshotSeq))
+                ])
         }
     }
 }

@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import HTTPServer
 import Rules
+
 extension DaemonOptions {
     /// Resolves `serve` arguments: `--config FILE` is read first (it may also come from `SPECD_CONFIG`), then
     /// the environment, then the remaining flags. Unknown flags and keys are errors, never ignored.
@@ -100,7 +101,7 @@ extension DaemonOptions {
         for (index, item) in items.enumerated() {
             let at = "config file '\(path)': tokens[\(index)]"
             guard case .object(let fields) = item, case .string(let name)? = fields["name"], case .string(let secret)? = fields["secret"],
-                  case .array(let scopeValues)? = fields["scopes"]
+                case .array(let scopeValues)? = fields["scopes"]
             else { throw UsageError("\(at) needs name, secret and scopes") }
             for key in fields.keys where !["name", "secret", "scopes"].contains(key) { throw UsageError("\(at): unknown key '\(key)'") }
             guard secret.utf8.count >= 16 else { throw UsageError("\(at).secret must be at least 16 characters") }

@@ -4,6 +4,7 @@ import HTTP
 import HTTPServer
 import Rules
 import Store
+
 /// The resolved settings for `specd serve`: built-in defaults < config file < `SPECD_*` environment < flags.
 public struct DaemonOptions: Sendable, Equatable {
     public var server = ServerConfiguration()
@@ -48,50 +49,78 @@ public struct DaemonOptions: Sendable, Equatable {
     }
 
     public static let settings: [Setting] = [
-        Setting(flag: "--host", configKey: "host", environment: "SPECD_HOST", help: "address to listen on (default 127.0.0.1)") { options, value throws(UsageError) in
+        Setting(flag: "--host", configKey: "host", environment: "SPECD_HOST", help: "address to listen on (default 127.0.0.1)") {
+            options, value throws(UsageError) in
             options.server.host = value
         },
-        Setting(flag: "--port", configKey: "port", environment: "SPECD_PORT", help: "TCP port, 0 for an ephemeral one (default 8080)") { options, value throws(UsageError) in
+        Setting(flag: "--port", configKey: "port", environment: "SPECD_PORT", help: "TCP port, 0 for an ephemeral one (default 8080)") {
+            options, value throws(UsageError) in
             options.server.port = try integer(value, "port", 0...65535)
         },
-        Setting(flag: "--port-file", configKey: "portFile", environment: "SPECD_PORT_FILE", help: "write the bound port number to this file") { options, value throws(UsageError) in
+        Setting(flag: "--port-file", configKey: "portFile", environment: "SPECD_PORT_FILE", help: "write the bound port number to this file") {
+            options, value throws(UsageError) in
             options.portFile = value
         },
-        Setting(flag: "--rules", configKey: "rules", environment: "SPECD_RULES", help: "rule file or directory (default: the embedded example rules)") { options, value throws(UsageError) in
+        Setting(flag: "--rules", configKey: "rules", environment: "SPECD_RULES", help: "rule file or directory (default: the embedded example rules)")
+        { options, value throws(UsageError) in
             options.rulesPath = value
         },
-        Setting(flag: "--rules-format", configKey: "rulesFormat", environment: "SPECD_RULES_FORMAT", help: "auto|specd|flagd: which flag shapes the rules use (default auto: per flag)") { options, value throws(UsageError) in
-            guard let format = RuleSetCompiler.Format(rawValue: value) else { throw UsageError("rulesFormat must be auto, specd or flagd, not '\(value)'") }
+        Setting(
+            flag: "--rules-format", configKey: "rulesFormat", environment: "SPECD_RULES_FORMAT",
+            help: "auto|specd|flagd: which flag shapes the rules use (default auto: per flag)"
+        ) { options, value throws(UsageError) in
+            guard let format = RuleSetCompiler.Format(rawValue: value) else {
+                throw UsageError("rulesFormat must be auto, specd or flagd, not '\(value)'")
+            }
             options.rulesFormat = format
         },
-        Setting(flag: "--data-dir", configKey: "dataDir", environment: "SPECD_DATA_DIR", help: "data directory for the log and snapshots (default ./data)") { options, value throws(UsageError) in
+        Setting(
+            flag: "--data-dir", configKey: "dataDir", environment: "SPECD_DATA_DIR", help: "data directory for the log and snapshots (default ./data)"
+        ) { options, value throws(UsageError) in
             options.dataDirectory = value
         },
-        Setting(flag: "--fsync", configKey: "fsync", environment: "SPECD_FSYNC", help: "always|interval|never: when writes are acknowledged (default interval, 100 ms)") { options, value throws(UsageError) in
+        Setting(
+            flag: "--fsync", configKey: "fsync", environment: "SPECD_FSYNC",
+            help: "always|interval|never: when writes are acknowledged (default interval, 100 ms)"
+        ) { options, value throws(UsageError) in
             guard let policy = FsyncPolicy(rawValue: value) else { throw UsageError("fsync must be always, interval or never, not '\(value)'") }
             options.fsync = policy
         },
-        Setting(flag: "--snapshot-every", configKey: "snapshotEvery", environment: "SPECD_SNAPSHOT_EVERY", help: "log records between snapshots (default 100000)") { options, value throws(UsageError) in
+        Setting(
+            flag: "--snapshot-every", configKey: "snapshotEvery", environment: "SPECD_SNAPSHOT_EVERY",
+            help: "log records between snapshots (default 100000)"
+        ) { options, value throws(UsageError) in
             options.snapshotEvery = try integer(value, "snapshotEvery", 1...1_000_000_000)
         },
-        Setting(flag: "--log-level", configKey: "logLevel", environment: "SPECD_LOG_LEVEL", help: "debug|info|warn|error (default info; debug adds the access log)") { options, value throws(UsageError) in
+        Setting(
+            flag: "--log-level", configKey: "logLevel", environment: "SPECD_LOG_LEVEL",
+            help: "debug|info|warn|error (default info; debug adds the access log)"
+        ) { options, value throws(UsageError) in
             guard let level = Logger.Level(name: value) else { throw UsageError("logLevel must be one of debug, info, warn, error, not '\(value)'") }
             options.logLevel = level
         },
-        Setting(flag: "--event-loop", configKey: "eventLoop", environment: "SPECD_EVENT_LOOP", help: "epoll|dispatch readiness mechanism (default epoll)") { options, value throws(UsageError) in
+        Setting(
+            flag: "--event-loop", configKey: "eventLoop", environment: "SPECD_EVENT_LOOP", help: "epoll|dispatch readiness mechanism (default epoll)"
+        ) { options, value throws(UsageError) in
             guard let kind = EventLoopKind(rawValue: value) else { throw UsageError("eventLoop must be epoll or dispatch, not '\(value)'") }
             options.server.eventLoop = kind
         },
-        Setting(flag: "--loops", configKey: "loops", environment: "SPECD_LOOPS", help: "number of event loops (default: one per core)") { options, value throws(UsageError) in
+        Setting(flag: "--loops", configKey: "loops", environment: "SPECD_LOOPS", help: "number of event loops (default: one per core)") {
+            options, value throws(UsageError) in
             options.server.loopCount = try integer(value, "loops", 1...256)
         },
-        Setting(flag: "--max-connections", configKey: "limits.maxConnections", environment: "SPECD_MAX_CONNECTIONS", help: "open connections allowed at once (default 10000)") { options, value throws(UsageError) in
+        Setting(
+            flag: "--max-connections", configKey: "limits.maxConnections", environment: "SPECD_MAX_CONNECTIONS",
+            help: "open connections allowed at once (default 10000)"
+        ) { options, value throws(UsageError) in
             options.server.maxConnections = try integer(value, "limits.maxConnections", 1...1_000_000)
         },
-        Setting(flag: "--max-connections-per-client", configKey: "limits.maxConnectionsPerClient", environment: "SPECD_MAX_CONNECTIONS_PER_CLIENT",
-                help: "open connections allowed from one client address (default 256)") { options, value throws(UsageError) in
+        Setting(
+            flag: "--max-connections-per-client", configKey: "limits.maxConnectionsPerClient", environment: "SPECD_MAX_CONNECTIONS_PER_CLIENT",
+            help: "open connections allowed from one client address (default 256)"
+        ) { options, value throws(UsageError) in
             options.server.maxConnectionsPerClient = try integer(value, "limits.maxConnectionsPerClient", 1...1_000_000)
-        },
+        }
     ]
 
     /// Limits that only the config file sets (`limits: {...}`), in bytes, counts or seconds.
@@ -119,7 +148,7 @@ public struct DaemonOptions: Sendable, Equatable {
         "maxSegmentsPerUser": { $0.contextLimits.maxSegments = $1 },
         "maxDonationEventsPerUser": { $0.contextLimits.maxDonationEvents = $1 },
         "maxAttributeValueBytes": { $0.contextLimits.maxAttributeValueBytes = $1 },
-        "maxKeyBytes": { $0.contextLimits.maxKeyBytes = $1 },
+        "maxKeyBytes": { $0.contextLimits.maxKeyBytes = $1 }
     ]
 
     /// Stream settings that only the config file sets (`streams: {...}`).
@@ -130,7 +159,7 @@ public struct DaemonOptions: Sendable, Equatable {
         "maxStreams": { $0.streams.maxStreams = $1 },
         "retainEvents": { $0.streams.retainEvents = $1 },
         "retainSeconds": { $0.streams.retainFor = .seconds($1) },
-        "retainBytes": { $0.streams.retainBytes = $1 },
+        "retainBytes": { $0.streams.retainBytes = $1 }
     ]
 
     static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
@@ -142,9 +171,11 @@ public struct DaemonOptions: Sendable, Equatable {
 
     public static func == (lhs: DaemonOptions, rhs: DaemonOptions) -> Bool {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
-            && lhs.rulesPath == rhs.rulesPath && lhs.rulesFormat == rhs.rulesFormat && lhs.dataDirectory == rhs.dataDirectory && lhs.fsync == rhs.fsync
+            && lhs.rulesPath == rhs.rulesPath && lhs.rulesFormat == rhs.rulesFormat && lhs.dataDirectory == rhs.dataDirectory
+            && lhs.fsync == rhs.fsync
             && lhs.snapshotEvery == rhs.snapshotEvery && lhs.tokens == rhs.tokens
-            && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.rateLimitClients == rhs.rateLimitClients && lhs.heartbeatSeconds == rhs.heartbeatSeconds
+            && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.rateLimitClients == rhs.rateLimitClients
+            && lhs.heartbeatSeconds == rhs.heartbeatSeconds
             && lhs.streams.maxStreams == rhs.streams.maxStreams && lhs.streams.retainEvents == rhs.streams.retainEvents
             && lhs.streams.retainBytes == rhs.streams.retainBytes
             && lhs.contextLimits == rhs.contextLimits

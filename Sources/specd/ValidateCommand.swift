@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import HTTPServer
 import Rules
+
 /// `specd validate FILE|DIR... [--json]`: every diagnostic of every rule set; exit 1 when any has an error.
 enum ValidateCommand {
     static func run(arguments: [String]) -> Int32 {
@@ -36,10 +37,14 @@ enum ValidateCommand {
                 results.append(["path": .string(path), "valid": .bool(errors == 0), "diagnostics": .array(diagnostics.map(\.json))])
             } else {
                 for diagnostic in diagnostics {
-                    print("\(diagnostic.file ?? path): \(diagnostic.severity.rawValue): \(diagnostic.path.isEmpty ? "/" : diagnostic.path): \(diagnostic.message) [\(diagnostic.code)]")
+                    print(
+                        "\(diagnostic.file ?? path): \(diagnostic.severity.rawValue): \(diagnostic.path.isEmpty ? "/" : diagnostic.path): \(diagnostic.message) [\(diagnostic.code)]"
+                    )
                 }
                 let warnings = diagnostics.count - errors
-                print(errors == 0 ? "\(path): valid (\(summary)), \(warnings) warning(s)" : "\(path): invalid, \(errors) error(s), \(warnings) warning(s)")
+                print(
+                    errors == 0
+                        ? "\(path): valid (\(summary)), \(warnings) warning(s)" : "\(path): invalid, \(errors) error(s), \(warnings) warning(s)")
             }
         }
         if json { print(JSONWriter.string(["results": .array(results)])) }

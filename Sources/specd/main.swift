@@ -1,6 +1,6 @@
-import Foundation
 import API
 import Engine
+import Foundation
 import HTTPServer
 
 /// The thin command line: pick a subcommand, hand over, exit with its code.

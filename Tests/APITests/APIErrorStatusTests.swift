@@ -1,14 +1,15 @@
 import Foundation
 import HTTP
 import Rules
-@testable import API
-@testable import Engine
-@testable import HTTPServer
-@testable import specd
 import Store
 import StoreFixtures
 import Synchronization
 import Testing
+
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
 
 /// The error statuses of docs/api.md ("Error codes") that need a particular situation: 409, 429, 503.
 @Suite(.serialized) struct APIErrorStatusTests {
@@ -49,11 +50,14 @@ import Testing
     @Test func readyz_is503WhileDraining() throws {
         let api = try APIHarness()
         defer { api.stop() }
-        let router = API(engine: api.engine, hub: api.hub, transport: FixedServerStatus(isDraining: true),
-                         authenticator: Authenticator(tokens: []), rateLimiter: nil).makeRouter()
+        let router = API(
+            engine: api.engine, hub: api.hub, transport: FixedServerStatus(isDraining: true),
+            authenticator: Authenticator(tokens: []), rateLimiter: nil
+        ).makeRouter()
         let captured = Mutex<HTTPResponse?>(nil)
-        router.respond(to: Request(head: HTTPRequestHead(method: "GET", target: "/readyz"), body: [], id: "t"),
-                       sink: .capturing { response in captured.withLock { $0 = response } })
+        router.respond(
+            to: Request(head: HTTPRequestHead(method: "GET", target: "/readyz"), body: [], id: "t"),
+            sink: .capturing { response in captured.withLock { $0 = response } })
         #expect(captured.withLock { $0 }?.status.code == 503)
     }
 }

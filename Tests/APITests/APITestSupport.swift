@@ -1,14 +1,15 @@
 import Foundation
-import NetworkFixtures
 import HTTP
+import NetworkFixtures
 import Rules
+import Store
+import StoreFixtures
+import Synchronization
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Store
-import StoreFixtures
-import Synchronization
 
 /// A clock the test moves by hand.
 final class ManualClock: WallClock, @unchecked Sendable {
@@ -39,9 +40,11 @@ final class APIHarness {
     var hub: StreamHub { daemon.hub }
 
     /// `rateLimit`: requests per second and burst per client (0: none).
-    init(tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .interval,
-         fileSystem: FileSystem = PosixFileSystem(), rateLimit: (rate: Int, burst: Int) = (0, 0), hubOptions: StreamHub.Options = StreamHub.Options(),
-         realClock: Bool = false, maxUsers: Int = 0, snapshotEvery: Int = 100_000, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    init(
+        tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .interval,
+        fileSystem: FileSystem = PosixFileSystem(), rateLimit: (rate: Int, burst: Int) = (0, 0), hubOptions: StreamHub.Options = StreamHub.Options(),
+        realClock: Bool = false, maxUsers: Int = 0, snapshotEvery: Int = 100_000, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
         let directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
         self.directory = directory
         clock = ManualClock(ISO8601.parse("2026-03-10T12:00:00Z")!)

@@ -1,11 +1,12 @@
 import Foundation
 import Rules
+import Store
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Store
-import Testing
 
 @Suite(.serialized) struct APITests {
     @Test func donate_countsAndReportsSummaryChangedAndSeq() throws {
@@ -26,7 +27,8 @@ import Testing
 
     @Test func donate_thirdAppStart_firesTheReviewTriggerOnlyWhenNotDelayed() throws {
         // The example's request-review trigger has a delay (fired later on streams); an immediate copy fires at once.
-        let rules = #"{"flags": {}, "triggers": {"review": {"on": ["appStarted"], "when": {"donations": {"event": "appStarted", "gte": 3}}, "throttle": "1 month"}}}"#
+        let rules =
+            #"{"flags": {}, "triggers": {"review": {"on": ["appStarted"], "when": {"donations": {"event": "appStarted", "gte": 3}}, "throttle": "1 month"}}}"#
         let api = try APIHarness(rulesText: rules)
         defer { api.stop() }
         for _ in 0..<2 { #expect(try api.call("POST", "/v1/users/u1/events/appStarted").body?["fired"] == []) }
@@ -41,12 +43,17 @@ import Testing
         let api = try APIHarness()
         defer { api.stop() }
         #expect(try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "k", "by": 2}]}"#).status == 200)
-        let bad = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "k"}, {"op": "setTimeZone", "tz": "Mars/Olympus"}]}"#)
+        let bad = try api.call(
+            "PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "k"}, {"op": "setTimeZone", "tz": "Mars/Olympus"}]}"#)
         #expect(bad.status == 400)
         #expect(bad.errorField == "ops[1].tz")
-        let typed = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "setCounter", "counter": "k", "value": 1}, {"op": "increment", "counter": "k", "by": "x"}]}"#)
+        let typed = try api.call(
+            "PATCH", "/v1/users/u1/context",
+            json: #"{"ops": [{"op": "setCounter", "counter": "k", "value": 1}, {"op": "increment", "counter": "k", "by": "x"}]}"#)
         #expect(typed.errorField == "ops[1].by")
-        let overflow = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "setCounter", "counter": "k", "value": 9223372036854775807}, {"op": "increment", "counter": "k"}]}"#)
+        let overflow = try api.call(
+            "PATCH", "/v1/users/u1/context",
+            json: #"{"ops": [{"op": "setCounter", "counter": "k", "value": 9223372036854775807}, {"op": "increment", "counter": "k"}]}"#)
         #expect(overflow.status == 422)
         #expect(overflow.errorField == "ops[1].by")
         #expect(try api.call("GET", "/v1/users/u1").body?["counters"]?["k"] == 2)
@@ -81,7 +88,8 @@ import Testing
     @Test func oneFlag_explainAndErrors() throws {
         let api = try APIHarness()
         defer { api.stop() }
-        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "recordEvent", "event": "last_promo_banner", "at": "2026-03-09T12:00:00Z"}]}"#)
+        _ = try api.call(
+            "PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "recordEvent", "event": "last_promo_banner", "at": "2026-03-09T12:00:00Z"}]}"#)
         let explained = try api.call("GET", "/v1/users/u1/flags/promo-banner?explain=1")
         #expect(explained.body?["value"] == false)
         #expect(explained.text.contains("remaining: 172800s"))
@@ -94,7 +102,11 @@ import Testing
     @Test func evaluate_inlineContextAtAGivenInstant() throws {
         let api = try APIHarness()
         defer { api.stop() }
-        let reply = try api.call("POST", "/v1/evaluate", json: #"{"context": {"launchedAt": "2026-03-10T11:59:00Z", "counters": {"promo_banner_count": 1}}, "flags": ["promo-banner", "nope"], "at": "2026-03-10T12:00:00Z"}"#)
+        let reply = try api.call(
+            "POST", "/v1/evaluate",
+            json:
+                #"{"context": {"launchedAt": "2026-03-10T11:59:00Z", "counters": {"promo_banner_count": 1}}, "flags": ["promo-banner", "nope"], "at": "2026-03-10T12:00:00Z"}"#
+        )
         #expect(reply.body?["flags"]?["promo-banner"]?["value"] == true)
         #expect(reply.body?["flags"]?["nope"]?["errorCode"] == "FLAG_NOT_FOUND")
         let bad = try api.call("POST", "/v1/evaluate", json: #"{"context": {"counters": {"k": "many"}}}"#)
@@ -147,8 +159,10 @@ import Testing
     @Test func openAPI_documentsEveryRoute() throws {
         let api = try APIHarness()
         defer { api.stop() }
-        let router = API(engine: api.engine, hub: api.hub, transport: FixedServerStatus(isDraining: false),
-                         authenticator: Authenticator(tokens: []), rateLimiter: nil).makeRouter()
+        let router = API(
+            engine: api.engine, hub: api.hub, transport: FixedServerStatus(isDraining: false),
+            authenticator: Authenticator(tokens: []), rateLimiter: nil
+        ).makeRouter()
         let document = try #require(try api.call("GET", "/openapi.json").body)
         #expect(document["openapi"] == "3.1.0")
         for route in router.table {

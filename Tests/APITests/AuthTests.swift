@@ -1,17 +1,18 @@
 import Foundation
 import Rules
+import Store
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Store
-import Testing
 
 @Suite(.serialized) struct AuthTests {
     static let tokens = [
         Token(name: "reader", secret: "reader-secret-0123456789", scopes: [.evaluate]),
         Token(name: "app", secret: "app-secret-0123456789abcd", scopes: [.evaluate, .write]),
-        Token(name: "ops", secret: "admin-secret-0123456789ab", scopes: [.admin]),
+        Token(name: "ops", secret: "admin-secret-0123456789ab", scopes: [.admin])
     ]
 
     /// Each token × each route: 401 without or with a wrong token, 403 without the scope, through with it.
@@ -19,12 +20,16 @@ import Testing
         let api = try APIHarness(tokens: Self.tokens)
         defer { api.stop() }
         _ = try api.call("POST", "/v1/users/u1/events/e", headers: ["Authorization": "Bearer app-secret-0123456789abcd"])
-        let router = API(engine: api.engine, hub: api.hub, transport: FixedServerStatus(isDraining: false),
-                         authenticator: Authenticator(tokens: []), rateLimiter: nil).makeRouter()
+        let router = API(
+            engine: api.engine, hub: api.hub, transport: FixedServerStatus(isDraining: false),
+            authenticator: Authenticator(tokens: []), rateLimiter: nil
+        ).makeRouter()
         for route in router.table {
             let path = route.pattern.replacingOccurrences(of: "{user}", with: "u1").replacingOccurrences(of: "{event}", with: "e")
                 .replacingOccurrences(of: "{key}", with: "discount")
-            let body: String? = route.method == "GET" || route.method == "DELETE" ? nil : (route.pattern.hasSuffix("context") ? #"{"ops": [{"op": "toggleFlag", "flag": "f"}]}"# : "{}")
+            let body: String? =
+                route.method == "GET" || route.method == "DELETE"
+                ? nil : (route.pattern.hasSuffix("context") ? #"{"ops": [{"op": "toggleFlag", "flag": "f"}]}"# : "{}")
             guard let scope = route.scope else {
                 #expect(try api.call(route.method, path, json: body).status != 401, "\(route.pattern) should be public")
                 continue

@@ -1,8 +1,9 @@
-@testable import API
 import HTTP
 import HTTPServer
 import Rules
 import Testing
+
+@testable import API
 
 /// The one conditional-GET helper behind the flags, OFREP bulk and rules answers, from values alone.
 @Suite struct ETagTests {

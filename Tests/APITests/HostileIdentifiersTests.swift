@@ -1,10 +1,11 @@
 import Foundation
 import Rules
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Testing
 
 /// Strings a hostile client controls that used to be unbounded or let through: app versions, C1 control
 /// characters, the user of an inline evaluation. Each gets a 400 naming the field.
@@ -14,14 +15,14 @@ import Testing
     @Test func donation_withAnAppVersionPastItsLimit_isRefusedNamingTheField() throws {
         let api = try APIHarness()
         defer { api.stop() }
-        let long = Array(repeating: "1", count: 40).joined(separator: ".")  // 79 bytes, a valid dotted version
+        let long = Array(repeating: "1", count: 40).joined(separator: ".") // 79 bytes, a valid dotted version
         let refused = try api.call("POST", "/v1/users/u1/events/e", json: #"{"appVersion": "\#(long)"}"#)
         #expect(refused.status == 400)
         #expect(refused.errorField == "appVersion")
         let header = try api.call("POST", "/v1/users/u1/events/e", headers: ["X-App-Version": long])
         #expect(header.status == 400)
         #expect(header.errorField == "X-App-Version")
-        let atLimit = String(repeating: "1.", count: 32).dropLast() + "1"  // 64 bytes
+        let atLimit = String(repeating: "1.", count: 32).dropLast() + "1" // 64 bytes
         #expect(atLimit.utf8.count == Version.maxBytes)
         #expect(try api.call("POST", "/v1/users/u1/events/e", json: #"{"appVersion": "\#(atLimit)"}"#).status == 200)
     }

@@ -1,11 +1,12 @@
 import Foundation
 import Rules
+import Store
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Store
-import Testing
 
 /// Requests a hostile client could send: numbers at the edges of Int64 and Double, contexts past every per-user
 /// cap. Each gets a clear 4xx; the daemon keeps answering.
@@ -26,7 +27,7 @@ import Testing
         (#"{"op": "increment", "counter": "k", "by": -2}"#, #"{"op": "decrement", "counter": "k", "by": 9223372036854775807}"#),
         (#"{"op": "setCounter", "counter": "k", "value": -9223372036854775808}"#, #"{"op": "decrement", "counter": "k", "by": 1}"#),
         (#"{"op": "setCounter", "counter": "k", "value": 9223372036854775807}"#, #"{"op": "increment", "counter": "k", "by": 1}"#),
-        (#"{"op": "setCounter", "counter": "k", "value": -9223372036854775808}"#, #"{"op": "increment", "counter": "k", "by": -1}"#),
+        (#"{"op": "setCounter", "counter": "k", "value": -9223372036854775808}"#, #"{"op": "increment", "counter": "k", "by": -1}"#)
     ])
     func patch_counterPastTheIntRange_refusesWithOverflow_andKeepsServing(first: String, second: String) throws {
         let api = try APIHarness()
@@ -50,8 +51,9 @@ import Testing
         defer { api.stop() }
         for flag in ["domain", "bucket"] {
             for offset in ["1e19", "1e300", "-1e300", #""Infinity""#, #""-Infinity""#, #""inf""#] {
-                let reply = try api.call("POST", "/ofrep/v1/evaluate/flags/\(flag)",
-                                         json: #"{"context": {"targetingKey": "u1", "email": "someone@example.com", "offset": \#(offset)}}"#)
+                let reply = try api.call(
+                    "POST", "/ofrep/v1/evaluate/flags/\(flag)",
+                    json: #"{"context": {"targetingKey": "u1", "email": "someone@example.com", "offset": \#(offset)}}"#)
                 #expect(reply.status == 200, "\(flag) \(offset)")
                 if flag == "domain" { #expect(reply.body?["value"] == "short", "\(offset)") }
             }
@@ -73,10 +75,12 @@ import Testing
         do {
             let api = try APIHarness(directory: directory, rulesText: Self.substrRules)
             defer { api.stop() }
-            let stored = try api.call("PATCH", "/v1/users/u1/context", json: ops([
-                #"{"op": "setAttribute", "key": "email", "value": "someone@example.com"}"#,
-                #"{"op": "setAttribute", "key": "offset", "value": 1e19}"#,
-            ]))
+            let stored = try api.call(
+                "PATCH", "/v1/users/u1/context",
+                json: ops([
+                    #"{"op": "setAttribute", "key": "email", "value": "someone@example.com"}"#,
+                    #"{"op": "setAttribute", "key": "offset", "value": 1e19}"#
+                ]))
             #expect(stored.status == 200)
             #expect(try api.call("GET", "/v1/users/u1/flags").body?["flags"]?["domain"]?["value"] == "short")
         }
@@ -93,9 +97,11 @@ import Testing
         defer { api.stop() }
         let fill = ops((0..<1000).map { #"{"op": "increment", "counter": "c\#($0)"}"# })
         #expect(try api.call("PATCH", "/v1/users/u1/context", json: fill).status == 200)
-        let refused = try api.call("PATCH", "/v1/users/u1/context", json: ops([
-            #"{"op": "increment", "counter": "c1"}"#, #"{"op": "increment", "counter": "one-too-many"}"#,
-        ]))
+        let refused = try api.call(
+            "PATCH", "/v1/users/u1/context",
+            json: ops([
+                #"{"op": "increment", "counter": "c1"}"#, #"{"op": "increment", "counter": "one-too-many"}"#
+            ]))
         #expect(refused.status == 422)
         #expect(refused.errorCode == "limit_exceeded")
         #expect(refused.errorField == "ops[1]")
@@ -109,7 +115,7 @@ import Testing
     @Test(arguments: [
         (#"{"op": "increment", "counter": "\#(String(repeating: "k", count: 257))"}"#, "limits.maxKeyBytes"),
         (#"{"op": "addSegment", "segment": "\#(String(repeating: "s", count: 257))"}"#, "limits.maxKeyBytes"),
-        (#"{"op": "setAttribute", "key": "big", "value": "\#(String(repeating: "v", count: 16 * 1024))"}"#, "limits.maxAttributeValueBytes"),
+        (#"{"op": "setAttribute", "key": "big", "value": "\#(String(repeating: "v", count: 16 * 1024))"}"#, "limits.maxAttributeValueBytes")
     ])
     func patch_pastAByteLimit_isRefusedNamingIt(op: String, limit: String) throws {
         let api = try APIHarness()
@@ -164,8 +170,10 @@ import Testing
     @Test func nfcAndNfdKeys_areTwoCountersThroughTheAPI() throws {
         let api = try APIHarness()
         defer { api.stop() }
-        let patch = ops([#"{"op": "increment", "counter": "caf\u00e9"}"#, #"{"op": "increment", "counter": "cafe\u0301", "by": 2}"#,
-                         #"{"op": "addSegment", "segment": "caf\u00e9"}"#, #"{"op": "addSegment", "segment": "cafe\u0301"}"#])
+        let patch = ops([
+            #"{"op": "increment", "counter": "caf\u00e9"}"#, #"{"op": "increment", "counter": "cafe\u0301", "by": 2}"#,
+            #"{"op": "addSegment", "segment": "caf\u00e9"}"#, #"{"op": "addSegment", "segment": "cafe\u0301"}"#
+        ])
         #expect(try api.call("PATCH", "/v1/users/u1/context", json: patch).status == 200)
         let user = try api.call("GET", "/v1/users/u1").body
         #expect(user?["counters"]?.objectValue?.count == 2)
@@ -181,8 +189,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             let database = try Database(options: .init(directory: directory, fsync: .always))
-            _ = try database.writeAndWait(Mutation(user: "u", now: Instant(milliseconds: 0),
-                                                   actions: (0..<5).map { .increment(counter: "c\($0)", by: 1) }))
+            _ = try database.writeAndWait(
+                Mutation(
+                    user: "u", now: Instant(milliseconds: 0),
+                    actions: (0..<5).map { .increment(counter: "c\($0)", by: 1) }))
             database.log.close()
         }
         var lower = ContextLimits()
@@ -203,12 +213,15 @@ import Testing
         let path = NSTemporaryDirectory() + "specd-config-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try #"""
-            {"limits": {"maxCountersPerUser": 11, "maxEventsPerUser": 12, "maxFlagsPerUser": 13, "maxAttributesPerUser": 14,
-                        "maxSegmentsPerUser": 15, "maxDonationEventsPerUser": 16, "maxAttributeValueBytes": 17, "maxKeyBytes": 18}}
-            """#.write(toFile: path, atomically: true, encoding: .utf8)
+        {"limits": {"maxCountersPerUser": 11, "maxEventsPerUser": 12, "maxFlagsPerUser": 13, "maxAttributesPerUser": 14,
+                    "maxSegmentsPerUser": 15, "maxDonationEventsPerUser": 16, "maxAttributeValueBytes": 17, "maxKeyBytes": 18}}
+        """#.write(toFile: path, atomically: true, encoding: .utf8)
         let options = try DaemonOptions.resolve(arguments: ["--config", path], environment: [:])
-        #expect(options.contextLimits == ContextLimits(maxCounters: 11, maxEvents: 12, maxFlags: 13, maxAttributes: 14, maxSegments: 15,
-                                                       maxDonationEvents: 16, maxAttributeValueBytes: 17, maxKeyBytes: 18))
+        #expect(
+            options.contextLimits
+                == ContextLimits(
+                    maxCounters: 11, maxEvents: 12, maxFlags: 13, maxAttributes: 14, maxSegments: 15,
+                    maxDonationEvents: 16, maxAttributeValueBytes: 17, maxKeyBytes: 18))
         #expect(try DaemonOptions.resolve(arguments: [], environment: [:]).contextLimits == ContextLimits())
         // Every cap has a config key, under the name its messages use.
         for limit in ContextLimits.Limit.allCases { #expect(DaemonOptions.limitKeys[limit.configName] != nil, "\(limit)") }

@@ -1,11 +1,12 @@
 import Foundation
 import Rules
+import Store
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Store
-import Testing
 
 @Suite(.serialized) struct OFREPTests {
     static let rules = #"""
@@ -49,7 +50,9 @@ import Testing
         defer { api.stop() }
         _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "setAttribute", "key": "plan", "value": "pro"}]}"#)
         #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: #"{"context": {"targetingKey": "u1"}}"#).body?["value"] == "blue")
-        #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: #"{"context": {"targetingKey": "u1", "plan": "free"}}"#).body?["value"] == "red")
+        #expect(
+            try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: #"{"context": {"targetingKey": "u1", "plan": "free"}}"#).body?["value"]
+                == "red")
     }
 
     @Test func bulk_etagChangesWithTheContextAndTheClock() throws {
@@ -63,7 +66,8 @@ import Testing
         #expect(first.body?["eventStreams"]?.arrayValue?.first?["endpoint"]?["requestUri"] == "/ofrep/v1/events?targetingKey=u1")
         #expect(try api.call("POST", "/ofrep/v1/evaluate/flags", json: body, headers: ["If-None-Match": etag]).status == 304)
         #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/", json: body, headers: ["If-None-Match": etag]).status == 304)
-        let changed = try api.call("POST", "/ofrep/v1/evaluate/flags", json: #"{"context": {"targetingKey": "u1", "plan": "pro"}}"#, headers: ["If-None-Match": etag])
+        let changed = try api.call(
+            "POST", "/ofrep/v1/evaluate/flags", json: #"{"context": {"targetingKey": "u1", "plan": "pro"}}"#, headers: ["If-None-Match": etag])
         #expect(changed.status == 200)
         api.clock.advance(3_600_000)
         let later = try api.call("POST", "/ofrep/v1/evaluate/flags?flagConfigEtag=x", json: body, headers: ["If-None-Match": etag])
@@ -99,8 +103,10 @@ import Testing
     /// Without `Access-Control-Allow-Origin` a browser SDK sees a refusal as a network error and cannot tell
     /// 401 from 429: every OFREP answer carries it.
     @Test func cors_everyOFREPAnswerCarriesAllowOrigin_refusalsIncluded() throws {
-        let tokens = [Token(name: "web", secret: "web-secret-0123456789abcd", scopes: [.evaluate]),
-                      Token(name: "ops", secret: "ops-secret-0123456789abcd", scopes: [.admin])]
+        let tokens = [
+            Token(name: "web", secret: "web-secret-0123456789abcd", scopes: [.evaluate]),
+            Token(name: "ops", secret: "ops-secret-0123456789abcd", scopes: [.admin])
+        ]
         let api = try APIHarness(tokens: tokens, rulesText: Self.rules)
         defer { api.stop() }
         let answers = [
@@ -110,7 +116,7 @@ import Testing
             (403, try api.call("GET", "/ofrep/v1/events", headers: ["X-API-Key": "ops-secret-0123456789abcd"])),
             (404, try api.call("POST", "/ofrep/v1/evaluate/flags/nope", json: "{}", headers: ["X-API-Key": "web-secret-0123456789abcd"])),
             (405, try api.call("GET", "/ofrep/v1/evaluate/flags", headers: ["X-API-Key": "web-secret-0123456789abcd"])),
-            (200, try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: "{}", headers: ["X-API-Key": "web-secret-0123456789abcd"])),
+            (200, try api.call("POST", "/ofrep/v1/evaluate/flags/color", json: "{}", headers: ["X-API-Key": "web-secret-0123456789abcd"]))
         ]
         for (status, answer) in answers {
             #expect(answer.status == status)
@@ -133,6 +139,8 @@ import Testing
             .write(toFile: directory + "/flagd.json", atomically: true, encoding: .utf8)
         let set = try RuleSetLoader.load(path: directory).get()
         #expect(Set(set.flagKeys) == ["native", "flagd"])
-        #expect(set.evaluate("flagd", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))).reason == .staticValue)
+        #expect(
+            set.evaluate("flagd", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u")))
+                .reason == .staticValue)
     }
 }

@@ -1,8 +1,9 @@
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Testing
 
 @Suite struct RateLimiterTests {
     let t0 = ContinuousClock.now

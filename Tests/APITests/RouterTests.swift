@@ -1,10 +1,11 @@
 import HTTP
+import Synchronization
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Synchronization
-import Testing
 
 @Suite struct RouterTests {
     func route(_ router: Router, _ method: String, _ target: String) -> HTTPResponse {
@@ -16,9 +17,11 @@ import Testing
 
     var router: Router {
         var router = Router()
-        router.add("GET", "/v1/users/{user}/flags/{key}", sync: { request throws(APIError) in
-            .json(.ok, "\(request.parameter("user"))|\(request.parameter("key"))")
-        })
+        router.add(
+            "GET", "/v1/users/{user}/flags/{key}",
+            sync: { request throws(APIError) in
+                .json(.ok, "\(request.parameter("user"))|\(request.parameter("key"))")
+            })
         router.add("DELETE", "/v1/users/{user}", sync: { _ throws(APIError) in HTTPResponse(status: .noContent) })
         router.add("GET", "/v1/users/{user}", sync: { request throws(APIError) in .json(.ok, request.parameter("user")) })
         router.add("POST", "/v1/fail", sync: { _ throws(APIError) in throw APIError.invalidField("ops[0].by", "ops[0].by must be an integer") })
@@ -58,7 +61,8 @@ import Testing
     @Test func route_thrownAPIError_becomesErrorBodyNamingTheField() {
         let response = route(router, "POST", "/v1/fail")
         #expect(response.status == .badRequest)
-        #expect(String(decoding: response.body, as: UTF8.self)
-            == #"{"error":{"code":"invalid_field","message":"ops[0].by must be an integer","field":"ops[0].by","retryable":false}}"#)
+        #expect(
+            String(decoding: response.body, as: UTF8.self)
+                == #"{"error":{"code":"invalid_field","message":"ops[0].by must be an integer","field":"ops[0].by","retryable":false}}"#)
     }
 }

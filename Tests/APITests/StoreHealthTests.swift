@@ -1,13 +1,14 @@
 import Foundation
 import HTTP
 import Rules
+import Store
+import StoreFixtures
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Store
-import StoreFixtures
-import Testing
 
 /// What the store's state means for the API: readiness after a storage failure, and the user cap.
 @Suite(.serialized) struct StoreHealthTests {
@@ -50,8 +51,9 @@ import Testing
         let directory = NSTemporaryDirectory() + "specd-daemon-\(UUID().uuidString)"
         // A directory where the snapshot's temporary file must go: opening it for writing fails with EISDIR.
         for seq in [1, 2] {
-            try FileManager.default.createDirectory(atPath: directory + "/snapshot-" + String(format: "%020d", seq) + ".snap.tmp",
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory + "/snapshot-" + String(format: "%020d", seq) + ".snap.tmp",
+                withIntermediateDirectories: true)
         }
         var options = DaemonOptions()
         options.dataDirectory = directory

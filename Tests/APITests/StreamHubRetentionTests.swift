@@ -1,6 +1,7 @@
-@testable import API
 import Rules
 import Testing
+
+@testable import API
 
 /// The resume window's memory, with the hub alone (no streams, no server).
 @Suite struct StreamHubRetentionTests {

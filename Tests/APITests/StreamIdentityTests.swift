@@ -1,12 +1,13 @@
 import Foundation
 import NetworkFixtures
 import Rules
+import Store
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Store
-import Testing
 
 /// Users (and flag keys) are bytes: NFC `café` and NFD `café` render alike but are two users, so their live
 /// streams, clock jobs and delayed triggers must never mix.
@@ -21,7 +22,8 @@ import Testing
     func nfdStream_receivesNothingFromAWriteToTheNFCUser(resumed: Bool) throws {
         let api = try APIHarness()
         defer { api.stop() }
-        let nfcWrite = #"{"ops": [{"op": "addSegment", "segment": "vip"}, {"op": "setAttribute", "key": "email", "value": "nfc-secret@example.com"}]}"#
+        let nfcWrite =
+            #"{"ops": [{"op": "addSegment", "segment": "vip"}, {"op": "setAttribute", "key": "email", "value": "nfc-secret@example.com"}]}"#
         var client: TestClient
         if resumed {
             #expect(try api.call("PATCH", "/v1/users/\(Self.nfcPath)/context", json: nfcWrite).status == 200)
@@ -78,7 +80,8 @@ import Testing
     }
 
     /// Two flags whose keys render alike: NFC `café` turns on with `gold`, NFD `café` with `vip`.
-    static let twinFlagRules = "{\"flags\": {"
+    static let twinFlagRules =
+        "{\"flags\": {"
         + "\"caf\u{E9}\": {\"cases\": [{\"when\": {\"segment\": \"gold\"}, \"value\": 1}], \"fallback\": 0}, "
         + "\"cafe\u{301}\": {\"cases\": [{\"when\": {\"segment\": \"vip\"}, \"value\": 1}], \"fallback\": 0}}}"
 

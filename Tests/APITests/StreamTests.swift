@@ -1,12 +1,14 @@
 import Foundation
 import NetworkFixtures
 import Rules
+import Store
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Store
-import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -268,8 +270,10 @@ import Glibc
     }
 
     @Test func globalStream_needsAdminAndSeesEveryUser() throws {
-        let api = try APIHarness(tokens: [Token(name: "ops", secret: "admin-secret-0123456789ab", scopes: [.admin, .write]),
-                                          Token(name: "reader", secret: "reader-secret-0123456789", scopes: [.evaluate])])
+        let api = try APIHarness(tokens: [
+            Token(name: "ops", secret: "admin-secret-0123456789ab", scopes: [.admin, .write]),
+            Token(name: "reader", secret: "reader-secret-0123456789", scopes: [.evaluate])
+        ])
         defer { api.stop() }
         #expect(try api.call("GET", "/v1/stream", headers: ["X-API-Key": "reader-secret-0123456789"]).status == 403)
         let client = try api.stream("/v1/stream", headers: ["X-API-Key": "admin-secret-0123456789ab"])

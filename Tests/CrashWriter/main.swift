@@ -7,7 +7,8 @@ import Store
 // Small segments and frequent snapshots, so kills land in rotations, snapshots and compactions too.
 let arguments = CommandLine.arguments
 guard arguments.count == 3 || arguments.count == 4, let threads = Int(arguments[2]),
-      let policy = arguments.count == 4 ? FsyncPolicy(rawValue: arguments[3]) : .always else {
+    let policy = arguments.count == 4 ? FsyncPolicy(rawValue: arguments[3]) : .always
+else {
     FileHandle.standardError.write(Data("usage: store-crash-writer DIR THREADS [always|interval|never]\n".utf8))
     exit(1)
 }

@@ -22,7 +22,8 @@ import Testing
         func publish(_ event: DomainEvent) {
             let line: String
             switch event {
-            case .flagChanged(let user, let key, let evaluation, _, _): line = "flag \(user) \(key)=\(evaluation.value.map { String(decoding: JSONWriter.write($0), as: UTF8.self) } ?? "nil")"
+            case .flagChanged(let user, let key, let evaluation, _, _):
+                line = "flag \(user) \(key)=\(evaluation.value.map { String(decoding: JSONWriter.write($0), as: UTF8.self) } ?? "nil")"
             case .triggerFired(let user, let trigger, _, _): line = "trigger \(user) \(trigger)"
             case .contextChanged(let user, let context, _): line = "context \(user) \(context == nil ? "erased" : "set")"
             case .rulesReloaded(let version): line = "rules \(version)"
@@ -74,7 +75,9 @@ import Testing
     @Test func donation_firesImmediateTriggers_inTheSameStep_andCountsThem() throws {
         let f = try fixture()
         defer { f.database.log.close() }
-        let outcome = try wait { f.engine.donate(user: "u1", event: "appStarted", at: f.clock.now(), appVersion: nil, now: f.clock.now(), completion: $0) }.get()
+        let outcome = try wait {
+            f.engine.donate(user: "u1", event: "appStarted", at: f.clock.now(), appVersion: nil, now: f.clock.now(), completion: $0)
+        }.get()
         #expect(outcome.fired.map(\.trigger) == ["now"])
         #expect(f.recorder.events.withLock { $0 } == ["trigger u1 now", "context u1 set"])
         let metrics = f.engine.metrics.render(counters: [], gauges: [])
@@ -87,7 +90,8 @@ import Testing
     @Test func delayedFire_goesThroughTheOneWritePath_countedAndPublished() throws {
         let f = try fixture()
         defer { f.database.log.close() }
-        _ = try wait { f.engine.donate(user: "u1", event: "appStarted", at: f.clock.now(), appVersion: nil, now: f.clock.now(), completion: $0) }.get()
+        _ = try wait { f.engine.donate(user: "u1", event: "appStarted", at: f.clock.now(), appVersion: nil, now: f.clock.now(), completion: $0) }
+            .get()
         #expect(f.engine.scheduledJobs >= 1)
         f.clock.advance(5_000)
         f.engine.runDue(now: f.clock.now())

@@ -26,15 +26,26 @@ public enum MalformedRequests {
     static let longLine = "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\n" + h + "\r\n"
     static let bigHeaders = "GET / HTTP/1.1\r\n" + h + String(repeating: "X-Pad: " + String(repeating: "p", count: 1000) + "\r\n", count: 40) + "\r\n"
     static let manyHeaders = "GET / HTTP/1.1\r\n" + h + (0..<120).map { "X-\($0): v\r\n" }.joined() + "\r\n"
-    static let longExtension = "POST /x HTTP/1.1\r\n" + h + "Transfer-Encoding: chunked\r\n\r\n1;" + String(repeating: "e", count: 2000) + "\r\na\r\n0\r\n\r\n"
-    static let bigTrailers = "POST /x HTTP/1.1\r\n" + h + "Transfer-Encoding: chunked\r\n\r\n0\r\n" + String(repeating: "T: " + String(repeating: "t", count: 1000) + "\r\n", count: 40) + "\r\n"
+    static let longExtension =
+        "POST /x HTTP/1.1\r\n" + h + "Transfer-Encoding: chunked\r\n\r\n1;" + String(repeating: "e", count: 2000) + "\r\na\r\n0\r\n\r\n"
+    static let bigTrailers =
+        "POST /x HTTP/1.1\r\n" + h + "Transfer-Encoding: chunked\r\n\r\n0\r\n"
+        + String(repeating: "T: " + String(repeating: "t", count: 1000) + "\r\n", count: 40) + "\r\n"
 
     public static let all: [MalformedRequestFixture] = [
         // Content-Length and Transfer-Encoding together, in every spelling (RFC 9112 §6.3).
-        .init("CL then TE", "POST / HTTP/1.1\r\n\(h)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", .contentLengthWithTransferEncoding),
-        .init("TE then CL", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", .contentLengthWithTransferEncoding),
-        .init("CL with mixed-case TE name", "POST / HTTP/1.1\r\n\(h)Content-Length: 5\r\ntRaNsFeR-eNcOdInG: chunked\r\n\r\n", .contentLengthWithTransferEncoding),
-        .init("CL with zero and TE", "POST / HTTP/1.1\r\n\(h)Content-Length: 0\r\nTransfer-Encoding: chunked\r\n\r\n", .contentLengthWithTransferEncoding),
+        .init(
+            "CL then TE", "POST / HTTP/1.1\r\n\(h)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            .contentLengthWithTransferEncoding),
+        .init(
+            "TE then CL", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
+            .contentLengthWithTransferEncoding),
+        .init(
+            "CL with mixed-case TE name", "POST / HTTP/1.1\r\n\(h)Content-Length: 5\r\ntRaNsFeR-eNcOdInG: chunked\r\n\r\n",
+            .contentLengthWithTransferEncoding),
+        .init(
+            "CL with zero and TE", "POST / HTTP/1.1\r\n\(h)Content-Length: 0\r\nTransfer-Encoding: chunked\r\n\r\n",
+            .contentLengthWithTransferEncoding),
         // Content-Length values.
         .init("duplicate equal CL", "POST / HTTP/1.1\r\n\(h)Content-Length: 3\r\nContent-Length: 3\r\n\r\nabc", .duplicateContentLength),
         .init("duplicate different CL", "POST / HTTP/1.1\r\n\(h)Content-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", .duplicateContentLength),
@@ -53,11 +64,14 @@ public enum MalformedRequests {
         .init("TE chunkedx", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunkedx\r\n\r\n", .chunkedNotFinal),
         .init("TE xchunked", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: xchunked\r\n\r\n", .chunkedNotFinal),
         .init("TE chunked twice in one field", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked, chunked\r\n\r\n", .chunkedNotFinal),
-        .init("TE chunked in two fields", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", .chunkedNotFinal),
+        .init(
+            "TE chunked in two fields", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", .chunkedNotFinal),
         .init("TE with trailing comma", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked,\r\n\r\n", .chunkedNotFinal),
         .init("TE with parameter", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked;q=1\r\n\r\n", .chunkedNotFinal),
         .init("TE quoted", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: \"chunked\"\r\n\r\n", .chunkedNotFinal),
-        .init("TE vertical tab before chunked", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: \u{0B}chunked\r\n\r\n", .invalidHeaderValue(name: "Transfer-Encoding")),
+        .init(
+            "TE vertical tab before chunked", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: \u{0B}chunked\r\n\r\n",
+            .invalidHeaderValue(name: "Transfer-Encoding")),
         .init("TE empty", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding:\r\n\r\n", .chunkedNotFinal),
         .init("TE gzip then chunked", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: gzip, chunked\r\n\r\n", .unsupportedTransferCoding),
         .init("TE folded onto next line", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding:\r\n chunked\r\n\r\n", .obsoleteLineFolding),
@@ -114,7 +128,9 @@ public enum MalformedRequests {
         .init("asterisk target with GET", "GET * HTTP/1.1\r\n\(h)\r\n", .invalidTarget),
         .init("request line too long", longLine, .requestLineTooLong),
         // Found by fuzzing: whole, this gave bareLineFeed; cut after the limit, requestLineTooLong.
-        .init("request line too long ending in a bare LF", "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\n" + h + "\r\n", .requestLineTooLong),
+        .init(
+            "request line too long ending in a bare LF", "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\n" + h + "\r\n",
+            .requestLineTooLong),
         .init("header section too large", bigHeaders, .headerSectionTooLarge),
         .init("too many header fields", manyHeaders, .tooManyHeaders),
         .init("unsupported expectation", "POST / HTTP/1.1\r\n\(h)Expect: 200-ok\r\nContent-Length: 1\r\n\r\nx", .unsupportedExpectation),
@@ -122,15 +138,20 @@ public enum MalformedRequests {
         .init("chunk size not hex", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\nzz\r\n\r\n", .invalidChunkSize),
         .init("chunk size negative", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n", .invalidChunkSize),
         .init("chunk size with 0x prefix", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n", .invalidChunkSize),
-        .init("chunk size overflowing", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFF1\r\na\r\n0\r\n\r\n", .invalidChunkSize),
+        .init(
+            "chunk size overflowing", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFF1\r\na\r\n0\r\n\r\n",
+            .invalidChunkSize),
         .init("chunk size empty", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n\r\n", .invalidChunkSize),
         .init("chunk size with LF only", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n", .bareLineFeed),
         .init("chunk extension too long", longExtension, .chunkLineTooLong),
-        .init("chunk extension with control byte", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n1;a=\u{1}\r\na\r\n0\r\n\r\n", .invalidChunkSize),
-        .init("chunk data longer than size", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n", .invalidChunkTerminator),
+        .init(
+            "chunk extension with control byte", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n1;a=\u{1}\r\na\r\n0\r\n\r\n",
+            .invalidChunkSize),
+        .init(
+            "chunk data longer than size", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n", .invalidChunkTerminator),
         .init("chunk data without CRLF", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n3\r\nabcXX0\r\n\r\n", .invalidChunkTerminator),
         .init("chunked body over the limit", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n200000\r\n", .bodyTooLarge),
         .init("trailers too large", bigTrailers, .headerSectionTooLarge),
-        .init("trailer with obs-fold", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n0\r\nT: a\r\n b\r\n\r\n", .obsoleteLineFolding),
+        .init("trailer with obs-fold", "POST / HTTP/1.1\r\n\(h)Transfer-Encoding: chunked\r\n\r\n0\r\nT: a\r\n b\r\n\r\n", .obsoleteLineFolding)
     ]
 }

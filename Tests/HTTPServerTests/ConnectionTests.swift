@@ -1,10 +1,12 @@
 import Foundation
-import NetworkFixtures
 import HTTP
 import HTTPFixtures
-@testable import HTTPServer
+import NetworkFixtures
 import Synchronization
 import Testing
+
+@testable import HTTPServer
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +32,9 @@ import Glibc
         let server = try TestServer(kind: kind)
         defer { server.stop() }
         let client = try server.client()
-        try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhelloGET /third HTTP/1.1\r\nHost: t\r\n\r\n")
+        try client.send(
+            "GET /slow HTTP/1.1\r\nHost: t\r\n\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhelloGET /third HTTP/1.1\r\nHost: t\r\n\r\n"
+        )
         #expect(try client.readResponse().bodyText == #"{"slow":true}"#)
         #expect(try client.readResponse().bodyText == "hello")
         #expect(try client.readResponse().bodyText == #"{"ok":true}"#)

@@ -1,8 +1,9 @@
 import Foundation
-import NetworkFixtures
 import HTTP
-@testable import HTTPServer
+import NetworkFixtures
 import Synchronization
+
+@testable import HTTPServer
 
 /// A responder that records what reached it and answers by path: `/slow` after a delay on another thread,
 /// `/echo` with the request body, anything else with `{"ok":true}`.

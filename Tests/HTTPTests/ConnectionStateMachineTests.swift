@@ -3,8 +3,9 @@ import Testing
 
 @Suite struct ConnectionStateMachineTests {
     let t0 = ContinuousClock.now
-    let timeouts = ConnectionTimeouts(header: .seconds(10), bodyIdle: .seconds(10), keepAliveIdle: .seconds(75),
-                                      maxRequestsPerConnection: 3, lingerClose: .seconds(2))
+    let timeouts = ConnectionTimeouts(
+        header: .seconds(10), bodyIdle: .seconds(10), keepAliveIdle: .seconds(75),
+        maxRequestsPerConnection: 3, lingerClose: .seconds(2))
 
     @Test func idle_closesQuietlyAfterKeepAliveTimeout() {
         var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)

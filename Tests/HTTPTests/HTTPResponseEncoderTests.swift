@@ -12,8 +12,9 @@ import Testing
 
     @Test func encode_json_writesHeadersInFixedOrderThenBody() {
         let response = HTTPResponse.json(.ok, "{}", headers: ["X-Request-Id": "r1"])
-        #expect(encode(response) == "HTTP/1.1 200 OK\r\nDate: \(date)\r\nContent-Type: application/json; charset=utf-8\r\n"
-            + "Content-Length: 2\r\nX-Request-Id: r1\r\n\r\n{}")
+        #expect(
+            encode(response) == "HTTP/1.1 200 OK\r\nDate: \(date)\r\nContent-Type: application/json; charset=utf-8\r\n"
+                + "Content-Length: 2\r\nX-Request-Id: r1\r\n\r\n{}")
     }
 
     @Test func encode_closing_addsConnectionClose() {
@@ -51,16 +52,20 @@ import Testing
 
     @Test func encodeHead_chunked_setsTransferEncoding() {
         var buffer: [UInt8] = []
-        HTTPResponseEncoder.encodeHead(status: .ok, headers: ["Content-Type": "text/event-stream"], framing: .chunked,
-                                       version: .http11, keepAlive: true, date: date, into: &buffer)
+        HTTPResponseEncoder.encodeHead(
+            status: .ok, headers: ["Content-Type": "text/event-stream"], framing: .chunked,
+            version: .http11, keepAlive: true, date: date, into: &buffer)
         HTTPResponseEncoder.encodeChunk(Array("hello".utf8), into: &buffer)
         buffer += HTTPResponseEncoder.lastChunk
-        #expect(String(decoding: buffer, as: UTF8.self) == "HTTP/1.1 200 OK\r\nDate: \(date)\r\nContent-Type: text/event-stream\r\n"
-            + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        #expect(
+            String(decoding: buffer, as: UTF8.self) == "HTTP/1.1 200 OK\r\nDate: \(date)\r\nContent-Type: text/event-stream\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
     }
 
-    @Test(arguments: [(0, "Thu, 01 Jan 1970 00:00:00 GMT"), (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
-                      (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"), (1_795_300_000, "Sat, 21 Nov 2026 22:26:40 GMT")])
+    @Test(arguments: [
+        (0, "Thu, 01 Jan 1970 00:00:00 GMT"), (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
+        (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"), (1_795_300_000, "Sat, 21 Nov 2026 22:26:40 GMT")
+    ])
     func httpDate_formatsIMFFixdate(seconds: Int, expected: String) {
         #expect(HTTPDate.format(unixSeconds: seconds) == expected)
     }

@@ -1,6 +1,8 @@
 import Foundation
 
-func NSTemporaryDirectoryPath() -> String { NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory() }
+func NSTemporaryDirectoryPath() -> String {
+    NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
+}
 
 func makeDirectory(_ path: String) throws {
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -22,7 +22,7 @@ import Testing
         (#"{"substr": ["jsonlogic", 1, "Infinity"]}"#, #""sonlogic""#),
         (#"{"substr": ["jsonlogic", 1, "-Infinity"]}"#, #""""#),
         (#"{"substr": ["jsonlogic", "inf"]}"#, #""jsonlogic""#),
-        (#"{"substr": ["jsonlogic", 1, "nan"]}"#, #""""#),
+        (#"{"substr": ["jsonlogic", 1, "nan"]}"#, #""""#)
     ])
     func substr_withHugeOrInfinitePositions_clampsLikeJavaScript(rule: String, expected: String) throws {
         #expect(try logic(rule) == expected)
@@ -37,7 +37,7 @@ import Testing
         #"{"fractional": ["key", ["a", 9223372036854775807], ["b", 9223372036854775807]]}"#,
         #"{"fractional": ["key", ["a", 1e300], ["b", 1]]}"#,
         #"{"fractional": ["key", ["a", "Infinity"], ["b", 1]]}"#,
-        #"{"fractional": ["key", ["a", 1], ["b", {"var": "w"}]]}"#,
+        #"{"fractional": ["key", ["a", 1], ["b", {"var": "w"}]]}"#
     ])
     func fractional_withWeightsPastInt64_yieldsNull(rule: String) throws {
         #expect(try logic(rule, #"{"w": 1e19}"#) == "null")
@@ -51,7 +51,7 @@ import Testing
     @Test(arguments: [
         (#"{"missing_some": [1e300, ["a"]]}"#, #"["a"]"#),
         (#"{"missing_some": [-1e300, ["a"]]}"#, "[]"),
-        (#"{"missing_some": ["Infinity", ["a"]]}"#, #"["a"]"#),
+        (#"{"missing_some": ["Infinity", ["a"]]}"#, #"["a"]"#)
     ])
     func missingSome_withHugeNeeded_doesNotTrap(rule: String, expected: String) throws {
         #expect(try logic(rule) == expected)
@@ -62,7 +62,7 @@ import Testing
         (#"{"cat": [1e20]}"#, #""100000000000000000000""#),
         (#"{"cat": [-1e20]}"#, #""-100000000000000000000""#),
         (#"{"cat": [9223372036854775807]}"#, #""9223372036854775808""#),
-        (#"{"cat": [1e19]}"#, #""10000000000000000000""#),
+        (#"{"cat": [1e19]}"#, #""10000000000000000000""#)
     ])
     func numberToString_pastInt64_printsLikeJavaScript(rule: String, expected: String) throws {
         #expect(try logic(rule) == expected)
@@ -81,7 +81,7 @@ import Testing
         (#"{"+": ["1e3", 1]}"#, "1001"),
         (#"{"+": [".5", 1]}"#, "1.5"),
         (#"{"+": ["5.", 1]}"#, "6"),
-        (#"{"+": ["1_000", 1]}"#, "null"),
+        (#"{"+": ["1_000", 1]}"#, "null")
     ])
     func stringToNumber_followsJavaScript(rule: String, expected: String) throws {
         #expect(try logic(rule) == expected)
@@ -89,7 +89,8 @@ import Testing
 
     /// A flagd flag reading a huge offset from the context: the evaluation completes with the default variant.
     @Test func flagdFlag_substrOfContextOffset1e19_fallsBackInsteadOfTrapping() throws {
-        let set = try ruleSet(#"""
+        let set = try ruleSet(
+            #"""
             {"flags": {"domain": {"state": "ENABLED", "variants": {"short": "short", "long": "long"}, "defaultVariant": "short",
               "targeting": {"if": [{"==": [{"substr": [{"var": "email"}, {"var": "offset"}]}, "example.com"]}, "long", null]}},
               "split": {"state": "ENABLED", "variants": {"a": "a", "b": "b"}, "defaultVariant": "a",
@@ -117,7 +118,8 @@ import Testing
     }
 
     @Test func splitWeights_summingPastInt64_areRefusedAtValidation() throws {
-        let found = try diagnostics(#"""
+        let found = try diagnostics(
+            #"""
             {"flags": {"f": {"cases": [{"when": {"always": true}, "split": [{"weight": 9223372036854775807, "value": "a"},
                                                                              {"weight": 9223372036854775807, "value": "b"}]}]}}}
             """#)
@@ -166,8 +168,9 @@ import Testing
     @Test func donationWindow_withExtremeHistory_countsWithoutTrapping() throws {
         let set = try ruleSet(#"{"flags": {"f": {"when": {"donations": {"event": "e", "gte": 1, "within": "1d"}}}}}"#)
         let user = context {
-            $0.donations["e"] = DonationSummary(count: 2, last: .init(at: Instant(milliseconds: .max), appVersion: nil),
-                                                recent: [Instant(milliseconds: .min), Instant(milliseconds: .max)])
+            $0.donations["e"] = DonationSummary(
+                count: 2, last: .init(at: Instant(milliseconds: .max), appVersion: nil),
+                recent: [Instant(milliseconds: .min), Instant(milliseconds: .max)])
         }
         _ = set.evaluate("f", input(user))
         _ = set.nextChange("f", input(user))

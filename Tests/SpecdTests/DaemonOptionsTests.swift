@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+
 @testable import API
 @testable import Engine
 @testable import HTTPServer
 @testable import specd
-import Testing
 
 @Suite struct DaemonOptionsTests {
     func writeConfig(_ text: String) throws -> String {
@@ -37,7 +38,7 @@ import Testing
         (["--port", "70000"], "port must be an integer in 0...65535, not '70000'"),
         (["--log-level", "loud"], "logLevel must be one of debug, info, warn, error, not 'loud'"),
         (["--event-loop", "kqueue"], "eventLoop must be epoll or dispatch, not 'kqueue'"),
-        (["--config", "/nonexistent/specd.json"], "cannot read config file '/nonexistent/specd.json'"),
+        (["--config", "/nonexistent/specd.json"], "cannot read config file '/nonexistent/specd.json'")
     ])
     func resolve_badUsage_isAClearError(arguments: [String], message: String) {
         #expect(throws: UsageError(message)) { try DaemonOptions.resolve(arguments: arguments, environment: [:]) }
@@ -62,7 +63,8 @@ import Testing
 
     /// With one secret for two tokens the last one's scopes silently won; now the daemon refuses to start.
     @Test func resolve_twoTokensSharingASecret_isAConfigurationError() throws {
-        let path = try writeConfig(#"""
+        let path = try writeConfig(
+            #"""
             {"tokens": [{"name": "reader", "secret": "shared-secret-0123456789", "scopes": ["evaluate"]},
                         {"name": "ops", "secret": "shared-secret-0123456789", "scopes": ["admin"]}]}
             """#)
@@ -72,7 +74,8 @@ import Testing
     }
 
     @Test func resolve_connectionLimits_fromConfigEnvironmentAndFlag() throws {
-        let path = try writeConfig(#"""
+        let path = try writeConfig(
+            #"""
             {"limits": {"bodyTimeoutSeconds": 30, "maxPendingOutputBytes": 65536, "rateLimitClients": 5000,
                         "maxConnectionsPerClient": 64}}
             """#)
@@ -81,8 +84,9 @@ import Testing
         #expect(options.server.timeouts.maxPendingOutputBytes == 65536)
         #expect(options.rateLimitClients == 5000)
         #expect(options.server.maxConnectionsPerClient == 64)
-        let overridden = try DaemonOptions.resolve(arguments: ["--config", path, "--max-connections-per-client", "9"],
-                                                   environment: ["SPECD_MAX_CONNECTIONS_PER_CLIENT": "8"])
+        let overridden = try DaemonOptions.resolve(
+            arguments: ["--config", path, "--max-connections-per-client", "9"],
+            environment: ["SPECD_MAX_CONNECTIONS_PER_CLIENT": "8"])
         #expect(overridden.server.maxConnectionsPerClient == 9)
         let defaults = try DaemonOptions.resolve(arguments: [], environment: [:])
         #expect(defaults.server.timeouts.body == .seconds(60))

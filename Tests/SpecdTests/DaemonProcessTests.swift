@@ -10,7 +10,7 @@ import Testing
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("specd"),
             Bundle.main.bundleURL.appendingPathComponent("specd"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/specd").standardized,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/specd").standardized
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
@@ -40,7 +40,8 @@ import Testing
         try process.run()
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 return Running(process: process, port: port, stderr: stderr)
             }
             Thread.sleep(forTimeInterval: 0.02)
@@ -112,8 +113,10 @@ import Testing
         let dataDir = Self.temporaryPath("data")
         let database = try Database(options: .init(directory: dataDir, fsync: .never))
         for index in 0..<10 {
-            _ = try database.writeAndWait(Mutation(user: "user-\(index)", now: Instant(milliseconds: 1_773_144_000_000),
-                                                   actions: [.setCounter(counter: "k", value: index)]))
+            _ = try database.writeAndWait(
+                Mutation(
+                    user: "user-\(index)", now: Instant(milliseconds: 1_773_144_000_000),
+                    actions: [.setCounter(counter: "k", value: index)]))
             if index == 4 { try database.takeSnapshot() }
         }
         try database.close()
@@ -168,7 +171,8 @@ import Testing
     /// CPU seconds the process has used (user + system), from `/proc/PID/stat`.
     static func cpuSeconds(_ pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command: state is field 3, utime 14 and stime 15 (proc(5)), so indexes 11 and 12 here.
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
@@ -179,7 +183,10 @@ import Testing
     /// for as long as the connections stayed. Now accepting pauses, says so once, and resumes when one closes.
     @Test func outOfDescriptors_pausesAccepting_withoutSpinning_andServesAgainOnceOneFrees() throws {
         let running = try start(openFiles: 48)
-        defer { running.process.terminate(); running.process.waitUntilExit() }
+        defer {
+            running.process.terminate()
+            running.process.waitUntilExit()
+        }
         // More than the daemon has descriptors left for: the rest wait in the listen backlog.
         var clients = try (0..<80).map { _ in try TestClient(port: running.port, timeout: 2) }
         Thread.sleep(forTimeInterval: 0.3)

@@ -1,6 +1,7 @@
 import Foundation
 import Store
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,10 +18,12 @@ public final class CorruptingFileSystem: FileSystem, @unchecked Sendable {
     public func corruptNextSnapshot() { armed.withLock { $0 = true } }
 
     public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int {
-        let corrupt = path.hasSuffix(".snap.tmp") && bytes.count > 16 && armed.withLock { armed in
-            defer { armed = false }
-            return armed
-        }
+        let corrupt =
+            path.hasSuffix(".snap.tmp") && bytes.count > 16
+            && armed.withLock { armed in
+                defer { armed = false }
+                return armed
+            }
         guard corrupt else { return try real.write(fd, bytes, path: path) }
         var damaged = [UInt8](bytes)
         damaged[damaged.count / 2] ^= 0x04

@@ -1,6 +1,7 @@
 import Foundation
 import Store
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,10 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         state.withLock { state in
             state.calls += 1
             state.journal.append(call + " " + path)
-            if state.calls == failAt { state.tripped = true; return true }
+            if state.calls == failAt {
+                state.tripped = true
+                return true
+            }
             return failWhen?(call, path) ?? false
         }
     }
@@ -93,4 +97,3 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     public func createDirectory(_ path: String) throws(IOError) { try real.createDirectory(path) }
     public func size(_ path: String) -> Int? { real.size(path) }
 }
-

@@ -2,6 +2,7 @@ import Foundation
 import Store
 import Synchronization
 import TestRandom
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -248,7 +249,9 @@ public final class PowerCutFileSystem: FileSystem, @unchecked Sendable {
         let result = state.withLock { state -> [String]? in
             guard state.afterCut == nil else { return nil }
             let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-            return state.names.keys.filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }.map { String($0.dropFirst(prefix.count)) }
+            return state.names.keys.filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }.map {
+                String($0.dropFirst(prefix.count))
+            }
         }
         guard let result else { throw Self.dead("opendir", directory) }
         return result

@@ -2,6 +2,7 @@ import Foundation
 import Store
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,8 +14,9 @@ import Glibc
     /// state is unknown: the batch being written must not be acknowledged once its write returns.
     @Test func intervalFsyncFails_whileABatchIsBeingWritten_thatBatchIsNeverAcknowledged() throws {
         let fileSystem = SteeredFileSystem(holdWrite: 2, holdAndFailFsync: 1)
-        let log = try AppendLog(directory: temporaryDirectory(), fileSystem: fileSystem, policy: .interval, nextSeq: 1,
-                                interval: .milliseconds(1))
+        let log = try AppendLog(
+            directory: temporaryDirectory(), fileSystem: fileSystem, policy: .interval, nextSeq: 1,
+            interval: .milliseconds(1))
         defer { log.close() }
         _ = try log.append([1])
         log.flush()

@@ -3,6 +3,7 @@ import Rules
 import Store
 import TestRandom
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,7 @@ import Glibc
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("store-crash-writer"),
             Bundle.main.bundleURL.appendingPathComponent("store-crash-writer"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/store-crash-writer").standardized,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/store-crash-writer").standardized
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
@@ -45,7 +46,8 @@ import Glibc
             for issue in issues { Issue.record(Comment(rawValue: issue)) }
             if issues.isEmpty { passed += 1 } else { failed += 1 }
         }
-        let summary = "crash: \(passed) passed, \(failed) failed (\(lineages.map { "\($0.policy.rawValue): \($0.acks) acks, last seq \($0.lastSeq)" }.joined(separator: "; ")))"
+        let summary =
+            "crash: \(passed) passed, \(failed) failed (\(lineages.map { "\($0.policy.rawValue): \($0.acks) acks, last seq \($0.lastSeq)" }.joined(separator: "; ")))"
         print(summary)
         if let report = ProcessInfo.processInfo.environment["SPECD_CRASH_REPORT"] {
             try "\(passed) \(failed)\n".write(toFile: report, atomically: true, encoding: .utf8)

@@ -7,8 +7,10 @@ import TestRandom
 import Testing
 
 @Suite(.serialized) struct DurabilityTests {
-    func open(_ directory: String, fsync: FsyncPolicy = .never, snapshotEvery: Int = 1_000_000,
-              fileSystem: FileSystem = PosixFileSystem(), segmentLimit: Int? = nil) throws -> Database {
+    func open(
+        _ directory: String, fsync: FsyncPolicy = .never, snapshotEvery: Int = 1_000_000,
+        fileSystem: FileSystem = PosixFileSystem(), segmentLimit: Int? = nil
+    ) throws -> Database {
         var options = Database.Options(directory: directory, fsync: fsync, fsyncInterval: .milliseconds(5), snapshotEvery: snapshotEvery)
         if let segmentLimit { options.segmentLimit = segmentLimit }
         return try Database(options: options, fileSystem: fileSystem)
@@ -326,7 +328,8 @@ import Testing
         for index in 0..<30 {
             let user = "u\(index % 3)"
             let next = (database.store.context(of: user)?.counters["n"] ?? 0) + 1
-            if (try? database.writeAndWait(mutation(user, .setCounter(counter: "n", value: next), .setAttribute(key: "n", value: .int(next))))) != nil {
+            if (try? database.writeAndWait(mutation(user, .setCounter(counter: "n", value: next), .setAttribute(key: "n", value: .int(next))))) != nil
+            {
                 acknowledged[user] = next
             }
             if index == 15 { _ = try? database.takeSnapshot() }

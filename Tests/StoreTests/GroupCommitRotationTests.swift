@@ -1,5 +1,6 @@
-@testable import Store
 import Testing
+
+@testable import Store
 
 /// Rotation, the interval fsync at scripted instants, and the stop, on the group-commit value.
 @Suite struct GroupCommitRotationTests {

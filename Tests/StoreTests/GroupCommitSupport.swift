@@ -1,5 +1,6 @@
-@testable import Store
 import Testing
+
+@testable import Store
 
 typealias Commit = GroupCommit<String>
 
@@ -12,8 +13,9 @@ func scriptedSegmentPath(_ firstSeq: UInt64) -> String { commitDirectory + "/" +
 
 /// A log at seq 1 in segment 1 (descriptor 3), created at `clockStart`.
 func makeCommit(_ policy: FsyncPolicy, segmentLimit: Int = 1 << 20, interval: Duration = .milliseconds(100)) -> Commit {
-    Commit(policy: policy, interval: interval, segmentLimit: segmentLimit, directory: commitDirectory, nextSeq: 1,
-           segment: .init(fd: 3, path: scriptedSegmentPath(1), bytes: 0), now: clockStart)
+    Commit(
+        policy: policy, interval: interval, segmentLimit: segmentLimit, directory: commitDirectory, nextSeq: 1,
+        segment: .init(fd: 3, path: scriptedSegmentPath(1), bytes: 0), now: clockStart)
 }
 
 /// One record of `payload` bytes on disk.
@@ -70,4 +72,3 @@ extension Commit.Settled {
     var successes: [String] { completions.filter { (try? $0.outcome.get()) != nil }.map(\.waiter) }
     var failures: [String] { completions.filter { (try? $0.outcome.get()) == nil }.map(\.waiter) }
 }
-

@@ -1,5 +1,7 @@
-@testable import Store
 import Testing
+
+@testable import Store
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,13 +25,25 @@ import Glibc
         var commit = makeCommit(.always)
         try appendRecords(&commit, 2)
         let total = 2 * recordSize(8)
-        guard case .perform(.write(_, _, let first), _) = commit.beginFlush() else { Issue.record("no write"); return }
+        guard case .perform(.write(_, _, let first), _) = commit.beginFlush() else {
+            Issue.record("no write")
+            return
+        }
         #expect(first.count == total)
-        guard case .perform(.write(_, _, let rest), _) = commit.advance(.wrote(5)) else { Issue.record("no second write"); return }
+        guard case .perform(.write(_, _, let rest), _) = commit.advance(.wrote(5)) else {
+            Issue.record("no second write")
+            return
+        }
         #expect(Array(rest) == Array(first.dropFirst(5)))
         #expect(commit.acknowledgedSeq == 0)
-        guard case .perform(.fsync(3, _), _) = commit.advance(.wrote(total - 5)) else { Issue.record("no fsync"); return }
-        guard case .settled(let settled) = commit.advance(.done) else { Issue.record("not settled"); return }
+        guard case .perform(.fsync(3, _), _) = commit.advance(.wrote(total - 5)) else {
+            Issue.record("no fsync")
+            return
+        }
+        guard case .settled(let settled) = commit.advance(.done) else {
+            Issue.record("not settled")
+            return
+        }
         #expect(settled.successes == ["seq 1", "seq 2"])
         #expect(commit.segment.bytes == total)
     }
@@ -47,8 +61,11 @@ import Glibc
 
     /// EIO on the write (any policy) or on the fsync (`always`): nothing in the batch is acknowledged, everyone
     /// waiting hears of it, and the failure is reported once.
-    @Test(arguments: [(FsyncPolicy.always, [Commit.Response.failed(GroupCommitTests.eio)]), (.interval, [.failed(GroupCommitTests.eio)]), (.never, [.failed(GroupCommitTests.eio)]),
-                      (.always, [.wrote(2 * recordSize(8)), .failed(GroupCommitTests.fsyncEIO)])])
+    @Test(arguments: [
+        (FsyncPolicy.always, [Commit.Response.failed(GroupCommitTests.eio)]), (.interval, [.failed(GroupCommitTests.eio)]),
+        (.never, [.failed(GroupCommitTests.eio)]),
+        (.always, [.wrote(2 * recordSize(8)), .failed(GroupCommitTests.fsyncEIO)])
+    ])
     func failedWriteOrFsync_acknowledgesNothingInTheBatch(policy: FsyncPolicy, script: [Commit.Response]) throws {
         var commit = makeCommit(policy)
         try appendRecords(&commit, 2)
@@ -83,9 +100,15 @@ import Glibc
     @Test func failureWhileABatchIsInFlight_dropsTheBatch() throws {
         var commit = makeCommit(.interval)
         try appendRecords(&commit, 2)
-        guard case .perform(.write, _) = commit.beginFlush() else { Issue.record("no write"); return }
+        guard case .perform(.write, _) = commit.beginFlush() else {
+            Issue.record("no write")
+            return
+        }
         _ = commit.fail(StorageFailure(Self.fsyncEIO))
-        guard case .settled(let settled) = commit.advance(.wrote(2 * recordSize(8))) else { Issue.record("not settled"); return }
+        guard case .settled(let settled) = commit.advance(.wrote(2 * recordSize(8))) else {
+            Issue.record("not settled")
+            return
+        }
         #expect(settled.completions.isEmpty)
         #expect(commit.acknowledgedSeq == 0)
         #expect(commit.register(1, "after") == .failure(StorageFailure(Self.fsyncEIO)))

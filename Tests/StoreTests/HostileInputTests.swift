@@ -1,8 +1,9 @@
 import Foundation
 import Rules
-@testable import Store
 import TestRandom
 import Testing
+
+@testable import Store
 
 /// The log and snapshot decoders take whatever bytes a disk (or a fuzzer) hands them: every refusal is a typed
 /// error, nothing traps, and no length or count is trusted before the bytes it claims are there.
@@ -69,13 +70,18 @@ import Testing
             HostileSnapshot(name: "user count 2, one user", bytes: snapshot(count: 2, body: one + [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
             HostileSnapshot(name: "record length 0xFFFFFFFF", bytes: snapshot(count: 1, body: fixed32(.max) + user("a"))),
             HostileSnapshot(name: "record length shorter than the user", bytes: snapshot(count: 1, body: fixed32(3) + user("a"))),
-            HostileSnapshot(name: "record length longer than the user", bytes: snapshot(count: 1, body: fixed32(UInt32(user("a").count + 1)) + user("a") + [0])),
+            HostileSnapshot(
+                name: "record length longer than the user", bytes: snapshot(count: 1, body: fixed32(UInt32(user("a").count + 1)) + user("a") + [0])),
             HostileSnapshot(name: "id length 2^63", bytes: snapshot(count: 1, body: framed(varint(1 << 63) + Array("a".utf8) + emptyFields))),
             HostileSnapshot(name: "counter map count 2^40", bytes: snapshot(count: 1, body: framed([1, 0x61, 0, 0] + varint(1 << 40)))),
-            HostileSnapshot(name: "eleven-byte varint", bytes: snapshot(count: 1, body: framed([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01] + emptyFields))),
-            HostileSnapshot(name: "attribute that is not JSON", bytes: snapshot(count: 1, body: framed([1, 0x61, 0, 0, 0, 0, 0, 1, 1, 0x6B, 2, 0x7B, 0x7B, 0, 0, 0]))),
+            HostileSnapshot(
+                name: "eleven-byte varint",
+                bytes: snapshot(count: 1, body: framed([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01] + emptyFields))),
+            HostileSnapshot(
+                name: "attribute that is not JSON",
+                bytes: snapshot(count: 1, body: framed([1, 0x61, 0, 0, 0, 0, 0, 1, 1, 0x6B, 2, 0x7B, 0x7B, 0, 0, 0]))),
             HostileSnapshot(name: "same id twice", bytes: snapshot(count: 2, body: one + one)),
-            HostileSnapshot(name: "bytes after the last user", bytes: snapshot(count: 1, body: one + [0, 0, 0, 0])),
+            HostileSnapshot(name: "bytes after the last user", bytes: snapshot(count: 1, body: one + [0, 0, 0, 0]))
         ]
     }()
 
@@ -94,7 +100,8 @@ import Testing
     /// Donation histories are stored as deltas; instants at both ends of the range round-trip instead of trapping.
     @Test func donationHistory_atTheEndsOfTheInstantRange_roundTrips() throws {
         var context = UserContext()
-        context.donations["e"] = DonationSummary(count: 3, recent: [Instant(milliseconds: .min), Instant(milliseconds: -1), Instant(milliseconds: .max)])
+        context.donations["e"] = DonationSummary(
+            count: 3, recent: [Instant(milliseconds: .min), Instant(milliseconds: -1), Instant(milliseconds: .max)])
         let bytes = Self.snapshot(count: 1, body: Self.framed(Self.user("a", context)))
         #expect(try StoreDecoding.snapshot(bytes).users[ByteKey("a")] == context)
     }
@@ -121,10 +128,13 @@ import Testing
         HostilePayload(name: "clear scope 99", bytes: prefix + [1, 15, 99]),
         HostilePayload(name: "attribute length past the end", bytes: prefix + [1, 9, 1, 0x6B] + varint(1 << 40) + [0x31]),
         HostilePayload(name: "attribute that is not JSON", bytes: prefix + [1, 9, 1, 0x6B, 2, 0x7B, 0x7B]),
-        HostilePayload(name: "attribute nested past the depth limit", bytes: prefix + [1, 9, 1, 0x6B, 200] + [UInt8](repeating: 0x5B, count: 100) + [UInt8](repeating: 0x5D, count: 100)),
-        HostilePayload(name: "eleven-byte varint amount", bytes: prefix + [1, 1, 1, 0x6B, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]),
+        HostilePayload(
+            name: "attribute nested past the depth limit",
+            bytes: prefix + [1, 9, 1, 0x6B, 200] + [UInt8](repeating: 0x5B, count: 100) + [UInt8](repeating: 0x5D, count: 100)),
+        HostilePayload(
+            name: "eleven-byte varint amount", bytes: prefix + [1, 1, 1, 0x6B, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]),
         HostilePayload(name: "truncated mid-action", bytes: prefix + [1, 1, 1]),
-        HostilePayload(name: "a byte after the last action", bytes: prefix + [1, 18, 0]),
+        HostilePayload(name: "a byte after the last action", bytes: prefix + [1, 18, 0])
     ]
 
     @Test(arguments: hostilePayloads)
@@ -157,7 +167,10 @@ import Testing
         context.segments.insert("s")
         let validSnapshot = Self.snapshot(count: 2, body: Self.framed(Self.user("a", context)) + Self.framed(Self.user("b")))
         var validRecord: [UInt8] = []
-        LogRecord.encode(seq: 1, payload: MutationCodec.encode(mutation("u", .setAttribute(key: "k", value: ["n": 1]), .donate(event: "e", at: t0, appVersion: "2"))), into: &validRecord)
+        LogRecord.encode(
+            seq: 1,
+            payload: MutationCodec.encode(mutation("u", .setAttribute(key: "k", value: ["n": 1]), .donate(event: "e", at: t0, appVersion: "2"))),
+            into: &validRecord)
         var refused = 0
         for round in 0..<20_000 {
             var bytes: [UInt8]

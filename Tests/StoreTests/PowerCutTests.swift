@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import Rules
 import Store
 import StoreFixtures
+import Synchronization
 import TestRandom
 import Testing
 
@@ -37,8 +37,9 @@ import Testing
             var expected: Expected = [:]
             var version = 0
             for generation in 0..<4 {
-                let options = Database.Options(directory: Self.directory, fsync: .always, snapshotEvery: 3 + random.next(upTo: 25),
-                                               shardCount: 1 + random.next(upTo: 4), segmentLimit: 128 + random.next(upTo: 2048))
+                let options = Database.Options(
+                    directory: Self.directory, fsync: .always, snapshotEvery: 3 + random.next(upTo: 25),
+                    shardCount: 1 + random.next(upTo: 4), segmentLimit: 128 + random.next(upTo: 2048))
                 fileSystem.cut(afterCalls: 1 + random.next(upTo: 260))
                 let threads = 1 + random.next(upTo: 3)
                 var inFlight: [InFlight] = []
@@ -90,7 +91,9 @@ import Testing
                     for flying in inFlight where flying.user == user { allowed.append(flying.version) }
                     if !allowed.contains(actual[user]) {
                         consistent = false
-                        Issue.record("\(label): \(user) recovered as \(String(describing: actual[user])), acknowledged \(String(describing: expected[user])), in flight \(inFlight)")
+                        Issue.record(
+                            "\(label): \(user) recovered as \(String(describing: actual[user])), acknowledged \(String(describing: expected[user])), in flight \(inFlight)"
+                        )
                     }
                 }
                 for flying in inFlight {
@@ -109,12 +112,16 @@ import Testing
         #expect(totals.acknowledged > Self.iterations * 20)
         #expect(totals.inFlightKept > 0)
         #expect(totals.inFlightLost > 0)
-        print("power cut: \(totals.cuts) cuts, \(totals.acknowledged) acknowledged writes kept, writes in flight at the cut kept \(totals.inFlightKept) / lost \(totals.inFlightLost)")
+        print(
+            "power cut: \(totals.cuts) cuts, \(totals.acknowledged) acknowledged writes kept, writes in flight at the cut kept \(totals.inFlightKept) / lost \(totals.inFlightLost)"
+        )
     }
 
     /// Writes (and erases, and snapshots) until a write fails at the cut. Returns the write in flight then.
-    func workload(_ database: Database, users: [String], snapshots: Bool, _ random: inout SplitMix, _ expected: inout Expected,
-                  _ version: inout Int, _ acknowledged: inout Int) -> InFlight? {
+    func workload(
+        _ database: Database, users: [String], snapshots: Bool, _ random: inout SplitMix, _ expected: inout Expected,
+        _ version: inout Int, _ acknowledged: inout Int
+    ) -> InFlight? {
         for _ in 0..<120 {
             let user = users[random.next(upTo: users.count)]
             let key = ByteKey(user)
@@ -131,7 +138,8 @@ import Testing
             }
             version += 1
             let erase = roll == 1 && expected[key] != nil
-            let batch = erase
+            let batch =
+                erase
                 ? mutation(user, .erase)
                 : mutation(user, .setCounter(counter: "n", value: version), .setAttribute(key: "n", value: .int(version)))
             do {

@@ -29,8 +29,9 @@ import Testing
     }
 
     @Test func eventsAttributesSegmentsZoneLaunch() throws {
-        let state = try apply(.recordEvent(event: "e", at: t0 - 5), .setAttribute(key: "plan", value: ["seats": 5]), .addSegment("vip"),
-                              .setTimeZone("Europe/Paris"), .setLaunchedAt(t0 - 100))
+        let state = try apply(
+            .recordEvent(event: "e", at: t0 - 5), .setAttribute(key: "plan", value: ["seats": 5]), .addSegment("vip"),
+            .setTimeZone("Europe/Paris"), .setLaunchedAt(t0 - 100))
         #expect(state?.events["e"] == t0 - 5)
         #expect(state?.attributes["plan"] == ["seats": 5])
         #expect(state?.segments == ["vip"])
@@ -44,8 +45,9 @@ import Testing
 
     @Test(arguments: Action.ClearScope.allCases)
     func clear_removesItsScope(scope: Action.ClearScope) throws {
-        let full = try apply(.increment(counter: "c", by: 1), .recordEvent(event: "e", at: t0), .setFlag(flag: "f", value: true),
-                             .setAttribute(key: "a", value: 1), .addSegment("s"))
+        let full = try apply(
+            .increment(counter: "c", by: 1), .recordEvent(event: "e", at: t0), .setFlag(flag: "f", value: true),
+            .setAttribute(key: "a", value: 1), .addSegment("s"))
         let cleared = try #require(try apply(.clear(scope), to: full))
         #expect(cleared.counters.isEmpty == (scope == .counters || scope == .all))
         #expect(cleared.events.isEmpty == (scope == .events || scope == .all))
@@ -115,8 +117,10 @@ import Testing
     @Test func overflow_refusesTheWholeBatch_andNamesTheAmount() throws {
         let before = try apply(.setCounter(counter: "k", value: 5))
         #expect(throws: ReducerError.counterOverflow(index: 2, counter: "k")) {
-            try Reducer.apply(mutation("u", .increment(counter: "other", by: 1), .setCounter(counter: "k", value: .min),
-                                       .decrement(counter: "k", by: 1)), to: before)
+            try Reducer.apply(
+                mutation(
+                    "u", .increment(counter: "other", by: 1), .setCounter(counter: "k", value: .min),
+                    .decrement(counter: "k", by: 1)), to: before)
         }
         #expect(ReducerError.counterOverflow(index: 2, counter: "k").code == "overflow")
         #expect(ReducerError.counterOverflow(index: 2, counter: "k").field == "ops[2].by")
@@ -137,16 +141,19 @@ import Testing
         let policy = HistoryPolicy(maxEntries: 5, maxAge: .max)
         var state: UserContext?
         for at in [Int64.min, Int64.max, 0] {
-            state = try Reducer.apply(Mutation(user: "u", now: Instant(milliseconds: .min), actions: [.donate(event: "e", at: Instant(milliseconds: at), appVersion: nil)]),
-                                      to: state, policy: policy).state
+            state = try Reducer.apply(
+                Mutation(user: "u", now: Instant(milliseconds: .min), actions: [.donate(event: "e", at: Instant(milliseconds: at), appVersion: nil)]),
+                to: state, policy: policy
+            ).state
         }
         #expect(state?.donations["e"]?.count == 3)
     }
 
     // MARK: Per-user caps: refused on new writes, never on replay.
 
-    static let small = ContextLimits(maxCounters: 2, maxEvents: 2, maxFlags: 2, maxAttributes: 2, maxSegments: 2, maxDonationEvents: 2,
-                                     maxAttributeValueBytes: 16, maxKeyBytes: 8)
+    static let small = ContextLimits(
+        maxCounters: 2, maxEvents: 2, maxFlags: 2, maxAttributes: 2, maxSegments: 2, maxDonationEvents: 2,
+        maxAttributeValueBytes: 16, maxKeyBytes: 8)
 
     /// An action that adds a key to one of the capped maps.
     enum Growth: CaseIterable, Sendable {
@@ -193,7 +200,9 @@ import Testing
     }
 
     @Test func donation_toANewEvent_pastTheEventsCap_isRefused() throws {
-        let full = try Reducer.apply(mutation("u", .recordEvent(event: "a", at: t0), .recordEvent(event: "b", at: t0)), to: UserContext(), limits: Self.small).state
+        let full = try Reducer.apply(
+            mutation("u", .recordEvent(event: "a", at: t0), .recordEvent(event: "b", at: t0)), to: UserContext(), limits: Self.small
+        ).state
         #expect(throws: ReducerError.limitExceeded(index: 0, limit: .events, value: 2)) {
             try Reducer.apply(mutation("u", .donate(event: "c", at: t0, appVersion: nil)), to: full, limits: Self.small)
         }
@@ -217,7 +226,7 @@ import Testing
     @Test(arguments: [
         Action.increment(counter: "123456789", by: 1), .setCounter(counter: "123456789", value: 1), .recordEvent(event: "123456789", at: t0),
         .setFlag(flag: "123456789", value: true), .toggleFlag(flag: "123456789"), .setAttribute(key: "123456789", value: 1),
-        .addSegment("123456789"), .donate(event: "123456789", at: t0, appVersion: nil),
+        .addSegment("123456789"), .donate(event: "123456789", at: t0, appVersion: nil)
     ])
     func key_pastItsByteLimit_isRefused(action: Action) {
         #expect(throws: ReducerError.limitExceeded(index: 0, limit: .keyBytes, value: 8)) {
@@ -256,10 +265,12 @@ import Testing
     func nfcAndNfdKeys_areTwoKeysInEveryMap(nfc: String) throws {
         let nfd = nfc.replacingOccurrences(of: "\u{E9}", with: "e\u{301}")
         #expect(nfc == nfd && !nfc.bytesEqual(nfd))
-        let state = try #require(try apply(.increment(counter: nfc, by: 1), .increment(counter: nfd, by: 2), .setFlag(flag: nfc, value: true),
-                                           .setFlag(flag: nfd, value: false), .setAttribute(key: nfc, value: 1), .setAttribute(key: nfd, value: 2),
-                                           .addSegment(nfc), .addSegment(nfd), .recordEvent(event: nfc, at: t0), .recordEvent(event: nfd, at: t0 - 1),
-                                           .donate(event: nfc, at: t0, appVersion: nil)))
+        let state = try #require(
+            try apply(
+                .increment(counter: nfc, by: 1), .increment(counter: nfd, by: 2), .setFlag(flag: nfc, value: true),
+                .setFlag(flag: nfd, value: false), .setAttribute(key: nfc, value: 1), .setAttribute(key: nfd, value: 2),
+                .addSegment(nfc), .addSegment(nfd), .recordEvent(event: nfc, at: t0), .recordEvent(event: nfd, at: t0 - 1),
+                .donate(event: nfc, at: t0, appVersion: nil)))
         #expect(state.counters[nfc] == 1 && state.counters[nfd] == 2)
         #expect(state.counters.keys.contains { $0.bytesEqual(nfd) })
         #expect(state.flags[nfc] == true && state.flags[nfd] == false)

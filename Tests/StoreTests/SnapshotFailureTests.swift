@@ -4,6 +4,7 @@ import Store
 import StoreFixtures
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,8 +27,9 @@ import Glibc
     }
 
     static func open(_ directory: String, _ fileSystem: FileSystem, backoff: Duration) throws -> Database {
-        try Database(options: .init(directory: directory, fsync: .always, snapshotEvery: 10, snapshotRetryBackoff: backoff),
-                     fileSystem: fileSystem)
+        try Database(
+            options: .init(directory: directory, fsync: .always, snapshotEvery: 10, snapshotRetryBackoff: backoff),
+            fileSystem: fileSystem)
     }
 
     /// Without a time backoff, a failed snapshot is tried again only after another `snapshotEvery` records.
@@ -80,8 +82,9 @@ import Glibc
         let directory = temporaryDirectory()
         let probe = FaultyFileSystem()
         _ = try Database(options: .init(directory: temporaryDirectory(), fsync: .always), fileSystem: probe)
-        let database = try Database(options: .init(directory: directory, fsync: .always),
-                                    fileSystem: FaultyFileSystem(failAt: probe.calls + 1, fault: .error(EIO)))
+        let database = try Database(
+            options: .init(directory: directory, fsync: .always),
+            fileSystem: FaultyFileSystem(failAt: probe.calls + 1, fault: .error(EIO)))
         let reported = Mutex<[StorageFailure]>([])
         database.onStorageFailure = { failure in reported.withLock { $0.append(failure) } }
         for index in 1...5 { _ = try? database.writeAndWait(mutation("u", .setAttribute(key: "k", value: .int(index)))) }

@@ -1,8 +1,9 @@
 import Foundation
 import Rules
-@testable import Store
 import Synchronization
 import Testing
+
+@testable import Store
 
 /// Checking a just-written snapshot and loading one at start stream the file in small pieces: neither ever holds
 /// the whole file, so a snapshot costs its users' memory once, not again (and again for the copy) at every check.

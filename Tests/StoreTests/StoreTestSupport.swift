@@ -1,9 +1,10 @@
 import Foundation
 import Rules
 import Store
-import TestRandom
 import StoreFixtures
 import Synchronization
+import TestRandom
+
 #if canImport(Glibc)
 import Glibc
 #endif

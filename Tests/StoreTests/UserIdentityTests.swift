@@ -11,7 +11,7 @@ import Testing
         ("caf\u{E9}", "cafe\u{301}"), ("\u{C5}ngstr\u{F6}m", "A\u{30A}ngstro\u{308}m"), ("na\u{EF}ve", "nai\u{308}ve"),
         ("\u{F1}and\u{FA}", "n\u{303}andu\u{301}"), ("\u{1E9B}", "\u{17F}\u{307}"), ("\u{C7}a", "C\u{327}a"),
         ("r\u{E9}sum\u{E9}", "re\u{301}sume\u{301}"), ("\u{FC}ber", "u\u{308}ber"), ("\u{D5}", "O\u{303}"),
-        ("\u{1EA0}", "A\u{323}"), ("\u{AC00}", "\u{1100}\u{1161}"),
+        ("\u{1EA0}", "A\u{323}"), ("\u{AC00}", "\u{1100}\u{1161}")
     ]
 
     @Test func pairs_areEqualStringsButDifferentBytes() {

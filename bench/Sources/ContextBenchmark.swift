@@ -9,10 +9,13 @@ enum ContextBenchmark {
     static func run() {
         print("context: building large contexts and applying batches to large users (best of 3)")
         for size in [10_000, 40_000, 80_000] {
-            let attributes = (0..<size).map { #""k\#($0)":0"# }.joined(separator: ",")  // under the 1 MiB body cap at 80k
+            let attributes = (0..<size).map { #""k\#($0)":0"# }.joined(separator: ",") // under the 1 MiB body cap at 80k
             let body = Array(#"{"attributes": {\#(attributes)}}"#.utf8)
             time("parse + decode a \(size)-attribute inline context") {
-                guard let value = try? JSONParser().parse(body), let context = try? ContextJSON.decode(value) else { print("  (refused)"); return 0 }
+                guard let value = try? JSONParser().parse(body), let context = try? ContextJSON.decode(value) else {
+                    print("  (refused)")
+                    return 0
+                }
                 return context.attributes.count
             }
             let object = (try? JSONParser().parse(body))?["attributes"]?.objectValue ?? [:]

@@ -3,7 +3,8 @@ import Rules
 
 /// Parse + write of a ~1 KiB context document: our JSON codec against Foundation's JSONSerialization, same run.
 enum JSONBenchmark {
-    static let document: [UInt8] = Array(#"""
+    static let document: [UInt8] = Array(
+        #"""
         {"user":"u-1842","launchedAt":"2026-01-01T09:00:00Z","tz":"Europe/Paris",
          "counters":{"promo_banner_count":1,"screen_views":42,"rating_prompt_count":0,"editor_opened":7,"purchases":3},
          "events":{"last_promo_banner":"2026-01-02T10:00:00Z","installed":"2025-12-30T08:12:00Z","last_tip_shown":"2026-01-03T11:00:00Z"},

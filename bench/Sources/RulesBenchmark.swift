@@ -7,10 +7,12 @@ enum RulesBenchmark {
         print("rules: single-threaded evaluation (best of 5 rounds)")
         let set = try! RuleSetLoader.load(text: DefaultRules.json).get()
         let tenCases = (0..<9).map { #"{"when": {"counter": {"key": "c\#($0)", "gte": 5}}, "value": \#($0)}"# }.joined(separator: ",")
-        let decisionSet = try! RuleSetLoader.load(text: #"""
-            {"flags": {"static": {"variants": {"on": true}, "defaultVariant": "on"},
-                       "decision": {"cases": [\#(tenCases), {"when": {"segment": "vip"}, "value": 99}], "fallback": -1}}}
-            """#).get()
+        let decisionSet = try! RuleSetLoader.load(
+            text: #"""
+                {"flags": {"static": {"variants": {"on": true}, "defaultVariant": "on"},
+                           "decision": {"cases": [\#(tenCases), {"when": {"segment": "vip"}, "value": 99}], "fallback": -1}}}
+                """#
+        ).get()
         let now = ISO8601.parse("2026-03-10T12:00:00Z")!
         var context = UserContext()
         context.launchedAt = now - 86_400_000

@@ -43,7 +43,8 @@ enum SSELoad {
     static func main(_ arguments: [String]) -> Int32 {
         let options: Options
         do { options = try Options(arguments) } catch {
-            FileHandle.standardError.write(Data("usage: specd-bench sse-load specd|nchan --port P --subscribers N --changes M --mode one|own [--readers K]\n".utf8))
+            FileHandle.standardError.write(
+                Data("usage: specd-bench sse-load specd|nchan --port P --subscribers N --changes M --mode one|own [--readers K]\n".utf8))
             return 1
         }
         do { return try run(options) } catch {
@@ -72,7 +73,8 @@ enum SSELoad {
         }
         guard readers.headsReceived.load(ordering: .acquiring) == n else {
             _ = readers.stop()
-            throw LoadError("only \(readers.headsReceived.load(ordering: .relaxed)) of \(n) streams opened (\(readers.failures.load(ordering: .relaxed)) failed)")
+            throw LoadError(
+                "only \(readers.headsReceived.load(ordering: .relaxed)) of \(n) streams opened (\(readers.failures.load(ordering: .relaxed)) failed)")
         }
 
         let expectedTotal = options.mode == "one" ? n * m : min(n, m)
@@ -111,7 +113,9 @@ enum SSELoad {
             // Diagnostics: the slowest deliveries, with when they were published relative to the start.
             let slow = deliveries.compactMap { d in sentAt[d.key].map { (d.key, Double(d.at &- $0) / 1e6, Double($0 &- start) / 1e6) } }
                 .sorted { $0.1 > $1.1 }.prefix(12)
-            for (key, latency, sent) in slow { FileHandle.standardError.write(Data(String(format: "key %d sent at %.1f ms: %.3f ms\n", key, sent, latency).utf8)) }
+            for (key, latency, sent) in slow {
+                FileHandle.standardError.write(Data(String(format: "key %d sent at %.1f ms: %.3f ms\n", key, sent, latency).utf8))
+            }
         }
         let latencies = deliveries.compactMap { delivery in sentAt[delivery.key].map { Double(delivery.at &- $0) / 1e6 } }.sorted()
         guard !latencies.isEmpty else {
@@ -119,10 +123,12 @@ enum SSELoad {
             return 1
         }
         let percentile = { (q: Double) in latencies[min(latencies.count - 1, Int(q * Double(latencies.count)))] }
-        print(String(format: "{\"target\":\"%@\",\"mode\":\"%@\",\"subscribers\":%d,\"changes\":%d,\"delivered\":%d,\"expected\":%d,"
-                         + "\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,\"events_per_s\":%.0f}",
-                     options.target, options.mode, n, m, latencies.count, expectedTotal, percentile(0.5), percentile(0.99),
-                     latencies.last!, Double(latencies.count) / elapsed))
+        print(
+            String(
+                format: "{\"target\":\"%@\",\"mode\":\"%@\",\"subscribers\":%d,\"changes\":%d,\"delivered\":%d,\"expected\":%d,"
+                    + "\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,\"events_per_s\":%.0f}",
+                options.target, options.mode, n, m, latencies.count, expectedTotal, percentile(0.5), percentile(0.99),
+                latencies.last!, Double(latencies.count) / elapsed))
         return latencies.count == expectedTotal ? 0 : 1
     }
 
@@ -147,7 +153,10 @@ enum SSELoad {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else { close(fd); throw LoadError("connect: errno \(errno)") }
+        guard result == 0 else {
+            close(fd)
+            throw LoadError("connect: errno \(errno)")
+        }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         return fd
@@ -166,7 +175,10 @@ enum SSELoad {
     /// One request on the keep-alive publisher connection; returns the response body (Content-Length framed).
     static func exchange(_ fd: Int32, _ method: String, _ path: String, _ body: String) throws -> [UInt8] {
         let bodyBytes = Array(body.utf8)
-        try writeAll(fd, Array("\(method) \(path) HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: \(bodyBytes.count)\r\n\r\n".utf8) + bodyBytes)
+        try writeAll(
+            fd,
+            Array("\(method) \(path) HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: \(bodyBytes.count)\r\n\r\n".utf8)
+                + bodyBytes)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = now() + 30_000_000_000
@@ -178,7 +190,8 @@ enum SSELoad {
             guard let headEnd = find([13, 10, 13, 10], in: received) else { continue }
             let head = String(decoding: received[0..<headEnd], as: UTF8.self).lowercased()
             guard head.hasPrefix("http/1.1 2") else { throw LoadError("publish answered \(head.prefix(40))") }
-            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
             if received.count >= headEnd + 4 + length { return Array(received[(headEnd + 4)..<(headEnd + 4 + length)]) }
         }

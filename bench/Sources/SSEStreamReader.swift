@@ -2,7 +2,11 @@
 /// body bytes, then SSE lines. It reports the number each `data:` line carries under `"seq":` (specd) or `"bench":`
 /// (the nchan payload), which is the key the publisher timed. Incremental: fed whatever `read` returned.
 struct SSEStreamReader {
-    private enum Phase { case head, chunkSize, chunkData(Int), chunkEnd, raw, finished }
+    private enum Phase {
+        case head, chunkSize
+        case chunkData(Int)
+        case chunkEnd, raw, finished
+    }
 
     private var phase = Phase.head
     private var head: [UInt8] = []
@@ -38,7 +42,10 @@ struct SSEStreamReader {
                     sizeValue = sizeValue * 16 + digit
                     sizeDigits += 1
                 } else if byte == 10 {
-                    guard sizeDigits > 0 else { failed = true; return }
+                    guard sizeDigits > 0 else {
+                        failed = true
+                        return
+                    }
                     phase = sizeValue == 0 ? .finished : .chunkData(sizeValue)
                     sizeValue = 0
                     sizeDigits = 0

@@ -20,19 +20,24 @@ enum StoreBenchmark {
             let database = try! Database(options: .init(directory: path, fsync: policy, snapshotEvery: 100_000_000))
             let total = writeLoad(database, writers: 32, seconds: seconds)
             let perSecond = Double(total) / seconds
-            print(String(format: "  durable writes, fsync=%@: %10.0f writes/s  (%d fsyncs, %.1f writes per fsync)",
-                         policy.rawValue, perSecond, database.log.fsyncs, Double(total) / Double(max(1, database.log.fsyncs))))
+            print(
+                String(
+                    format: "  durable writes, fsync=%@: %10.0f writes/s  (%d fsyncs, %.1f writes per fsync)",
+                    policy.rawValue, perSecond, database.log.fsyncs, Double(total) / Double(max(1, database.log.fsyncs))))
             database.log.close()
         }
         let scanStarted = ContinuousClock.now
-        let scanned = try! Recovery.run(directory: lastDirectory, fileSystem: PosixFileSystem(), repair: false, apply: { _ in }, loadSnapshot: { _ in })
+        let scanned = try! Recovery.run(
+            directory: lastDirectory, fileSystem: PosixFileSystem(), repair: false, apply: { _ in }, loadSnapshot: { _ in })
         print("  (scan and decode only: \(scanned.replayedRecords) records in \(ContinuousClock.now - scanStarted))")
         let started = ContinuousClock.now
         let recovered = try! Database(options: .init(directory: lastDirectory, fsync: .never))
         let elapsed = ContinuousClock.now - started
         let elapsedSeconds = elapsed.inSeconds
-        print(String(format: "  replay: %d records in %.2f s = %.0f records/s", recovered.recovery.replayedRecords, elapsedSeconds,
-                     Double(recovered.recovery.replayedRecords) / elapsedSeconds))
+        print(
+            String(
+                format: "  replay: %d records in %.2f s = %.0f records/s", recovered.recovery.replayedRecords, elapsedSeconds,
+                Double(recovered.recovery.replayedRecords) / elapsedSeconds))
         recovered.log.close()
         try? FileManager.default.removeItem(atPath: lastDirectory)
         try? FileManager.default.removeItem(atPath: directory + "-always")
@@ -53,8 +58,10 @@ enum StoreBenchmark {
                 // Bounded in time and in count.
                 while Date() < deadline, done < 5_000_000 {
                     let now = Instant(seconds: Date().timeIntervalSince1970)
-                    _ = try? database.writeAndWait(Mutation(user: "user-\(writer)-\(done % 1000)", now: now,
-                                                            actions: [.increment(counter: "hits", by: 1)]))
+                    _ = try? database.writeAndWait(
+                        Mutation(
+                            user: "user-\(writer)-\(done % 1000)", now: now,
+                            actions: [.increment(counter: "hits", by: 1)]))
                     done += 1
                 }
                 shared[writer] = done
@@ -76,9 +83,11 @@ enum StoreBenchmark {
         context.attributes = ["subscription_status": "premium", "country": "FR"]
         context.segments = ["vip"]
         context.donations = [
-            "appStarted": DonationSummary(count: 3, first: .init(at: base - 172_800_000, appVersion: "1.0"), last: .init(at: base, appVersion: "1.2"),
-                                          recent: [base - 172_800_000, base - 86_400_000, base]),
-            "paywallViewed": DonationSummary(count: 1, first: .init(at: base, appVersion: "1.2"), last: .init(at: base, appVersion: "1.2"), recent: [base]),
+            "appStarted": DonationSummary(
+                count: 3, first: .init(at: base - 172_800_000, appVersion: "1.0"), last: .init(at: base, appVersion: "1.2"),
+                recent: [base - 172_800_000, base - 86_400_000, base]),
+            "paywallViewed": DonationSummary(
+                count: 1, first: .init(at: base, appVersion: "1.2"), last: .init(at: base, appVersion: "1.2"), recent: [base])
         ]
         return context
     }
@@ -101,14 +110,18 @@ enum StoreBenchmark {
             actions += template.flags.map { .setFlag(flag: $0.0, value: $0.1) }
             actions += template.attributes.map { .setAttribute(key: $0.0, value: $0.1) }
             actions += template.segments.map { .addSegment($0) }
-            actions += [.donate(event: "appStarted", at: start - 172_800_000, appVersion: "1.0"),
-                        .donate(event: "appStarted", at: start - 86_400_000, appVersion: "1.1"),
-                        .donate(event: "appStarted", at: start, appVersion: "1.2"),
-                        .donate(event: "paywallViewed", at: start, appVersion: "1.2")]
+            actions += [
+                .donate(event: "appStarted", at: start - 172_800_000, appVersion: "1.0"),
+                .donate(event: "appStarted", at: start - 86_400_000, appVersion: "1.1"),
+                .donate(event: "appStarted", at: start, appVersion: "1.2"),
+                .donate(event: "paywallViewed", at: start, appVersion: "1.2")
+            ]
             _ = try? store.apply(Mutation(user: "user-\(index)", now: start, actions: actions))
         }
         let after = residentBytes()
-        print(String(format: "  memory: %d users, %.0f bytes per user (resident set growth)", store.userCount,
-                     Double(after - before) / Double(max(1, store.userCount))))
+        print(
+            String(
+                format: "  memory: %d users, %.0f bytes per user (resident set growth)", store.userCount,
+                Double(after - before) / Double(max(1, store.userCount))))
     }
 }

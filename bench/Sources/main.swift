@@ -2,7 +2,9 @@ import Foundation
 
 /// specd-bench: in-process benchmarks (not timed tests). `swift run -c release specd-bench rules|context|json|store|all`;
 /// `specd-bench sse-load …` is the SSE load client that scripts/bench-sse.sh drives.
-let suites: [String: () -> Void] = ["rules": RulesBenchmark.run, "context": ContextBenchmark.run, "json": JSONBenchmark.run, "store": StoreBenchmark.run]
+let suites: [String: () -> Void] = [
+    "rules": RulesBenchmark.run, "context": ContextBenchmark.run, "json": JSONBenchmark.run, "store": StoreBenchmark.run
+]
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 if requested == "sse-load" {
     exit(SSELoad.main(Array(CommandLine.arguments.dropFirst(2))))

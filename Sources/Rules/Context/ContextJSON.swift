@@ -53,7 +53,9 @@ public enum ContextJSON {
     /// Reads an inline context; every field is optional. Unknown fields are errors, so typos do not pass silently.
     /// `limits` holds an inline context to the per-user caps a stored one has, so one request cannot make an
     /// evaluation work on a context no user could have.
-    public static func decode(_ value: JSONValue, field base: String = "context", limits: ContextLimits = .unlimited) throws(FieldError) -> UserContext {
+    public static func decode(
+        _ value: JSONValue, field base: String = "context", limits: ContextLimits = .unlimited
+    ) throws(FieldError) -> UserContext {
         guard case .object(let object) = value else { throw FieldError(field: base, message: "\(base) must be an object") }
         var context = UserContext()
         for (key, member) in object {
@@ -64,18 +66,24 @@ public enum ContextJSON {
             case "launchedAt":
                 context.launchedAt = try instant(member, field)
             case "tz":
-                guard case .string(let zone) = member, TimeZones.isValid(zone) else { throw FieldError(field: field, message: "\(field) must be an IANA time zone") }
+                guard case .string(let zone) = member, TimeZones.isValid(zone) else {
+                    throw FieldError(field: field, message: "\(field) must be an IANA time zone")
+                }
                 context.timeZone = zone
             case "counters":
                 for (name, count) in try members(member, field, .counters, limits) {
-                    guard let integer = count.numberValue?.int else { throw FieldError(field: field + "." + name, message: "\(field).\(name) must be an integer") }
+                    guard let integer = count.numberValue?.int else {
+                        throw FieldError(field: field + "." + name, message: "\(field).\(name) must be an integer")
+                    }
                     context.counters[name] = integer
                 }
             case "events":
                 for (name, at) in try members(member, field, .events, limits) { context.events[name] = try instant(at, field + "." + name) }
             case "flags":
                 for (name, flag) in try members(member, field, .flags, limits) {
-                    guard case .bool(let on) = flag else { throw FieldError(field: field + "." + name, message: "\(field).\(name) must be a boolean") }
+                    guard case .bool(let on) = flag else {
+                        throw FieldError(field: field + "." + name, message: "\(field).\(name) must be a boolean")
+                    }
                     context.flags[name] = on
                 }
             case "attributes":
@@ -89,7 +97,9 @@ public enum ContextJSON {
             case "segments":
                 guard case .array(let items) = member else { throw FieldError(field: field, message: "\(field) must be an array of strings") }
                 for (index, item) in items.enumerated() {
-                    guard case .string(let segment) = item else { throw FieldError(field: "\(field)[\(index)]", message: "\(field)[\(index)] must be a string") }
+                    guard case .string(let segment) = item else {
+                        throw FieldError(field: "\(field)[\(index)]", message: "\(field)[\(index)] must be a string")
+                    }
                     if segment.utf8.count > limits.maxKeyBytes { throw .limit("\(field)[\(index)]", .keyBytes, limits.maxKeyBytes) }
                     context.segments.insert(segment)
                     if context.segments.count > limits.maxSegments { throw .limit(field, .segments, limits.maxSegments) }
@@ -133,7 +143,9 @@ public enum ContextJSON {
         for (key, member) in object {
             switch key {
             case "count":
-                guard let count = member.numberValue?.int, count >= 0 else { throw FieldError(field: field + ".count", message: "\(field).count must be a non-negative integer") }
+                guard let count = member.numberValue?.int, count >= 0 else {
+                    throw FieldError(field: field + ".count", message: "\(field).count must be a non-negative integer")
+                }
                 summary.count = count
             case "first", "last":
                 if member.isNull { continue }
@@ -144,7 +156,8 @@ public enum ContextJSON {
                 if key == "first" { summary.first = mark } else { summary.last = mark }
             case "recent":
                 guard case .array(let items) = member else { throw FieldError(field: field + ".recent", message: "\(field).recent must be an array") }
-                summary.recent = try items.enumerated().map { index, item throws(FieldError) in try instant(item, "\(field).recent[\(index)]") }.sorted()
+                summary.recent = try items.enumerated().map { index, item throws(FieldError) in try instant(item, "\(field).recent[\(index)]") }
+                    .sorted()
             default:
                 throw FieldError(field: field + "." + key, message: "\(field).\(key) is not a donation field")
             }

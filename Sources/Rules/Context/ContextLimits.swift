@@ -15,8 +15,10 @@ public struct ContextLimits: Sendable, Equatable {
     /// A counter, event, flag, attribute or segment name, in UTF-8 bytes.
     public var maxKeyBytes: Int
 
-    public init(maxCounters: Int = 1000, maxEvents: Int = 1000, maxFlags: Int = 1000, maxAttributes: Int = 1000, maxSegments: Int = 1000,
-                maxDonationEvents: Int = 256, maxAttributeValueBytes: Int = 16 * 1024, maxKeyBytes: Int = 256) {
+    public init(
+        maxCounters: Int = 1000, maxEvents: Int = 1000, maxFlags: Int = 1000, maxAttributes: Int = 1000, maxSegments: Int = 1000,
+        maxDonationEvents: Int = 256, maxAttributeValueBytes: Int = 16 * 1024, maxKeyBytes: Int = 256
+    ) {
         self.maxCounters = maxCounters
         self.maxEvents = maxEvents
         self.maxFlags = maxFlags
@@ -28,8 +30,9 @@ public struct ContextLimits: Sendable, Equatable {
     }
 
     /// No caps: what replaying acknowledged records uses.
-    public static let unlimited = ContextLimits(maxCounters: .max, maxEvents: .max, maxFlags: .max, maxAttributes: .max, maxSegments: .max,
-                                                maxDonationEvents: .max, maxAttributeValueBytes: .max, maxKeyBytes: .max)
+    public static let unlimited = ContextLimits(
+        maxCounters: .max, maxEvents: .max, maxFlags: .max, maxAttributes: .max, maxSegments: .max,
+        maxDonationEvents: .max, maxAttributeValueBytes: .max, maxKeyBytes: .max)
 
     /// One of the caps, named as the configuration names it.
     public enum Limit: String, Sendable, CaseIterable {

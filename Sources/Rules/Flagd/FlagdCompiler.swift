@@ -8,8 +8,11 @@ struct FlagdCompiler {
 
     func compile(key: String, _ definition: JSONValue, specs: inout SpecCompiler) -> Flag? {
         let path = JSONPointer("/flags").appending(key)
-        guard let fields = specs.fields(definition, at: path, required: ["state", "variants"],
-                                        optional: ["defaultVariant", "targeting", "metadata", "description"]) else { return nil }
+        guard
+            let fields = specs.fields(
+                definition, at: path, required: ["state", "variants"],
+                optional: ["defaultVariant", "targeting", "metadata", "description"])
+        else { return nil }
         guard case .string(let state) = fields["state"]!, state == "ENABLED" || state == "DISABLED" else {
             specs.error(path.appending("state"), "wrong_type", "state is ENABLED or DISABLED")
             return nil
@@ -44,10 +47,14 @@ struct FlagdCompiler {
         case .number: type = .number
         default: type = .object
         }
-        return Flag(key: key, body: .flagd(FlagdTargeting(targeting: targeting, variants: variants, defaultVariant: defaultVariant,
-                                                         unresolvedReference: missing)),
-                    enabled: state == "ENABLED", valueType: type, description: fields["description"]?.stringValue,
-                    metadata: metadata, source: definition)
+        return Flag(
+            key: key,
+            body: .flagd(
+                FlagdTargeting(
+                    targeting: targeting, variants: variants, defaultVariant: defaultVariant,
+                    unresolvedReference: missing)),
+            enabled: state == "ENABLED", valueType: type, description: fields["description"]?.stringValue,
+            metadata: metadata, source: definition)
     }
 
     /// Replaces `{"$ref": name}` with the named evaluator, recursively (bounded, so cycles cannot hang a load).

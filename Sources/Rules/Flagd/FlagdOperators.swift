@@ -2,7 +2,7 @@
 /// `starts_with`, `ends_with`. Each answers `null` on bad input, which sends the flag to its default variant.
 public enum FlagdOperators {
     public static let all: [String: JSONLogic.Operator] = [
-        "fractional": fractional, "sem_ver": semanticVersion, "starts_with": startsWith, "ends_with": endsWith,
+        "fractional": fractional, "sem_ver": semanticVersion, "starts_with": startsWith, "ends_with": endsWith
     ]
 
     /// `{"fractional": [bucketBy?, [variant, weight?]...]}`: the bucketing hash over the bucketing string (default:
@@ -70,13 +70,15 @@ public enum FlagdOperators {
 
     static let startsWith: JSONLogic.Operator = { arguments, data, logic in
         guard arguments.count == 2, case .string(let text) = logic.apply(arguments[0], data),
-              case .string(let prefix) = logic.apply(arguments[1], data) else { return .null }
+            case .string(let prefix) = logic.apply(arguments[1], data)
+        else { return .null }
         return .bool(text.hasPrefix(prefix))
     }
 
     static let endsWith: JSONLogic.Operator = { arguments, data, logic in
         guard arguments.count == 2, case .string(let text) = logic.apply(arguments[0], data),
-              case .string(let suffix) = logic.apply(arguments[1], data) else { return .null }
+            case .string(let suffix) = logic.apply(arguments[1], data)
+        else { return .null }
         return .bool(text.hasSuffix(suffix))
     }
 }

@@ -14,8 +14,9 @@ public struct FlagdTargeting: Sendable, Equatable {
     func evaluate(key: String, enabled: Bool, _ input: EvaluationInput) -> Evaluation {
         guard enabled else { return Evaluation(key: key, value: nil, reason: .disabled, matched: false) }
         if let unresolvedReference {
-            return Evaluation(key: key, value: nil, reason: .error, matched: false, errorCode: .parseError,
-                              errorMessage: "targeting refers to a missing evaluator '\(unresolvedReference)'")
+            return Evaluation(
+                key: key, value: nil, reason: .error, matched: false, errorCode: .parseError,
+                errorMessage: "targeting refers to a missing evaluator '\(unresolvedReference)'")
         }
         guard let targeting else { return defaultAnswer(key: key, reason: .staticValue) }
         let result = Self.logic.apply(targeting, data(key: key, input))
@@ -26,12 +27,14 @@ public struct FlagdTargeting: Sendable, Equatable {
         case .bool(let flag): name = flag ? "true" : "false"
         case .number(let number): name = number.text
         default:
-            return Evaluation(key: key, value: nil, reason: .error, matched: false, errorCode: .general,
-                              errorMessage: "targeting returned \(result.typeName), not a variant name")
+            return Evaluation(
+                key: key, value: nil, reason: .error, matched: false, errorCode: .general,
+                errorMessage: "targeting returned \(result.typeName), not a variant name")
         }
         guard let value = variants[name] else {
-            return Evaluation(key: key, value: nil, reason: .error, matched: false, errorCode: .general,
-                              errorMessage: "targeting chose '\(name)', which is not a variant")
+            return Evaluation(
+                key: key, value: nil, reason: .error, matched: false, errorCode: .general,
+                errorMessage: "targeting chose '\(name)', which is not a variant")
         }
         return Evaluation(key: key, value: value, variant: name, reason: .targetingMatch, matched: true)
     }

@@ -108,10 +108,11 @@ public struct JSONLogic: Sendable {
             guard numbers.count == values.count, !numbers.isEmpty else { return .null }
             return JSONLogic.numberValue(name == "min" ? numbers.min()! : numbers.max()!)
         case "merge":
-            return .array(values.flatMap { value -> [JSONValue] in
-                if case .array(let items) = value { return items }
-                return [value]
-            })
+            return .array(
+                values.flatMap { value -> [JSONValue] in
+                    if case .array(let items) = value { return items }
+                    return [value]
+                })
         default:
             return .null
         }
@@ -165,10 +166,11 @@ public struct JSONLogic: Sendable {
     private func missing(_ values: [JSONValue], _ data: JSONValue) -> JSONValue {
         var keys = values
         if values.count == 1, case .array(let list) = values[0] { keys = list }
-        return .array(keys.filter { key in
-            let value = JSONLogic.lookup(JSONLogic.string(key), in: data)
-            return value == nil || value == .null || value == .string("")
-        })
+        return .array(
+            keys.filter { key in
+                let value = JSONLogic.lookup(JSONLogic.string(key), in: data)
+                return value == nil || value == .null || value == .string("")
+            })
     }
 
     private func compare(_ name: String, _ values: [JSONValue]) -> JSONValue {

@@ -24,7 +24,7 @@ public struct ByteKey: Hashable, Comparable, Sendable, CustomStringConvertible, 
     public func hash(into hasher: inout Hasher) {
         var string = string
         string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        hasher.combine(0xFF as UInt8)  // a terminator no UTF-8 byte equals, so ("ab","c") and ("a","bc") differ in tuples
+        hasher.combine(0xFF as UInt8) // a terminator no UTF-8 byte equals, so ("ab","c") and ("a","bc") differ in tuples
     }
 }
 

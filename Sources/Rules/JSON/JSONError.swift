@@ -14,8 +14,8 @@ public enum JSONError: Error, Equatable, Sendable, CustomStringConvertible {
     public var offset: Int {
         switch self {
         case .unexpectedEnd(let offset), .unexpectedByte(let offset, _), .invalidUTF8(let offset),
-             .controlCharacterInString(let offset), .invalidEscape(let offset), .invalidNumber(let offset),
-             .tooDeep(let offset, _), .duplicateKey(let offset, _), .trailingData(let offset):
+            .controlCharacterInString(let offset), .invalidEscape(let offset), .invalidNumber(let offset),
+            .tooDeep(let offset, _), .duplicateKey(let offset, _), .trailingData(let offset):
             return offset
         case .tooLarge(_, let limit):
             return limit

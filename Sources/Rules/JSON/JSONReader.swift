@@ -26,9 +26,15 @@ struct JSONReader {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw .unexpectedByte(offset: index, expected: "a JSON value")
         }
@@ -226,18 +232,29 @@ struct JSONReader {
         let count = slice.count
         while position < count {
             let lead = slice[position]
-            if lead < 0x80 { position += 1; continue }
+            if lead < 0x80 {
+                position += 1
+                continue
+            }
             let length: Int
             var lowerBound: UInt8 = 0x80
             var upperBound: UInt8 = 0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lowerBound = 0xA0
+            case 0xE0:
+                length = 3
+                lowerBound = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; upperBound = 0x9F
-            case 0xF0: length = 4; lowerBound = 0x90
+            case 0xED:
+                length = 3
+                upperBound = 0x9F
+            case 0xF0:
+                length = 4
+                lowerBound = 0x90
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; upperBound = 0x8F
+            case 0xF4:
+                length = 4
+                upperBound = 0x8F
             default: throw .invalidUTF8(offset: base + position)
             }
             guard position + length <= count else { throw .invalidUTF8(offset: base + position) }

@@ -45,11 +45,21 @@ public enum JSONWriter {
         out.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): out.append(0x5C); out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C); out.append(0x5C)
-            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\""):
+                out.append(0x5C)
+                out.append(0x22)
+            case UInt8(ascii: "\\"):
+                out.append(0x5C)
+                out.append(0x5C)
+            case 0x0A:
+                out.append(0x5C)
+                out.append(UInt8(ascii: "n"))
+            case 0x0D:
+                out.append(0x5C)
+                out.append(UInt8(ascii: "r"))
+            case 0x09:
+                out.append(0x5C)
+                out.append(UInt8(ascii: "t"))
             case 0x00..<0x20, 0x7F:
                 out.append(contentsOf: "\\u00".utf8)
                 out.append(hexDigits[Int(byte >> 4)])

@@ -25,8 +25,10 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var json: JSONValue {
-        var object: JSONObject = ["severity": .string(severity.rawValue), "path": .string(path), "code": .string(code),
-                                  "message": .string(message)]
+        var object: JSONObject = [
+            "severity": .string(severity.rawValue), "path": .string(path), "code": .string(code),
+            "message": .string(message)
+        ]
         if let file { object["file"] = .string(file) }
         return .object(object)
     }

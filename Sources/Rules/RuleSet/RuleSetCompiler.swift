@@ -31,7 +31,8 @@ public enum RuleSetCompiler {
             specs.flagKey = key
             let isFlagd = format == .flagd || (format == .auto && FlagdCompiler.isFlagd(definition))
             if format == .specd, FlagdCompiler.isFlagd(definition) {
-                specs.error(JSONPointer("/flags").appending(key).appending("state"), "unknown_field", "a flagd definition in a set loaded as specd format")
+                specs.error(
+                    JSONPointer("/flags").appending(key).appending("state"), "unknown_field", "a flagd definition in a set loaded as specd format")
                 continue
             }
             if isFlagd {
@@ -50,8 +51,10 @@ public enum RuleSetCompiler {
         diagnostics += specs.diagnostics
         for trigger in triggers {
             for (index, event) in trigger.on.enumerated() where !specs.referencedEvents.contains(event) {
-                diagnostics.append(Diagnostic(.warning, path: "/triggers/\(trigger.key)/on/\(index)", code: "unreferenced_trigger_event",
-                                              message: "no spec refers to event '\(event)'"))
+                diagnostics.append(
+                    Diagnostic(
+                        .warning, path: "/triggers/\(trigger.key)/on/\(index)", code: "unreferenced_trigger_event",
+                        message: "no spec refers to event '\(event)'"))
             }
         }
         if diagnostics.contains(where: { $0.severity == .error }) { return .failure(RuleSetError(diagnostics)) }
@@ -90,8 +93,9 @@ public enum RuleSetCompiler {
             if case .string(let text) = value, let period = CalendarPeriod(text: text) {
                 throttle = period
             } else {
-                specs.error(path.appending("throttle"), "invalid_period",
-                            "a period is hour, day, week, month, quarter or year, optionally with a count (\"2 weeks\")")
+                specs.error(
+                    path.appending("throttle"), "invalid_period",
+                    "a period is hour, day, week, month, quarter or year, optionally with a count (\"2 weeks\")")
                 ok = false
             }
         }

@@ -28,7 +28,8 @@ public enum RuleSetLoader {
         }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
         guard !names.isEmpty else {
-            return .failure(RuleSetError([Diagnostic(.error, path: "", code: "file_not_found", message: "no *.json files in the directory", file: path)]))
+            return .failure(
+                RuleSetError([Diagnostic(.error, path: "", code: "file_not_found", message: "no *.json files in the directory", file: path)]))
         }
         var merged = JSONObject()
         var owners: [String: String] = [:]
@@ -52,8 +53,10 @@ public enum RuleSetLoader {
                     for (key, entry) in entries {
                         let pointer = JSONPointer("/" + section).appending(key).text
                         if let owner = owners[pointer] {
-                            diagnostics.append(Diagnostic(.error, path: pointer, code: "duplicate_key",
-                                                          message: "'\(key)' is defined in both \(owner) and \(file)", file: file))
+                            diagnostics.append(
+                                Diagnostic(
+                                    .error, path: pointer, code: "duplicate_key",
+                                    message: "'\(key)' is defined in both \(owner) and \(file)", file: file))
                             continue
                         }
                         owners[pointer] = file

@@ -15,8 +15,10 @@ public enum AttributeTest: Sendable, Equatable {
     case semver(VersionTest.Operator, Version)
 
     /// Every operator name the `attr` node accepts.
-    public static let operatorNames: [String] = ["exists", "eq", "ne", "lt", "lte", "gt", "gte", "in", "notIn", "contains",
-        "startsWith", "endsWith", "matches", "semverEq", "semverNe", "semverLt", "semverLte", "semverGt", "semverGte"]
+    public static let operatorNames: [String] = [
+        "exists", "eq", "ne", "lt", "lte", "gt", "gte", "in", "notIn", "contains",
+        "startsWith", "endsWith", "matches", "semverEq", "semverNe", "semverLt", "semverLte", "semverGt", "semverGte"
+    ]
 
     public func holds(_ value: JSONValue?) -> Bool {
         if case .exists(let expected) = self { return (value != nil) == expected }

@@ -29,8 +29,10 @@ public struct Evaluation: Sendable, Equatable {
     public var errorCode: ErrorCode?
     public var errorMessage: String?
 
-    public init(key: String, value: JSONValue?, variant: String? = nil, reason: Reason, index: Int? = nil, matched: Bool,
-                errorCode: ErrorCode? = nil, errorMessage: String? = nil) {
+    public init(
+        key: String, value: JSONValue?, variant: String? = nil, reason: Reason, index: Int? = nil, matched: Bool,
+        errorCode: ErrorCode? = nil, errorMessage: String? = nil
+    ) {
         self.key = key
         self.value = value
         self.variant = variant
@@ -42,8 +44,9 @@ public struct Evaluation: Sendable, Equatable {
     }
 
     public static func notFound(_ key: String) -> Evaluation {
-        Evaluation(key: key, value: nil, reason: .error, matched: false, errorCode: .flagNotFound,
-                   errorMessage: "flag '\(key)' is not defined")
+        Evaluation(
+            key: key, value: nil, reason: .error, matched: false, errorCode: .flagNotFound,
+            errorMessage: "flag '\(key)' is not defined")
     }
 
     /// `{value, variant?, reason, index?, matched}` as the REST API answers it.

@@ -40,8 +40,10 @@ public final class Flag: Sendable, Equatable {
     /// The definition as written, for `GET /v1/rules/{key}`.
     public let source: JSONValue
 
-    public init(key: String, body: Body, enabled: Bool, valueType: ValueType, description: String?, metadata: JSONObject,
-                source: JSONValue) {
+    public init(
+        key: String, body: Body, enabled: Bool, valueType: ValueType, description: String?, metadata: JSONObject,
+        source: JSONValue
+    ) {
         self.key = key
         self.body = body
         self.enabled = enabled

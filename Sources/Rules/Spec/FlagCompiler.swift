@@ -18,7 +18,9 @@ struct FlagCompiler {
         guard let fields = specs.fields(definition, at: path, required: [], optional: Self.fieldNames) else { return nil }
         let enabled = specs.boolean(fields, "enabled", at: path) ?? true
         let description = fields["description"]?.stringValue
-        if let value = fields["description"], value.stringValue == nil { specs.error(path.appending("description"), "wrong_type", "expected a string") }
+        if let value = fields["description"], value.stringValue == nil {
+            specs.error(path.appending("description"), "wrong_type", "expected a string")
+        }
         let metadata = compileMetadata(fields["metadata"])
         let body: Flag.Body?
         if let when = fields["when"] {
@@ -34,8 +36,9 @@ struct FlagCompiler {
             return nil
         }
         guard let body, let valueType else { return nil }
-        return Flag(key: key, body: body, enabled: enabled, valueType: valueType, description: description,
-                    metadata: metadata ?? [:], source: definition)
+        return Flag(
+            key: key, body: body, enabled: enabled, valueType: valueType, description: description,
+            metadata: metadata ?? [:], source: definition)
     }
 
     private mutating func compileMetadata(_ value: JSONValue?) -> JSONObject? {
@@ -68,7 +71,10 @@ struct FlagCompiler {
                 if let earlier = alwaysSeenAt {
                     specs.warning(at, "unreachable_case", "case \(index) can never match: case \(earlier) always holds")
                 }
-                guard let compiled = compileCase(item, at: at) else { ok = false; continue }
+                guard let compiled = compileCase(item, at: at) else {
+                    ok = false
+                    continue
+                }
                 if compiled.when == .always(true), alwaysSeenAt == nil { alwaysSeenAt = index }
                 cases.append(compiled)
             }
@@ -127,7 +133,10 @@ struct FlagCompiler {
         var ok = true
         for (index, item) in items.enumerated() {
             let at = path.appending(index)
-            guard let fields = specs.fields(item, at: at, required: ["weight"], optional: ["value", "variant"]) else { ok = false; continue }
+            guard let fields = specs.fields(item, at: at, required: ["weight"], optional: ["value", "variant"]) else {
+                ok = false
+                continue
+            }
             guard let weight = fields["weight"]?.numberValue?.int, weight > 0 else {
                 specs.error(at.appending("weight"), "non_positive_weight", "split weights are positive integers")
                 ok = false
@@ -136,7 +145,8 @@ struct FlagCompiler {
             if let value = fields["value"], fields["variant"] == nil {
                 if record(value, at: at.appending("value")) { entries.append(.init(weight: weight, value: value, variant: nil)) } else { ok = false }
             } else if let name = fields["variant"], fields["value"] == nil,
-                      case .value(let value, let variant)? = variantOutcome(name, at: at.appending("variant"), code: "unknown_variant") {
+                case .value(let value, let variant)? = variantOutcome(name, at: at.appending("variant"), code: "unknown_variant")
+            {
                 entries.append(.init(weight: weight, value: value, variant: variant))
             } else {
                 specs.error(at, "missing_field", "a split entry has exactly one of value or variant")

@@ -21,26 +21,30 @@ extension Flag {
                 return Evaluation(key: key, value: .bool(false), reason: .disabled, matched: false)
             }
             let holds = spec.holds(input)
-            return Evaluation(key: key, value: .bool(holds), variant: nil, reason: holds ? .targetingMatch : .defaultValue,
-                              matched: holds)
+            return Evaluation(
+                key: key, value: .bool(holds), variant: nil, reason: holds ? .targetingMatch : .defaultValue,
+                matched: holds)
         case .cases(let cases, let fallback):
             guard enabled else {
                 let decided = fallback.map { resolve($0, input) }
-                return Evaluation(key: key, value: decided?.value, variant: decided?.variant, reason: .disabled,
-                                  matched: false)
+                return Evaluation(
+                    key: key, value: decided?.value, variant: decided?.variant, reason: .disabled,
+                    matched: false)
             }
             for index in cases.indices where cases[index].when.holds(input) {
                 let decided = resolve(cases[index].outcome, input)
-                return Evaluation(key: key, value: decided.value, variant: decided.variant,
-                                  reason: decided.isSplit ? .split : .targetingMatch, index: index, matched: true)
+                return Evaluation(
+                    key: key, value: decided.value, variant: decided.variant,
+                    reason: decided.isSplit ? .split : .targetingMatch, index: index, matched: true)
             }
             guard let fallback else {
                 return Evaluation(key: key, value: nil, reason: .defaultValue, matched: false)
             }
             let decided = resolve(fallback, input)
             let reason: Evaluation.Reason = decided.isSplit ? .split : (cases.isEmpty ? .staticValue : .defaultValue)
-            return Evaluation(key: key, value: decided.value, variant: decided.variant, reason: reason, index: cases.count,
-                              matched: true)
+            return Evaluation(
+                key: key, value: decided.value, variant: decided.variant, reason: reason, index: cases.count,
+                matched: true)
         }
     }
 
@@ -117,7 +121,8 @@ extension Spec {
         case .donationVersion(let event, let first, let test):
             let summary = input.context.donations[event]
             guard let mark = first ? summary?.first : summary?.last, let text = mark.appVersion, let version = Version(text),
-                  let right = test.operand.resolve(input) else { return false }
+                let right = test.operand.resolve(input)
+            else { return false }
             return test.holds(version, right)
         case .appVersion(let test):
             guard let text = input.request.appVersion, let version = Version(text), let right = test.operand.resolve(input)

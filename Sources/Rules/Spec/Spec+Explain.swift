@@ -52,11 +52,16 @@ extension Spec {
         case .elapsedSince(let name, let event, let duration):
             guard let at = context.events[event] else { return leaf(name, "\(event) never happened") }
             let remaining = Saturating.subtract(duration, now - at)
-            return leaf(name, remaining > 0 ? "\(event) at \(at); remaining: \(seconds(Saturating.add(remaining, 999)))" : "\(event) at \(at); elapsed \(seconds(now - at))")
+            return leaf(
+                name,
+                remaining > 0
+                    ? "\(event) at \(at); remaining: \(seconds(Saturating.add(remaining, 999)))" : "\(event) at \(at); elapsed \(seconds(now - at))")
         case .sinceLaunch(let duration):
             guard let launched = context.launchedAt else { return leaf("sinceLaunch", "launchedAt unknown: treated as now") }
             let remaining = Saturating.subtract(duration, now - launched)
-            return leaf("sinceLaunch", remaining > 0 ? "launched at \(launched); remaining: \(seconds(Saturating.add(remaining, 999)))" : "launched at \(launched)")
+            return leaf(
+                "sinceLaunch",
+                remaining > 0 ? "launched at \(launched); remaining: \(seconds(Saturating.add(remaining, 999)))" : "launched at \(launched)")
         case .eventExists(let event):
             return leaf("eventExists", context.events[event].map { "\(event) at \($0)" } ?? "\(event) never happened")
         case .eventDate(let event, let before, let after):
@@ -74,7 +79,9 @@ extension Spec {
         case .segmentsAny(let names), .segmentsAll(let names):
             return leaf("segments", "segments \(context.segments.sorted()), tested \(names)")
         case .subscription(let status):
-            return leaf("subscription", "subscription_status = \(context.attributes["subscription_status"].map(JSONWriter.string) ?? "missing"), expected \(status)")
+            return leaf(
+                "subscription",
+                "subscription_status = \(context.attributes["subscription_status"].map(JSONWriter.string) ?? "missing"), expected \(status)")
         case .attribute(let key, _):
             return leaf("attr", "\(key) = \(context.attributes[key].map(JSONWriter.string) ?? "missing")")
         case .donations(let event, let comparison, let within):
@@ -87,8 +94,9 @@ extension Spec {
         case .donationVersion(let event, let first, _):
             let summary = context.donations[event]
             let mark = first ? summary?.first : summary?.last
-            return leaf(first ? "firstDonationVersion" : "lastDonationVersion",
-                        "\(event) version \(mark?.appVersion ?? "none"), request version \(input.request.appVersion ?? "none")")
+            return leaf(
+                first ? "firstDonationVersion" : "lastDonationVersion",
+                "\(event) version \(mark?.appVersion ?? "none"), request version \(input.request.appVersion ?? "none")")
         case .appVersion:
             return leaf("appVersion", "request version \(input.request.appVersion ?? "none")")
         case .rollout(let basisPoints, let prefix, let by):

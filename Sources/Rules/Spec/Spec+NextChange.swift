@@ -70,7 +70,7 @@ extension Spec {
             let test = { (instant: Instant) in days.contains(TimeZones.local(instant, in: zone).isoWeekday) }
             return Spec.nextLocalBoundary(after: now, unit: 86_400_000, zone: zone, limit: 9, changes: test)
         case .always, .flag, .counter, .maxCount, .eventExists, .eventDate, .segment, .segmentsAny, .segmentsAll,
-             .subscription, .attribute, .donations, .donationVersion, .appVersion, .rollout:
+            .subscription, .attribute, .donations, .donationVersion, .appVersion, .rollout:
             return nil
         }
     }

@@ -5,24 +5,28 @@ extension SpecCompiler {
         case "flag":
             if case .string(let key) = value { return .flag(key: key, equals: true, ifMissing: false) }
             guard let fields = fields(value, at: at, required: ["key"], optional: ["equals", "ifMissing"]),
-                  let key = string(fields, "key", at: at) else { return nil }
+                let key = string(fields, "key", at: at)
+            else { return nil }
             let equals = boolean(fields, "equals", at: at) ?? true
             let ifMissing = boolean(fields, "ifMissing", at: at) ?? false
             return .flag(key: key, equals: equals, ifMissing: ifMissing)
         case "counter":
             guard let fields = fields(value, at: at, required: ["key"], optional: Comparison.Operator.allCases.map(\.rawValue)),
-                  let key = string(fields, "key", at: at), let comparison = comparison(fields, at: at) else { return nil }
+                let key = string(fields, "key", at: at), let comparison = comparison(fields, at: at)
+            else { return nil }
             return .counter(key: key, comparison)
         case "maxCount":
             guard let fields = fields(value, at: at, required: ["counter", "limit"], optional: []),
-                  let counter = string(fields, "counter", at: at),
-                  let limit = integer(fields, "limit", at: at, minimum: 0) else { return nil }
+                let counter = string(fields, "counter", at: at),
+                let limit = integer(fields, "limit", at: at, minimum: 0)
+            else { return nil }
             return .maxCount(counter: counter, limit: limit)
         case "timeSince", "cooldown":
             let field = name == "timeSince" ? "atLeast" : "for"
             guard let fields = fields(value, at: at, required: ["event", field], optional: []),
-                  let event = string(fields, "event", at: at),
-                  let length = duration(fields[field]!, at: at.appending(field)) else { return nil }
+                let event = string(fields, "event", at: at),
+                let length = duration(fields[field]!, at: at.appending(field))
+            else { return nil }
             return .elapsedSince(operator: name, event: event, duration: length)
         case "sinceLaunch":
             return duration(value, at: at).map { .sinceLaunch($0) }
@@ -31,7 +35,8 @@ extension SpecCompiler {
             return .eventExists(event)
         case "eventDate":
             guard let fields = fields(value, at: at, required: ["event"], optional: ["before", "after"]),
-                  let event = string(fields, "event", at: at) else { return nil }
+                let event = string(fields, "event", at: at)
+            else { return nil }
             guard fields["before"] != nil || fields["after"] != nil else {
                 error(at, "missing_field", "eventDate needs 'before' or 'after'")
                 return nil
@@ -58,7 +63,8 @@ extension SpecCompiler {
             return compileAttribute(value, at: at)
         case "donations":
             guard let fields = fields(value, at: at, required: ["event"], optional: Comparison.Operator.allCases.map(\.rawValue) + ["within"]),
-                  let event = string(fields, "event", at: at), let comparison = comparison(fields, at: at) else { return nil }
+                let event = string(fields, "event", at: at), let comparison = comparison(fields, at: at)
+            else { return nil }
             referencedEvents.insert(event)
             var window: Milliseconds?
             if let within = fields["within"] {
@@ -68,7 +74,8 @@ extension SpecCompiler {
             return .donations(event: event, comparison, within: window)
         case "lastDonation":
             guard let fields = fields(value, at: at, required: ["event"], optional: ["within", "notWithin"]),
-                  let event = string(fields, "event", at: at) else { return nil }
+                let event = string(fields, "event", at: at)
+            else { return nil }
             referencedEvents.insert(event)
             guard (fields["within"] == nil) != (fields["notWithin"] == nil) else {
                 error(at, "missing_field", "lastDonation needs exactly one of 'within' or 'notWithin'")
@@ -79,12 +86,14 @@ extension SpecCompiler {
             return duration(fields[key]!, at: at.appending(key)).map { .lastDonation(event: event, within: $0, inside: inside) }
         case "lastDonationVersion", "firstDonationVersion":
             guard let fields = fields(value, at: at, required: ["event"], optional: VersionTest.Operator.allCases.map(\.rawValue)),
-                  let event = string(fields, "event", at: at), let test = versionTest(fields, at: at) else { return nil }
+                let event = string(fields, "event", at: at), let test = versionTest(fields, at: at)
+            else { return nil }
             referencedEvents.insert(event)
             return .donationVersion(event: event, first: name == "firstDonationVersion", test)
         case "appVersion":
             guard let fields = fields(value, at: at, required: [], optional: VersionTest.Operator.allCases.map(\.rawValue)),
-                  let test = versionTest(fields, at: at) else { return nil }
+                let test = versionTest(fields, at: at)
+            else { return nil }
             return .appVersion(test)
         case "rollout":
             return compileRollout(value, at: at)
@@ -104,14 +113,15 @@ extension SpecCompiler {
     mutating func comparison(_ object: JSONObject, at path: JSONPointer) -> Comparison? {
         let present = Comparison.Operator.allCases.filter { object[$0.rawValue] != nil }
         guard present.count == 1, let op = present.first else {
-            error(path, present.isEmpty ? "missing_field" : "multiple_operators",
-                  "exactly one comparison of lt, lte, eq, ne, gte, gt, between is required")
+            error(
+                path, present.isEmpty ? "missing_field" : "multiple_operators",
+                "exactly one comparison of lt, lte, eq, ne, gte, gt, between is required")
             return nil
         }
         let at = path.appending(op.rawValue)
         if op == .between {
             guard case .array(let bounds) = object["between"]!, bounds.count == 2,
-                  let low = bounds[0].numberValue?.int, let high = bounds[1].numberValue?.int
+                let low = bounds[0].numberValue?.int, let high = bounds[1].numberValue?.int
             else { return wrongType(at, "[low, high] integers") }
             guard low <= high else {
                 error(at, "invalid_range", "between needs low <= high")
@@ -159,7 +169,7 @@ extension SpecCompiler {
         let at = path.appending("hourIn")
         let (zoneOK, zoneName) = timeZone(zone, at: path.appending("tz"))
         guard case .array(let bounds) = value, bounds.count == 2, let from = bounds[0].numberValue?.int,
-              let to = bounds[1].numberValue?.int
+            let to = bounds[1].numberValue?.int
         else { return wrongType(at, "[fromHour, toHour] integers") }
         for (index, hour) in [from, to].enumerated() where !(0...23).contains(hour) {
             error(at.appending(index), "hour_out_of_range", "hours are 0 to 23")
@@ -197,7 +207,8 @@ extension SpecCompiler {
 
     private mutating func compileAttribute(_ value: JSONValue, at path: JSONPointer) -> Spec? {
         guard let fields = fields(value, at: path, required: ["key"], optional: AttributeTest.operatorNames),
-              let key = string(fields, "key", at: path) else { return nil }
+            let key = string(fields, "key", at: path)
+        else { return nil }
         let present = AttributeTest.operatorNames.filter { fields[$0] != nil }
         guard present.count == 1, let op = present.first, let operand = fields[op] else {
             error(path, present.isEmpty ? "missing_field" : "multiple_operators", "attr needs exactly one operator")
@@ -242,7 +253,7 @@ extension SpecCompiler {
     private mutating func compileRollout(_ value: JSONValue, at path: JSONPointer) -> Spec? {
         guard let fields = fields(value, at: path, required: ["percent"], optional: ["salt", "by"]) else { return nil }
         guard let percent = fields["percent"]?.numberValue?.double, percent >= 0, percent <= 100,
-              (percent * 100).rounded() == percent * 100
+            (percent * 100).rounded() == percent * 100
         else {
             error(path.appending("percent"), "invalid_percent", "percent is a number from 0 to 100 with at most two decimals")
             return nil

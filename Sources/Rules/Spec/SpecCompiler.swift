@@ -19,7 +19,7 @@ struct SpecCompiler {
         "all", "any", "none", "not", "atLeast", "ref", "always", "flag", "counter", "maxCount", "timeSince", "cooldown",
         "sinceLaunch", "eventExists", "eventDate", "dateRange", "hourIn", "weekday", "segment", "segments",
         "subscription", "attr", "donations", "lastDonation", "lastDonationVersion", "firstDonationVersion",
-        "appVersion", "rollout",
+        "appVersion", "rollout"
     ]
 
     mutating func error(_ path: JSONPointer, _ code: String, _ message: String) {
@@ -42,8 +42,9 @@ struct SpecCompiler {
         guard operatorKeys.count == 1, let name = operatorKeys.first else {
             if operatorKeys.isEmpty {
                 let unknown = object.keys.first ?? ""
-                error(object.isEmpty ? path : path.appending(unknown), "unknown_operator",
-                      object.isEmpty ? "a spec needs one operator" : "unknown operator '\(unknown)'")
+                error(
+                    object.isEmpty ? path : path.appending(unknown), "unknown_operator",
+                    object.isEmpty ? "a spec needs one operator" : "unknown operator '\(unknown)'")
             } else {
                 error(path, "multiple_operators", "a spec has exactly one operator, found \(operatorKeys.joined(separator: ", "))")
             }

@@ -2,8 +2,10 @@ extension RuleSet {
     /// Which triggers fire now for a donation of `event` (docs/rules.md, "Triggers"): listening to it, no delay
     /// (delayed ones are re-checked when their delay ends), spec holding on the new state, not throttled by the last
     /// fire in the user's zone, and in edge mode not already holding before.
-    public func immediateFires(event: String, previous: UserContext?, current: UserContext, now: Instant,
-                               request: RequestAttributes) -> [Trigger] {
+    public func immediateFires(
+        event: String, previous: UserContext?, current: UserContext, now: Instant,
+        request: RequestAttributes
+    ) -> [Trigger] {
         triggerKeys.compactMap { key -> Trigger? in
             let trigger = triggers[key]!
             guard trigger.listens(to: event), trigger.delay == nil else { return nil }

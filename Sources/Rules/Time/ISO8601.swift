@@ -21,13 +21,13 @@ public enum ISO8601 {
             return true
         }
         guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
-              (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day)
+            (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day)
         else { return nil }
         let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
         if index == bytes.count { return Instant(milliseconds: Int64(days) * CivilDate.millisecondsPerDay) }
         guard expect(84) || expect(116) || expect(32) else { return nil }
         guard let hour = number(2), expect(58), let minute = number(2), expect(58), let second = number(2),
-              hour < 24, minute < 60, second < 61
+            hour < 24, minute < 60, second < 61
         else { return nil }
         var millis = 0
         if expect(46) {
@@ -69,7 +69,8 @@ public enum ISO8601 {
         let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: instant.milliseconds)
         let secondOfDay = Int(millisecondOfDay / 1000)
         let millis = Int(millisecondOfDay % 1000)
-        var text = CivilDate(daysSinceEpoch: Int(days)).description + "T" + CivilDate.pad(secondOfDay / 3600, 2) + ":"
+        var text =
+            CivilDate(daysSinceEpoch: Int(days)).description + "T" + CivilDate.pad(secondOfDay / 3600, 2) + ":"
             + CivilDate.pad(secondOfDay / 60 % 60, 2) + ":" + CivilDate.pad(secondOfDay % 60, 2)
         if millis != 0 || fraction == .milliseconds { text += "." + CivilDate.pad(millis, 3) }
         return text + "Z"

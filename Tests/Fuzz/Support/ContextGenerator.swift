@@ -42,7 +42,10 @@ extension FuzzInput {
         for _ in 0..<int(0...2) {
             let recent = (0..<int(0...6)).map { _ in instant() }.sorted()
             let first = bool() ? DonationSummary.Mark(at: instant(), appVersion: bool() ? pick(["1.2", "2.0", "x", ""]) : nil) : nil
-            let last = bool() ? DonationSummary.Mark(at: instant(), appVersion: bool() ? pick(["1.2", "2.0", "v9"]) : nil) : recent.last.map { .init(at: $0, appVersion: nil) }
+            let last =
+                bool()
+                ? DonationSummary.Mark(at: instant(), appVersion: bool() ? pick(["1.2", "2.0", "v9"]) : nil)
+                : recent.last.map { .init(at: $0, appVersion: nil) }
             context.donations[pick(RuleGenerator.events)] = DonationSummary(count: max(0, edgeInt()), first: first, last: last, recent: recent)
         }
         for _ in 0..<int(0...1) { context.triggerFires["t\(int(0...1))"] = instant() }

@@ -16,8 +16,10 @@ struct RuleGenerator {
 
     static let events = ["e", "appStarted", "purchase", "launch", "promo"]
     static let zones = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kathmandu", "Pacific/Chatham", "Australia/Lord_Howe"]
-    static let attrOps = ["eq", "ne", "lt", "lte", "gt", "gte", "in", "notIn", "contains", "startsWith", "endsWith",
-                          "matches", "exists", "semverEq", "semverLt", "semverGte", "between", "tolerance"]
+    static let attrOps = [
+        "eq", "ne", "lt", "lte", "gt", "gte", "in", "notIn", "contains", "startsWith", "endsWith",
+        "matches", "exists", "semverEq", "semverLt", "semverGte", "between", "tolerance"
+    ]
     static let comparisons = ["lt", "lte", "eq", "ne", "gte", "gt"]
 
     mutating func chaotic() -> Bool { chaos && input.byte() % 8 == 0 }
@@ -25,10 +27,14 @@ struct RuleGenerator {
     mutating func number() -> JSONValue {
         switch input.byte() % 6 {
         case 0:
-            return .number(JSONNumber(validatedText: input.pick(["1e300", "-0", "-0.0", "1E2", "123456789012345678901234567890",
-                                                                "0.1", "1e-300", "4.5", "1e15", "9007199254740993",
-                                                                "9223372036854775807", "9223372036854775808", "-9223372036854775809",
-                                                                "1e19", "-1e19"])))
+            return .number(
+                JSONNumber(
+                    validatedText: input.pick([
+                        "1e300", "-0", "-0.0", "1E2", "123456789012345678901234567890",
+                        "0.1", "1e-300", "4.5", "1e15", "9007199254740993",
+                        "9223372036854775807", "9223372036854775808", "-9223372036854775809",
+                        "1e19", "-1e19"
+                    ])))
         case 1:
             let value = input.edgeDouble()
             return value.isFinite ? .double(value) : .int(0)
@@ -72,8 +78,10 @@ struct RuleGenerator {
 
     mutating func instantText() -> String {
         if input.byte() % 4 == 0 {
-            return input.pick(["0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "1970-01-01", "2026-02-29", "2024-02-29T23:59:60+23:59",
-                               "2026-01-01T09:00:00-23:59", "not a date"])
+            return input.pick([
+                "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "1970-01-01", "2026-02-29", "2024-02-29T23:59:60+23:59",
+                "2026-01-01T09:00:00-23:59", "not a date"
+            ])
         }
         let year = input.int(0...9999), month = input.int(1...12), day = input.int(1...28)
         let hour = input.int(0...23), minute = input.int(0...59)
@@ -106,7 +114,9 @@ struct RuleGenerator {
         var node = JSONObject()
         switch kind {
         case 0: node["always"] = .bool(input.bool())
-        case 1: node["flag"] = input.bool() ? .string(input.key()) : ["key": .string(input.key()), "equals": .bool(input.bool()), "ifMissing": .bool(input.bool())]
+        case 1:
+            node["flag"] =
+                input.bool() ? .string(input.key()) : ["key": .string(input.key()), "equals": .bool(input.bool()), "ifMissing": .bool(input.bool())]
         case 2:
             var counter: JSONObject = ["key": .string(input.key())]
             comparison(into: &counter)
@@ -146,7 +156,9 @@ struct RuleGenerator {
             case "in", "notIn": attr[op] = .array((0..<input.int(0...3)).map { _ in value(depth: 1) })
             case "exists": attr[op] = .bool(input.bool())
             case "between": attr[op] = .array([number(), number()])
-            case "tolerance": attr["eq"] = number(); attr["tolerance"] = number()
+            case "tolerance":
+                attr["eq"] = number()
+                attr["tolerance"] = number()
             case "matches": attr[op] = .string(input.pick(["^a", "(a+)+$", "[", "", ".*", "\\d{3}"]))
             default: attr[op] = input.byte() % 5 == 0 ? .object(["$attr": .string(input.key())]) : value(depth: 1)
             }
@@ -157,11 +169,15 @@ struct RuleGenerator {
             if input.bool() { donations["within"] = duration() }
             node["donations"] = .object(donations)
         case 17, 18:
-            node[kind == 17 ? "lastDonation" : "firstDonation"] = ["event": .string(input.pick(Self.events)),
-                                                                   input.pick(["within", "notWithin"]): duration()]
+            node[kind == 17 ? "lastDonation" : "firstDonation"] = [
+                "event": .string(input.pick(Self.events)),
+                input.pick(["within", "notWithin"]): duration()
+            ]
         case 19:
-            node[input.pick(["lastDonationVersion", "firstDonationVersion"])] = ["event": .string(input.pick(Self.events)),
-                                                                               input.pick(Self.comparisons): version()]
+            node[input.pick(["lastDonationVersion", "firstDonationVersion"])] = [
+                "event": .string(input.pick(Self.events)),
+                input.pick(Self.comparisons): version()
+            ]
         case 20: node["appVersion"] = .object([input.pick(Self.comparisons): version()])
         case 21:
             var rollout: JSONObject = ["percent": number()]
@@ -170,8 +186,10 @@ struct RuleGenerator {
             node["rollout"] = .object(rollout)
         case 22:
             if specNames.isEmpty || input.byte() % 8 == 0 {
-                node["history"] = ["event": .string(input.pick(Self.events)), "over": duration(), "per": .string(input.pick(["day", "week", "hour"])),
-                                   "stat": .string(input.pick(["mean", "median", "p90", "max", "min", "activePeriods"])), input.pick(Self.comparisons): number()]
+                node["history"] = [
+                    "event": .string(input.pick(Self.events)), "over": duration(), "per": .string(input.pick(["day", "week", "hour"])),
+                    "stat": .string(input.pick(["mean", "median", "p90", "max", "min", "activePeriods"])), input.pick(Self.comparisons): number()
+                ]
             } else {
                 node["ref"] = .string(input.pick(specNames))
             }
@@ -179,7 +197,9 @@ struct RuleGenerator {
         case 25: node["not"] = spec(depth: depth - 1)
         case 26: node["atLeast"] = ["n": .int(input.int(-1...4)), "of": .array((0..<input.int(1...3)).map { _ in spec(depth: depth - 1) })]
         case 27:
-            node["prerequisite"] = flagKeys.isEmpty ? ["flag": .string("x"), "equals": .bool(true)]
+            node["prerequisite"] =
+                flagKeys.isEmpty
+                ? ["flag": .string("x"), "equals": .bool(true)]
                 : ["flag": .string(input.pick(flagKeys)), "equals": value(depth: 0)]
         default: node["any"] = .array([spec(depth: depth - 1), spec(depth: depth - 1)])
         }
@@ -191,14 +211,19 @@ struct RuleGenerator {
     mutating func logic(depth: Int) -> JSONValue {
         if depth <= 0 || input.byte() % 4 == 0 {
             switch input.byte() % 5 {
-            case 0: return ["var": .string(input.pick(["email", "score", "plan", "targetingKey", "$flagd.timestamp", "$flagd.flagKey", "a.b", "a.0", ""]))]
+            case 0:
+                return [
+                    "var": .string(input.pick(["email", "score", "plan", "targetingKey", "$flagd.timestamp", "$flagd.flagKey", "a.b", "a.0", ""]))
+                ]
             case 1: return ["var": .array([.string(input.key()), value(depth: 0)])]
             default: return value(depth: 1)
             }
         }
-        let ops = ["if", "==", "===", "!=", "!==", "<", "<=", ">", ">=", "and", "or", "!", "!!", "in", "cat", "substr",
-                   "+", "-", "*", "/", "%", "min", "max", "merge", "map", "filter", "reduce", "all", "none", "some",
-                   "missing", "missing_some", "fractional", "sem_ver", "starts_with", "ends_with", "var"]
+        let ops = [
+            "if", "==", "===", "!=", "!==", "<", "<=", ">", ">=", "and", "or", "!", "!!", "in", "cat", "substr",
+            "+", "-", "*", "/", "%", "min", "max", "merge", "map", "filter", "reduce", "all", "none", "some",
+            "missing", "missing_some", "fractional", "sem_ver", "starts_with", "ends_with", "var"
+        ]
         let op = input.pick(ops)
         switch op {
         case "fractional":
@@ -255,9 +280,10 @@ struct RuleGenerator {
                 var item: JSONObject = ["when": spec(depth: 3)]
                 if input.byte() % 4 == 0 {
                     // Weights summing past Int.max once trapped in Bucketing.pick (Crashes/evaluation/split-weights-sum-overflow.json).
-                    item["split"] = .array((0..<input.int(1...4)).map { _ in
-                        ["weight": input.bool() ? .int(input.int(-1...1_000_000)) : number(), "value": flagValue(type: type)]
-                    })
+                    item["split"] = .array(
+                        (0..<input.int(1...4)).map { _ in
+                            ["weight": input.bool() ? .int(input.int(-1...1_000_000)) : number(), "value": flagValue(type: type)]
+                        })
                 } else {
                     item["value"] = flagValue(type: type)
                 }
@@ -280,7 +306,8 @@ struct RuleGenerator {
             flag["variants"] = .object(variants)
             flag["defaultVariant"] = input.byte() % 8 == 0 ? .null : .string(input.pick(names))
             if input.byte() % 4 != 0 {
-                let targeting = input.bool()
+                let targeting =
+                    input.bool()
                     ? ["if": .array([logic(depth: 4), .string(input.pick(names)), .string(input.pick(names))])]
                     : logic(depth: 5)
                 flag["targeting"] = targeting

@@ -44,8 +44,9 @@ func fixedContext() -> UserContext {
     context.attributes["score"] = .int(42)
     for event in RuleGenerator.events {
         context.events[event] = at
-        context.donations[event] = DonationSummary(count: 2, first: .init(at: at - 86_400_000, appVersion: "1.2"),
-                                                   last: .init(at: at, appVersion: "2.0"), recent: [at - 86_400_000, at])
+        context.donations[event] = DonationSummary(
+            count: 2, first: .init(at: at - 86_400_000, appVersion: "1.2"),
+            last: .init(at: at, appVersion: "2.0"), recent: [at - 86_400_000, at])
     }
     for trigger in ["t", "t0", "t1"] { context.triggerFires[trigger] = at }
     return context
@@ -59,7 +60,8 @@ func fuzzEvaluation(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if isRuleFile {
         input = FuzzInput([])
         guard case .success(let document) = RuleSetLoader.parse(Array(UnsafeBufferPointer(start: data, count: size)), file: "fuzz"),
-              let compiled = compileValid(document) else { return 0 }
+            let compiled = compileValid(document)
+        else { return 0 }
         rules = compiled
         context = fixedContext()
     } else {
@@ -71,8 +73,9 @@ func fuzzEvaluation(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         context = input.userContext()
     }
     if dumpInputs { dumpLine("rules: \(JSONWriter.string(rules.source))\ncontext: \(JSONWriter.string(ContextJSON.encode(user: "u", context)))") }
-    let request = RequestAttributes(userID: input.bool() ? input.key() : String(repeating: "u", count: input.int(0...300)),
-                                    appVersion: input.bool() ? input.pick(["1.2", "2.10.0", "v3", "", "99999999999999999999"]) : nil)
+    let request = RequestAttributes(
+        userID: input.bool() ? input.key() : String(repeating: "u", count: input.int(0...300)),
+        appVersion: input.bool() ? input.pick(["1.2", "2.10.0", "v3", "", "99999999999999999999"]) : nil)
     for round in 0..<(isRuleFile ? 2 : input.int(1...3)) {
         // A rule file is evaluated a minute and a year after the fixed context's instants.
         let now = isRuleFile ? Instant(milliseconds: 1_767_225_660_000 + Int64(round) * 31_536_000_000) : input.instant()

@@ -26,8 +26,9 @@ struct ParseOutcome: Equatable {
     }
 }
 
-let tinyLimits = HTTPLimits(maxRequestLineBytes: 40, maxHeaderBytes: 80, maxHeaderCount: 4, maxBodyBytes: 48,
-                            maxChunkLineBytes: 8)
+let tinyLimits = HTTPLimits(
+    maxRequestLineBytes: 40, maxHeaderBytes: 80, maxHeaderCount: 4, maxBodyBytes: 48,
+    maxChunkLineBytes: 8)
 
 func parse(_ stream: [UInt8], cuts: [Int], limits: HTTPLimits) -> ParseOutcome {
     var parser = HTTPRequestParser(limits: limits)

@@ -12,7 +12,10 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String) {
 
 /// What one action must have done to the state, given the state before it.
 func checkStep(_ action: Action, before: UserContext?, after: UserContext?, policy: HistoryPolicy) {
-    if case .erase = action { require(after == nil, "erase left a state"); return }
+    if case .erase = action {
+        require(after == nil, "erase left a state")
+        return
+    }
     guard let after else { fatalError("\(action) left no state") }
     let old = before?.counters
     switch action {
@@ -22,7 +25,8 @@ func checkStep(_ action: Action, before: UserContext?, after: UserContext?, poli
     case .decrement(let counter, let amount):
         let (difference, overflow) = (old?[counter] ?? 0).subtractingReportingOverflow(amount)
         let expected = overflow ? 0 : max(0, difference)
-        require(amount >= 0 && after.counters[counter] == expected, "decrement \(counter) by \(amount): \(String(describing: after.counters[counter]))")
+        require(
+            amount >= 0 && after.counters[counter] == expected, "decrement \(counter) by \(amount): \(String(describing: after.counters[counter]))")
     case .setCounter(let counter, let value):
         require(after.counters[counter] == value, "setCounter")
     case .resetCounter(let counter):

@@ -38,7 +38,8 @@ func check(_ result: Result<RuleSet, RuleSetError>, _ document: JSONValue, _ for
         guard rules.warnings.allSatisfy({ $0.severity != .error }) else { fatalError("a set compiled with an error") }
         // Compiling is a function of the document: again, the same set with the same content-hash version.
         guard case .success(let again) = RuleSetCompiler.compile(document, format: format), again.version == rules.version,
-              again.flagKeys == rules.flagKeys else {
+            again.flagKeys == rules.flagKeys
+        else {
             fatalError("compiling the same document twice disagrees")
         }
     }

@@ -105,7 +105,8 @@ func fuzzStoreDecoders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         body.fixed32(UInt32(record.bytes.count))
         body.bytes += record.bytes
         guard let (_, users) = try? SnapshotFile.read(snapshotBytes(seq: 7, count: 1, body: body.bytes)),
-              users.count == 1, users[ByteKey(mutation.user)] == built else {
+            users.count == 1, users[ByteKey(mutation.user)] == built
+        else {
             fatalError("a valid snapshot does not read back")
         }
     }

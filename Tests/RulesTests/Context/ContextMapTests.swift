@@ -100,7 +100,13 @@ import Testing
         let names = (0..<100).flatMap { ["s\($0)", "caf\u{E9}\($0)", "cafe\u{301}\($0)"] }
         for _ in 0..<10_000 {
             let name = names[generator.next(upTo: names.count)]
-            if generator.next(upTo: 3) == 0 { set.remove(name); model.remove(ByteKey(name)) } else { set.insert(name); model.insert(ByteKey(name)) }
+            if generator.next(upTo: 3) == 0 {
+                set.remove(name)
+                model.remove(ByteKey(name))
+            } else {
+                set.insert(name)
+                model.insert(ByteKey(name))
+            }
             #expect(set.count == model.count)
         }
         let members: [ByteKey] = set.map { ByteKey($0) }
@@ -109,8 +115,9 @@ import Testing
         #expect(sorted == model.sorted())
     }
 
-    static let small = ContextLimits(maxCounters: 2, maxEvents: 2, maxFlags: 2, maxAttributes: 2, maxSegments: 2, maxDonationEvents: 2,
-                                     maxAttributeValueBytes: 8, maxKeyBytes: 4)
+    static let small = ContextLimits(
+        maxCounters: 2, maxEvents: 2, maxFlags: 2, maxAttributes: 2, maxSegments: 2, maxDonationEvents: 2,
+        maxAttributeValueBytes: 8, maxKeyBytes: 4)
 
     /// Each map of an inline context over its cap is refused, naming the limit and its value.
     @Test(arguments: [
@@ -122,7 +129,7 @@ import Testing
         (#"{"donations": {"a": {"count": 1}, "b": {"count": 1}, "c": {"count": 1}}}"#, "context.donations", "limits.maxDonationEventsPerUser"),
         (#"{"attributes": {"a": "123456789"}}"#, "context.attributes.a", "limits.maxAttributeValueBytes"),
         (#"{"counters": {"abcde": 1}}"#, "context.counters.abcde", "limits.maxKeyBytes"),
-        (#"{"segments": ["abcde"]}"#, "context.segments[0]", "limits.maxKeyBytes"),
+        (#"{"segments": ["abcde"]}"#, "context.segments[0]", "limits.maxKeyBytes")
     ])
     func inlineContext_overALimit_isRefusedNamingIt(json: String, field: String, limit: String) throws {
         let value = try JSONParser().parse(json)

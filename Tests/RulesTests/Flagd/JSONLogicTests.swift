@@ -80,7 +80,7 @@ let logicCases: [LogicCase] = [
     .init(#"{"none": [[1, 2], {">": [{"var": ""}, 5]}]}"#, "true"),
     .init(#"{"some": [[1, 9], {">": [{"var": ""}, 5]}]}"#, "true"),
     .init(#"{"unknown_op": [1]}"#, "null"),
-    .init(#""plain""#, #""plain""#),
+    .init(#""plain""#, #""plain""#)
 ]
 
 @Suite struct JSONLogicTests {
@@ -92,9 +92,11 @@ let logicCases: [LogicCase] = [
     }
 
     @Test func extensions_receiveEvaluatedArgumentsOnDemand() throws {
-        let logic = JSONLogic(extensions: ["double": { arguments, data, logic in
-            JSONLogic.numberValue((JSONLogic.number(logic.apply(arguments[0], data)) ?? 0) * 2)
-        }])
+        let logic = JSONLogic(extensions: [
+            "double": { arguments, data, logic in
+                JSONLogic.numberValue((JSONLogic.number(logic.apply(arguments[0], data)) ?? 0) * 2)
+            }
+        ])
         #expect(logic.apply(try JSONParser().parse(#"{"double": [{"var": "n"}]}"#), ["n": 21]) == 42)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Rules
 
 @Suite struct ByteKeyTests {
@@ -6,7 +7,7 @@ import Testing
     let nfd = "cafe\u{301}"
 
     @Test func canonicallyEquivalentSpellings_areDifferentKeys() {
-        #expect(nfc == nfd)  // Swift's String equality is canonical equivalence
+        #expect(nfc == nfd) // Swift's String equality is canonical equivalence
         #expect(ByteKey(nfc) != ByteKey(nfd))
         #expect(!nfc.bytesEqual(nfd))
         #expect(Set([ByteKey(nfc), ByteKey(nfd)]).count == 2)
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func ordering_isByteOrder() {
-        #expect(ByteKey(nfd) < ByteKey(nfc))  // 0x65 'e' < 0xC3
+        #expect(ByteKey(nfd) < ByteKey(nfc)) // 0x65 'e' < 0xC3
         #expect(ByteKey("a") < ByteKey("ab"))
         #expect(!(ByteKey("b") < ByteKey("a")))
     }

@@ -41,14 +41,17 @@ import Testing
         ("\"\\udc00\"", .invalidEscape(offset: 1)),
         ("{\"a\":1,\"a\":2}", .duplicateKey(offset: 7, key: "a")),
         ("1 2", .trailingData(offset: 2)),
-        ("'a'", .unexpectedByte(offset: 0, expected: "a JSON value")),
+        ("'a'", .unexpectedByte(offset: 0, expected: "a JSON value"))
     ])
     func parse_malformed_reportsErrorWithOffset(text: String, expected: JSONError) {
         #expect(throws: expected) { try parser.parse(text) }
     }
 
-    @Test(arguments: [[0x22, 0xC3, 0x28, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
-                      [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22], [0x22, 0xFF, 0x22]] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x22, 0xC3, 0x28, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22], [0x22, 0xFF, 0x22]
+        ] as [[UInt8]])
     func parse_invalidUTF8_isRefusedAtItsOffset(bytes: [UInt8]) {
         #expect(throws: JSONError.invalidUTF8(offset: 1)) { try parser.parse(bytes) }
     }

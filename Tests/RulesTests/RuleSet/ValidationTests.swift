@@ -10,7 +10,9 @@ struct ValidationCase: CustomTestStringConvertible, Sendable {
 
 let validationCases: [ValidationCase] = [
     .init(code: "unknown_operator", path: "/flags/f/when/sometimes", rules: #"{"flags": {"f": {"when": {"sometimes": true}}}}"#),
-    .init(code: "unknown_field", path: "/flags/f/when/maxCount/max", rules: #"{"flags": {"f": {"when": {"maxCount": {"counter": "c", "limit": 1, "max": 2}}}}}"#),
+    .init(
+        code: "unknown_field", path: "/flags/f/when/maxCount/max",
+        rules: #"{"flags": {"f": {"when": {"maxCount": {"counter": "c", "limit": 1, "max": 2}}}}}"#),
     .init(code: "unknown_field", path: "/flags/f/colour", rules: #"{"flags": {"f": {"when": {"always": true}, "colour": 1}}}"#),
     .init(code: "unknown_field", path: "/flagz", rules: #"{"flagz": {}}"#),
     .init(code: "wrong_type", path: "/flags/f/when/all/0", rules: #"{"flags": {"f": {"when": {"all": [true]}}}}"#),
@@ -18,16 +20,31 @@ let validationCases: [ValidationCase] = [
     .init(code: "empty_combinator", path: "/flags/f/when/any", rules: #"{"flags": {"f": {"when": {"any": []}}}}"#),
     .init(code: "unknown_ref", path: "/flags/f/when/ref", rules: #"{"flags": {"f": {"when": {"ref": "ghost"}}}}"#),
     .init(code: "cycle", path: "/specs/b/ref", rules: #"{"specs": {"a": {"ref": "b"}, "b": {"ref": "a"}}, "flags": {"f": {"when": {"ref": "a"}}}}"#),
-    .init(code: "invalid_range", path: "/flags/f/when/dateRange", rules: #"{"flags": {"f": {"when": {"dateRange": {"from": "2026-02-01T00:00:00Z", "to": "2026-01-01T00:00:00Z"}}}}}"#),
-    .init(code: "invalid_range", path: "/flags/f/when/counter/between", rules: #"{"flags": {"f": {"when": {"counter": {"key": "k", "between": [5, 1]}}}}}"#),
-    .init(code: "negative_limit", path: "/flags/f/when/maxCount/limit", rules: #"{"flags": {"f": {"when": {"maxCount": {"counter": "c", "limit": -1}}}}}"#),
+    .init(
+        code: "invalid_range", path: "/flags/f/when/dateRange",
+        rules: #"{"flags": {"f": {"when": {"dateRange": {"from": "2026-02-01T00:00:00Z", "to": "2026-01-01T00:00:00Z"}}}}}"#),
+    .init(
+        code: "invalid_range", path: "/flags/f/when/counter/between",
+        rules: #"{"flags": {"f": {"when": {"counter": {"key": "k", "between": [5, 1]}}}}}"#),
+    .init(
+        code: "negative_limit", path: "/flags/f/when/maxCount/limit",
+        rules: #"{"flags": {"f": {"when": {"maxCount": {"counter": "c", "limit": -1}}}}}"#),
     .init(code: "hour_out_of_range", path: "/flags/f/when/hourIn/1", rules: #"{"flags": {"f": {"when": {"hourIn": [9, 24]}}}}"#),
     .init(code: "weekday_out_of_range", path: "/flags/f/when/weekday/0", rules: #"{"flags": {"f": {"when": {"weekday": [0]}}}}"#),
-    .init(code: "mixed_value_types", path: "/flags/f/fallback", rules: #"{"flags": {"f": {"cases": [{"when": {"always": true}, "value": 1}], "fallback": "none"}}}"#),
-    .init(code: "unknown_default_variant", path: "/flags/f/defaultVariant", rules: #"{"flags": {"f": {"variants": {"a": 1}, "defaultVariant": "b"}}}"#),
-    .init(code: "unknown_variant", path: "/flags/f/cases/0/variant", rules: #"{"flags": {"f": {"variants": {"a": 1}, "defaultVariant": "a", "cases": [{"when": {"always": true}, "variant": "z"}]}}}"#),
-    .init(code: "non_positive_weight", path: "/flags/f/cases/0/split/1/weight", rules: #"{"flags": {"f": {"cases": [{"when": {"always": true}, "split": [{"weight": 1, "value": "a"}, {"weight": 0, "value": "b"}]}]}}}"#),
-    .init(code: "invalid_duration", path: "/flags/f/when/cooldown/for", rules: #"{"flags": {"f": {"when": {"cooldown": {"event": "e", "for": "3 days"}}}}}"#),
+    .init(
+        code: "mixed_value_types", path: "/flags/f/fallback",
+        rules: #"{"flags": {"f": {"cases": [{"when": {"always": true}, "value": 1}], "fallback": "none"}}}"#),
+    .init(
+        code: "unknown_default_variant", path: "/flags/f/defaultVariant", rules: #"{"flags": {"f": {"variants": {"a": 1}, "defaultVariant": "b"}}}"#),
+    .init(
+        code: "unknown_variant", path: "/flags/f/cases/0/variant",
+        rules: #"{"flags": {"f": {"variants": {"a": 1}, "defaultVariant": "a", "cases": [{"when": {"always": true}, "variant": "z"}]}}}"#),
+    .init(
+        code: "non_positive_weight", path: "/flags/f/cases/0/split/1/weight",
+        rules: #"{"flags": {"f": {"cases": [{"when": {"always": true}, "split": [{"weight": 1, "value": "a"}, {"weight": 0, "value": "b"}]}]}}}"#),
+    .init(
+        code: "invalid_duration", path: "/flags/f/when/cooldown/for",
+        rules: #"{"flags": {"f": {"when": {"cooldown": {"event": "e", "for": "3 days"}}}}}"#),
     .init(code: "invalid_period", path: "/triggers/t/throttle", rules: #"{"flags": {}, "triggers": {"t": {"throttle": "fortnight"}}}"#),
     .init(code: "invalid_timezone", path: "/flags/f/when/tz", rules: #"{"flags": {"f": {"when": {"hourIn": [9, 17], "tz": "Mars/Olympus"}}}}"#),
     .init(code: "invalid_date", path: "/flags/f/when/dateRange/from", rules: #"{"flags": {"f": {"when": {"dateRange": {"from": "yesterday"}}}}}"#),
@@ -36,11 +53,15 @@ let validationCases: [ValidationCase] = [
     .init(code: "invalid_pattern", path: "/flags/f/when/attr/matches", rules: #"{"flags": {"f": {"when": {"attr": {"key": "a", "matches": "("}}}}}"#),
     .init(code: "missing_field", path: "/flags/f/when/maxCount/limit", rules: #"{"flags": {"f": {"when": {"maxCount": {"counter": "c"}}}}}"#),
     .init(code: "multiple_operators", path: "/flags/f/when", rules: #"{"flags": {"f": {"when": {"always": true, "segment": "x"}}}}"#),
-    .init(code: "unreachable_case", path: "/flags/f/cases/1", rules: #"{"flags": {"f": {"cases": [{"when": {"always": true}, "value": 1}, {"when": {"segment": "x"}, "value": 2}], "fallback": 0}}}"#),
-    .init(code: "unreferenced_trigger_event", path: "/triggers/t/on/0", rules: #"{"flags": {}, "triggers": {"t": {"on": ["entityCreated"], "when": {"always": true}}}}"#),
+    .init(
+        code: "unreachable_case", path: "/flags/f/cases/1",
+        rules: #"{"flags": {"f": {"cases": [{"when": {"always": true}, "value": 1}, {"when": {"segment": "x"}, "value": 2}], "fallback": 0}}}"#),
+    .init(
+        code: "unreferenced_trigger_event", path: "/triggers/t/on/0",
+        rules: #"{"flags": {}, "triggers": {"t": {"on": ["entityCreated"], "when": {"always": true}}}}"#),
     // Paths escape keys as RFC 6901 says ("~" as "~0", "/" as "~1"); other bytes pass as they are.
     .init(code: "unknown_field", path: "/specs/a~1b~0c~01/colour", rules: #"{"specs": {"a/b~c~1": {"always": true, "colour": 1}}, "flags": {}}"#),
-    .init(code: "unknown_field", path: "/specs/caf\u{E9}/colour", rules: #"{"specs": {"caf\u00e9": {"always": true, "colour": 1}}, "flags": {}}"#),
+    .init(code: "unknown_field", path: "/specs/caf\u{E9}/colour", rules: #"{"specs": {"caf\u00e9": {"always": true, "colour": 1}}, "flags": {}}"#)
 ]
 
 @Suite struct ValidationTests {

@@ -35,7 +35,9 @@ import Testing
     }
 
     @Test func rolloutAndSplit_areIndependent() throws {
-        let set = try ruleSet(#"{"flags": {"f": {"cases": [{"when": {"rollout": {"percent": 50}}, "split": [{"weight": 1, "value": "a"}, {"weight": 1, "value": "b"}]}], "fallback": "none"}}}"#)
+        let set = try ruleSet(
+            #"{"flags": {"f": {"cases": [{"when": {"rollout": {"percent": 50}}, "split": [{"weight": 1, "value": "a"}, {"weight": 1, "value": "b"}]}], "fallback": "none"}}}"#
+        )
         var table: [String: Int] = [:]
         for index in 0..<20_000 {
             table[set.evaluate("f", input(context(), user: "u\(index)")).value!.stringValue!, default: 0] += 1

@@ -2,11 +2,18 @@ import Rules
 import Testing
 
 @Suite struct DecisionTests {
-    let discount = #"{"flags": {"discount": {"cases": [{"when": {"segment": "vip"}, "value": 20}, {"when": {"flag": "promo"}, "value": 50}], "fallback": 0}}}"#
+    let discount =
+        #"{"flags": {"discount": {"cases": [{"when": {"segment": "vip"}, "value": 20}, {"when": {"flag": "promo"}, "value": 50}], "fallback": 0}}}"#
 
     @Test func firstMatchingCaseWins_orderBeatsMagnitude() throws {
         let set = try ruleSet(discount)
-        let both = set.evaluate("discount", input(context { $0.segments = ["vip"]; $0.flags["promo"] = true }))
+        let both = set.evaluate(
+            "discount",
+            input(
+                context {
+                    $0.segments = ["vip"]
+                    $0.flags["promo"] = true
+                }))
         #expect(both.value == 20)
         #expect(both.index == 0)
         #expect(both.reason == .targetingMatch)
@@ -41,7 +48,9 @@ import Testing
     }
 
     @Test func variants_defaultVariantAndCaseVariant() throws {
-        let set = try ruleSet(#"{"flags": {"checkout": {"variants": {"new": "v2", "old": "v1"}, "defaultVariant": "old", "cases": [{"when": {"segment": "beta"}, "variant": "new"}]}}}"#)
+        let set = try ruleSet(
+            #"{"flags": {"checkout": {"variants": {"new": "v2", "old": "v1"}, "defaultVariant": "old", "cases": [{"when": {"segment": "beta"}, "variant": "new"}]}}}"#
+        )
         let beta = set.evaluate("checkout", input(context { $0.segments = ["beta"] }))
         #expect(beta.value == "v2")
         #expect(beta.variant == "new")
@@ -58,7 +67,9 @@ import Testing
     }
 
     @Test func disabled_answersFallbackWithReasonDisabled() throws {
-        let set = try ruleSet(#"{"flags": {"d": {"enabled": false, "cases": [{"when": {"always": true}, "value": 1}], "fallback": 7}, "b": {"enabled": false, "when": {"always": true}}}}"#)
+        let set = try ruleSet(
+            #"{"flags": {"d": {"enabled": false, "cases": [{"when": {"always": true}, "value": 1}], "fallback": 7}, "b": {"enabled": false, "when": {"always": true}}}}"#
+        )
         let decision = set.evaluate("d", input(context()))
         #expect(decision.value == 7)
         #expect(decision.reason == .disabled)
@@ -67,7 +78,8 @@ import Testing
     }
 
     @Test func split_isDeterministicAndReportsSplit() throws {
-        let set = try ruleSet(#"{"flags": {"copy": {"cases": [{"when": {"always": true}, "split": [{"weight": 1, "value": "a"}, {"weight": 3, "value": "b"}]}]}}}"#)
+        let set = try ruleSet(
+            #"{"flags": {"copy": {"cases": [{"when": {"always": true}, "split": [{"weight": 1, "value": "a"}, {"weight": 3, "value": "b"}]}]}}}"#)
         var counts: [String: Int] = [:]
         for index in 0..<4000 {
             let evaluation = set.evaluate("copy", input(context(), user: "user-\(index)"))

@@ -70,7 +70,7 @@ import Testing
             #"{"hourIn": [9, 17], "tz": "Europe/Paris"}"#,
             #"{"weekday": [6, 7]}"#,
             #"{"dateRange": {"from": "2026-03-10T13:00:00Z", "to": "2026-03-10T15:00:00Z"}}"#,
-            #"{"all": [{"cooldown": {"event": "e", "for": "30m"}}, {"not": {"hourIn": [14, 15]}}]}"#,
+            #"{"all": [{"cooldown": {"event": "e", "for": "30m"}}, {"not": {"hourIn": [14, 15]}}]}"#
         ]
         let compiled = try specs.map { try compileSpec($0) }
         var checked = 0
@@ -79,7 +79,9 @@ import Testing
                 $0.launchedAt = t0 - Int64(generator.next(upTo: 3 * Int(hour)))
                 if generator.next(upTo: 4) > 0 { $0.events["e"] = t0 - Int64(generator.next(upTo: 3 * Int(hour))) }
                 let times = (0..<generator.next(upTo: 5)).map { _ in t0 - Int64(generator.next(upTo: 2 * Int(hour))) }.sorted()
-                if let last = times.last { $0.donations["d"] = DonationSummary(count: times.count, last: .init(at: last, appVersion: nil), recent: times) }
+                if let last = times.last {
+                    $0.donations["d"] = DonationSummary(count: times.count, last: .init(at: last, appVersion: nil), recent: times)
+                }
             }
             let spec = compiled[generator.next(upTo: compiled.count)]
             let now = t0 + Int64(generator.next(upTo: Int(day)))

@@ -83,7 +83,8 @@ let nodeCases: [NodeCase] = [
     .init("eventExists present", #"{"eventExists": "e"}"#, context { $0.events["e"] = t0 }, true),
     .init("eventExists absent", #"{"eventExists": "e"}"#, false),
     .init("eventDate before: strictly", #"{"eventDate": {"event": "e", "before": "2026-03-10T12:00:00Z"}}"#, context { $0.events["e"] = t0 }, false),
-    .init("eventDate before: earlier", #"{"eventDate": {"event": "e", "before": "2026-03-10T12:00:00Z"}}"#, context { $0.events["e"] = t0 - 1 }, true),
+    .init(
+        "eventDate before: earlier", #"{"eventDate": {"event": "e", "before": "2026-03-10T12:00:00Z"}}"#, context { $0.events["e"] = t0 - 1 }, true),
     .init("eventDate after: strictly", #"{"eventDate": {"event": "e", "after": "2026-03-10T12:00:00Z"}}"#, context { $0.events["e"] = t0 }, false),
     .init("eventDate after: later", #"{"eventDate": {"event": "e", "after": "2026-03-10T12:00:00Z"}}"#, context { $0.events["e"] = t0 + 1 }, true),
     .init("eventDate missing event", #"{"eventDate": {"event": "e", "after": "2020-01-01T00:00:00Z"}}"#, false),
@@ -146,8 +147,12 @@ let nodeCases: [NodeCase] = [
     .init("lastDonation never: within false", #"{"lastDonation": {"event": "x", "within": "1h"}}"#, false),
     .init("lastDonation never: notWithin true", #"{"lastDonation": {"event": "x", "notWithin": "1h"}}"#, true),
     // Versions.
-    .init("lastDonationVersion ne appVersion", #"{"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}}"#, donated, appVersion: "2.2", true),
-    .init("lastDonationVersion zero-padded equal", #"{"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}}"#, donated, appVersion: "2.1", false),
+    .init(
+        "lastDonationVersion ne appVersion", #"{"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}}"#, donated, appVersion: "2.2",
+        true),
+    .init(
+        "lastDonationVersion zero-padded equal", #"{"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}}"#, donated,
+        appVersion: "2.1", false),
     .init("lastDonationVersion no request version", #"{"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}}"#, donated, false),
     .init("firstDonationVersion lt", #"{"firstDonationVersion": {"event": "appStarted", "lt": "1.10"}}"#, donated, true),
     .init("donation version without donation", #"{"firstDonationVersion": {"event": "x", "lt": "9"}}"#, false),
@@ -158,7 +163,7 @@ let nodeCases: [NodeCase] = [
     .init("rollout 100 holds", #"{"rollout": {"percent": 100}}"#, true),
     .init("rollout 0 never", #"{"rollout": {"percent": 0}}"#, false),
     .init("rollout by missing attribute", #"{"rollout": {"percent": 100, "by": "account"}}"#, false),
-    .init("rollout by present attribute", #"{"rollout": {"percent": 100, "by": "account"}}"#, context { $0.attributes["account"] = 42 }, true),
+    .init("rollout by present attribute", #"{"rollout": {"percent": 100, "by": "account"}}"#, context { $0.attributes["account"] = 42 }, true)
 ]
 
 @Suite struct SpecNodeTests {

@@ -12,7 +12,7 @@ import Testing
         (-719_468, CivilDate(year: 0, month: 3, day: 1)),
         (-719_469, CivilDate(year: 0, month: 2, day: 29)),
         (-719_529, CivilDate(year: -1, month: 12, day: 31)),
-        (2_932_896, CivilDate(year: 9999, month: 12, day: 31)),
+        (2_932_896, CivilDate(year: 9999, month: 12, day: 31))
     ])
     func knownDay_convertsBothWays(days: Int, date: CivilDate) {
         #expect(CivilDate(daysSinceEpoch: days) == date)
@@ -46,7 +46,7 @@ import Testing
         for days in Array(stride(from: Int(lowest), to: Int(highest), by: 999_983)) + [Int(highest)] {
             let date = CivilDate(daysSinceEpoch: days)
             guard (1...12).contains(date.month), (1...CivilDate.daysIn(month: date.month, year: date.year)).contains(date.day),
-                  date.daysSinceEpoch == days
+                date.daysSinceEpoch == days
             else {
                 Issue.record("day \(days) gave \(date), back as \(date.daysSinceEpoch)")
                 return
@@ -66,7 +66,7 @@ import Testing
         (86_400_000, 1, 0),
         (-86_400_000, -1, 0),
         (.max, 106_751_991_167, 25_975_807),
-        (.min, -106_751_991_168, 60_424_192),
+        (.min, -106_751_991_168, 60_424_192)
     ])
     func split_atBoundsAndEnds_neverOverflows(milliseconds: Int64, days: Int64, millisecondOfDay: Int64) {
         let split = CivilDate.split(millisecondsSinceEpoch: milliseconds)
@@ -83,7 +83,7 @@ import Testing
         (CivilDate(year: 2026, month: 3, day: 9), "2026-03-09"),
         (CivilDate(year: 7, month: 1, day: 1), "0007-01-01"),
         (CivilDate(year: -5, month: 12, day: 31), "-0005-12-31"),
-        (CivilDate(year: 12345, month: 6, day: 7), "12345-06-07"),
+        (CivilDate(year: 12345, month: 6, day: 7), "12345-06-07")
     ])
     func description_padsAndSignsYears(date: CivilDate, text: String) {
         #expect(date.description == text)

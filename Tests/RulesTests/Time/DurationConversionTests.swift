@@ -10,7 +10,7 @@ import Testing
         (.nanoseconds(-1), -1e-9, 0, 0, 0),
         (.microseconds(-1500), -0.0015, -1, -1, -1500),
         (.microseconds(2001), 0.002001, 2, 3, 2001),
-        (.seconds(86_400), 86_400, 86_400_000, 86_400_000, 86_400_000_000),
+        (.seconds(86_400), 86_400, 86_400_000, 86_400_000, 86_400_000_000)
     ])
     func conversions_ofKnownDurations(duration: Duration, seconds: Double, milliseconds: Int64, roundedUp: Int64, microseconds: Int64) {
         #expect(duration.inSeconds == seconds)

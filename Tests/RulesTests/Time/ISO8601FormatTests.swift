@@ -14,14 +14,16 @@ import Testing
         (-62_167_219_200_000, "0000-01-01T00:00:00Z"),
         (-62_167_219_200_001, "-0001-12-31T23:59:59.999Z"),
         (.max, "292278994-08-17T07:12:55.807Z"),
-        (.min, "-292275055-05-16T16:47:04.192Z"),
+        (.min, "-292275055-05-16T16:47:04.192Z")
     ])
     func format_ofKnownInstant(milliseconds: Int64, text: String) {
         #expect(ISO8601.format(Instant(milliseconds: milliseconds)) == text)
     }
 
-    @Test(arguments: [(Int64(0), "1970-01-01T00:00:00.000Z"), (1_773_144_000_120, "2026-03-10T12:00:00.120Z"),
-                      (-1, "1969-12-31T23:59:59.999Z")])
+    @Test(arguments: [
+        (Int64(0), "1970-01-01T00:00:00.000Z"), (1_773_144_000_120, "2026-03-10T12:00:00.120Z"),
+        (-1, "1969-12-31T23:59:59.999Z")
+    ])
     func format_withMillisecondsFraction_alwaysWritesThreeDigits(milliseconds: Int64, text: String) {
         #expect(ISO8601.format(Instant(milliseconds: milliseconds), fraction: .milliseconds) == text)
     }

@@ -3,12 +3,13 @@ import Testing
 
 /// Local wall-clock fields at any instant: hour and ISO weekday, including the ends of the range.
 @Suite struct TimeZonesTests {
-    @Test(arguments: [
-        ("2026-03-10T12:00:00Z", nil, 12, 2),
-        ("2026-03-10T23:30:00Z", "Europe/Paris", 0, 3),
-        ("1969-12-31T23:59:59Z", nil, 23, 3),
-        ("1970-01-01T00:00:00Z", "America/New_York", 19, 3),
-    ] as [(String, String?, Int, Int)])
+    @Test(
+        arguments: [
+            ("2026-03-10T12:00:00Z", nil, 12, 2),
+            ("2026-03-10T23:30:00Z", "Europe/Paris", 0, 3),
+            ("1969-12-31T23:59:59Z", nil, 23, 3),
+            ("1970-01-01T00:00:00Z", "America/New_York", 19, 3)
+        ] as [(String, String?, Int, Int)])
     func local_ofKnownInstant(text: String, zone: String?, hour: Int, weekday: Int) {
         let local = TimeZones.local(at(text), in: zone)
         #expect(local.hour == hour)
