@@ -2,7 +2,9 @@
 # REST API benchmark on loopback: wrk spreading requests over 10 000 users against specd (fsync interval) for
 #   GET /v1/users/{u}/flags/promo-banner   and   POST /v1/users/{u}/events/appStarted
 # with nginx `return 200` (2 workers) measured in the same run as the reference.
-#   RUNS=3 DURATION=5 CONNECTIONS=32 scripts/bench-api.sh
+# specd and nginx run pinned to CPU 0, wrk to CPU 1 (PIN=0 to turn it off; SERVER_CPU / LOAD_CPU to move them).
+# SPECD_BIN names a prebuilt specd to measure instead of building this checkout (to compare two builds in one run).
+#   RUNS=3 DURATION=5 CONNECTIONS=32 [FSYNC=interval] [SPECD_BIN=path] scripts/bench-api.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -12,8 +14,14 @@ THREADS=${THREADS:-2}
 source scripts/lib.sh
 ensure_wrk_nginx
 
-swift build -c release --product specd >/dev/null
-BIN=$(swift build -c release --show-bin-path)/specd
+pin_cores
+
+if [ -n "${SPECD_BIN:-}" ]; then
+  BIN=$SPECD_BIN
+else
+  swift build -c release --product specd >/dev/null
+  BIN=$(swift build -c release --show-bin-path)/specd
+fi
 start_specd api "$BIN" --fsync ${FSYNC:-interval} --log-level warn
 SPECD_PORT=$(cat "$WORK/api.port")
 NGINX_PORT=$(free_port)

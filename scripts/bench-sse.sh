@@ -2,6 +2,9 @@
 # SSE delivery benchmark: N subscribers (1 000 and 10 000), each on its own user or all on one, M changes; delivery
 # latency p50/p99 and events/s for specd and, in the same run, nginx + nchan publishing the same payloads to the
 # same number of EventSource subscribers. Loopback only; every wait bounded.
+# specd and nginx run pinned to CPU 0, the load generator to CPU 1 (PIN=0 to turn it off; SERVER_CPU / LOAD_CPU to
+# move them). SPECD_BIN and SPECD_BENCH_BIN name prebuilt binaries (server and load generator) to use instead of
+# building this checkout; when both are set nothing is built.
 #   SUBSCRIBERS="1000 10000" CHANGES=20 MODES="one own" ROUNDS=1 READERS=1 scripts/bench-sse.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,10 +20,20 @@ if ! command -v nginx >/dev/null 2>&1 || [ ! -e /usr/lib/nginx/modules/ngx_nchan
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light libnginx-mod-nchan >/dev/null
 fi
 
-swift build -c release --product specd >/dev/null
-swift build -c release --product specd-bench >/dev/null
-BIN=$(swift build -c release --show-bin-path)/specd
-LOAD=$(swift build -c release --show-bin-path)/specd-bench
+pin_cores
+
+if [ -n "${SPECD_BIN:-}" ]; then
+  BIN=$SPECD_BIN
+else
+  swift build -c release --product specd >/dev/null
+  BIN=$(swift build -c release --show-bin-path)/specd
+fi
+if [ -n "${SPECD_BENCH_BIN:-}" ]; then
+  LOAD=$SPECD_BENCH_BIN
+else
+  swift build -c release --product specd-bench >/dev/null
+  LOAD=$(swift build -c release --show-bin-path)/specd-bench
+fi
 start_specd sse "$BIN" --rules bench/sse-rules.json --fsync interval --log-level warn --max-connections 30000 \
   --max-connections-per-client 30000
 SPECD_PORT=$(cat "$WORK/sse.port")
@@ -43,7 +56,7 @@ http {
   }
 }
 CONF
-nginx -c "$WORK/nchan/nginx.conf" -g 'daemon off;' >/dev/null 2>&1 &
+"${SERVER_PIN[@]}" nginx -c "$WORK/nchan/nginx.conf" -g 'daemon off;' >/dev/null 2>&1 &
 PIDS+=($!)
 sleep 0.5
 
@@ -56,7 +69,7 @@ for n in $SUBSCRIBERS; do
     for target in nchan specd; do
       port=$SPECD_PORT
       [ "$target" = nchan ] && port=$NCHAN_PORT
-      result=$(timeout 180 "$LOAD" sse-load "$target" --port "$port" --subscribers "$n" --changes "$m" --mode "$mode" --readers "$READERS" || true)
+      result=$(timeout 180 "${LOAD_PIN[@]}" "$LOAD" sse-load "$target" --port "$port" --subscribers "$n" --changes "$m" --mode "$mode" --readers "$READERS" || true)
       echo "$result" >> "$WORK/results.jsonl"
       python3 - "$result" <<'PY'
 import json, sys

@@ -6,6 +6,22 @@ PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 
+# CPU pinning, off unless a script calls pin_cores: SERVER_PIN and LOAD_PIN are command prefixes (taskset) that put
+# the server under test (specd, or its nginx peer) on SERVER_CPU (0) and the load generator on LOAD_CPU (1), so the
+# two never compete for one core and each run gets the same placement. PIN=0, a missing taskset or a single-core
+# machine leaves both empty. taskset execs its command, so a pid taken with $! is still the server's.
+SERVER_PIN=()
+LOAD_PIN=()
+pin_cores() {
+  if [ "${PIN:-1}" != 0 ] && command -v taskset >/dev/null 2>&1 && [ "$(nproc --all)" -ge 2 ]; then
+    SERVER_PIN=(taskset -c "${SERVER_CPU:-0}")
+    LOAD_PIN=(taskset -c "${LOAD_CPU:-1}")
+    echo "pinned: server on CPU ${SERVER_CPU:-0}, load on CPU ${LOAD_CPU:-1}" >&2
+  else
+    echo "not pinned: server and load share the CPUs" >&2
+  fi
+}
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # start_specd NAME BINARY [ARGS...]: runs `BINARY serve` on port 0 with its own data dir; the port lands in
@@ -13,7 +29,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 start_specd() {
   local name=$1 binary=$2
   shift 2
-  "$binary" serve --port 0 --port-file "$WORK/$name.port" --data-dir "$WORK/data-$name" "$@" >/dev/null 2>"${SPECD_STDERR:-$WORK/$name.log}" &
+  "${SERVER_PIN[@]}" "$binary" serve --port 0 --port-file "$WORK/$name.port" --data-dir "$WORK/data-$name" "$@" >/dev/null 2>"${SPECD_STDERR:-$WORK/$name.log}" &
   PIDS+=($!)
   for _ in $(seq 200); do [ -s "$WORK/$name.port" ] && return 0; sleep 0.05; done
   echo "specd ($name) did not start" >&2
@@ -38,7 +54,7 @@ http {
   }
 }
 CONF
-  nginx -c "$WORK/nginx/nginx.conf" -g 'daemon off;' >/dev/null 2>&1 &
+  "${SERVER_PIN[@]}" nginx -c "$WORK/nginx/nginx.conf" -g 'daemon off;' >/dev/null 2>&1 &
   PIDS+=($!)
   sleep 0.3
 }
@@ -47,9 +63,9 @@ CONF
 wrk_measure() {
   local port=$1 script=${2:-} path=${3:-/healthz} connections=${4:-$CONNECTIONS} out
   if [ -n "$script" ]; then
-    out=$(timeout $((DURATION + 30)) wrk -t"$THREADS" -c"$connections" -d"${DURATION}s" --latency -s "$script" "http://127.0.0.1:$port")
+    out=$(timeout $((DURATION + 30)) "${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$connections" -d"${DURATION}s" --latency -s "$script" "http://127.0.0.1:$port")
   else
-    out=$(timeout $((DURATION + 30)) wrk -t"$THREADS" -c"$connections" -d"${DURATION}s" --latency "http://127.0.0.1:$port$path")
+    out=$(timeout $((DURATION + 30)) "${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$connections" -d"${DURATION}s" --latency "http://127.0.0.1:$port$path")
   fi
   awk '/Requests\/sec/ {rps=$2}
        $1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v=v/1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v=v*1000}; p99=v}

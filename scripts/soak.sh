@@ -6,6 +6,7 @@
 # Snapshots every SNAPSHOT_EVERY records (about every 90 s at the default rate) so that the measured window holds
 # several: a snapshot that leaked would show as growth. Warm-up lasts at least WARMUP seconds and until the stream
 # resume window is full and the first snapshot is taken (see scripts/soak.py). The load client runs under nice.
+# SPECD_BIN names a prebuilt specd to soak instead of building this checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-600}
@@ -15,8 +16,12 @@ RATE=${RATE:-400}
 SNAPSHOT_EVERY=${SNAPSHOT_EVERY:-20000}
 ulimit -n 65536 2>/dev/null || true
 source scripts/lib.sh
-swift build -c release --product specd >/dev/null
-BIN=$(swift build -c release --show-bin-path)/specd
+if [ -n "${SPECD_BIN:-}" ]; then
+  BIN=$SPECD_BIN
+else
+  swift build -c release --product specd >/dev/null
+  BIN=$(swift build -c release --show-bin-path)/specd
+fi
 start_specd soak "$BIN" --fsync interval --log-level warn --max-connections-per-client 4096 \
   --snapshot-every "$SNAPSHOT_EVERY"
 PORT=$(cat "$WORK/soak.port")
