@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import StoreFixtures
 import Synchronization
 import Testing
 
@@ -45,8 +46,8 @@ import Glibc
 
 /// Passes every call to the real file system, except that the `holdWrite`-th write waits for `writeGate` and the
 /// `holdAndFailFsync`-th fsync waits for `fsyncGate`, then fails with EIO.
-final class SteeredFileSystem: FileSystem, Sendable {
-    let inner = PosixFileSystem()
+final class SteeredFileSystem: ForwardingFileSystem, Sendable {
+    let inner: FileSystem = PosixFileSystem()
     let holdWrite: Int
     let holdAndFailFsync: Int
     let writes = Atomic<Int>(0)
@@ -77,16 +78,4 @@ final class SteeredFileSystem: FileSystem, Sendable {
         }
         try inner.fsync(fd, path: path)
     }
-
-    func openForAppend(_ path: String) throws(IOError) -> Int32 { try inner.openForAppend(path) }
-    func openForWrite(_ path: String) throws(IOError) -> Int32 { try inner.openForWrite(path) }
-    func close(_ fd: Int32) { inner.close(fd) }
-    func rename(_ from: String, _ to: String) throws(IOError) { try inner.rename(from, to) }
-    func remove(_ path: String) throws(IOError) { try inner.remove(path) }
-    func fsyncDirectory(_ path: String) throws(IOError) { try inner.fsyncDirectory(path) }
-    func read(_ path: String) throws(IOError) -> [UInt8] { try inner.read(path) }
-    func list(_ directory: String) throws(IOError) -> [String] { try inner.list(directory) }
-    func truncate(_ path: String, to size: Int) throws(IOError) { try inner.truncate(path, to: size) }
-    func createDirectory(_ path: String) throws(IOError) { try inner.createDirectory(path) }
-    func size(_ path: String) -> Int? { inner.size(path) }
 }

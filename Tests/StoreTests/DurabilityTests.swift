@@ -345,8 +345,8 @@ enum MutationCodecProbe {
 }
 
 /// Passes every call through, except that the first `write` waits until the test releases it.
-final class GatedFileSystem: FileSystem, @unchecked Sendable {
-    private let inner: FileSystem
+final class GatedFileSystem: ForwardingFileSystem, @unchecked Sendable {
+    let inner: FileSystem
     private let blocked = DispatchSemaphore(value: 0)
     private let gate = DispatchSemaphore(value: 0)
     private let first = Atomic<Bool>(true)
@@ -363,17 +363,4 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
         }
         return try inner.write(fd, bytes, path: path)
     }
-
-    func openForAppend(_ path: String) throws(IOError) -> Int32 { try inner.openForAppend(path) }
-    func openForWrite(_ path: String) throws(IOError) -> Int32 { try inner.openForWrite(path) }
-    func fsync(_ fd: Int32, path: String) throws(IOError) { try inner.fsync(fd, path: path) }
-    func close(_ fd: Int32) { inner.close(fd) }
-    func rename(_ from: String, _ to: String) throws(IOError) { try inner.rename(from, to) }
-    func remove(_ path: String) throws(IOError) { try inner.remove(path) }
-    func fsyncDirectory(_ path: String) throws(IOError) { try inner.fsyncDirectory(path) }
-    func read(_ path: String) throws(IOError) -> [UInt8] { try inner.read(path) }
-    func list(_ directory: String) throws(IOError) -> [String] { try inner.list(directory) }
-    func truncate(_ path: String, to size: Int) throws(IOError) { try inner.truncate(path, to: size) }
-    func createDirectory(_ path: String) throws(IOError) { try inner.createDirectory(path) }
-    func size(_ path: String) -> Int? { inner.size(path) }
 }
