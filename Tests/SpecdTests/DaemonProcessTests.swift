@@ -198,6 +198,10 @@ import Testing
         let probe = try TestClient(port: running.port, timeout: 5)
         try probe.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(try probe.readResponse().status == 200)
+        try probe.send("GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n")
+        let metrics = try probe.readResponse().bodyText
+        let pauses = metrics.split(separator: "\n").first { $0.hasPrefix("specd_accept_pauses_total ") }
+        #expect(pauses.flatMap { Double($0.split(separator: " ").last ?? "") }.map { $0 >= 1 } == true, "\(metrics)")
         running.process.terminate()
         running.process.waitUntilExit()
         let log = String(decoding: running.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
