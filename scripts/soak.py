@@ -9,8 +9,9 @@ RSS grows with real data, which is not what a leak check should count.
 
 Warm-up lasts at least --warmup seconds and until the daemon's bounded buffers are full: the stream resume window
 and the first snapshot. The window keeps streams.retainEvents events (10 000; every write makes one `context`
-event), and events that left it are released in bulk once they outnumber the live ones, so it holds up to twice
-that many: warm-up waits for 2 x --retain-events acknowledged writes. RSS growth is measured from the end of
+event); an event leaving it frees its bytes at once, and only its small slot waits for a bulk compaction once
+dropped slots outnumber live ones, so the slot array peaks at twice that many: warm-up waits for 2 x
+--retain-events acknowledged writes. RSS growth is measured from the end of
 warm-up to the end of the load.
 
 Checks at the end:
@@ -274,8 +275,8 @@ async def main():
     totals.stop_streams_at = time.monotonic()
     await asyncio.gather(*streams)
 
-    # Warm-up ends at the first sample past --warmup where the resume window is at its high-water mark (twice
-    # --retain-events, see the top) and a snapshot has been taken.
+    # Warm-up ends at the first sample past --warmup where the resume window's slots are at their high-water mark
+    # (twice --retain-events, see the top) and a snapshot has been taken.
     first_snapshot_seq = next((seq for _, _, _, seq in samples if seq), None)
     warm = [(t, sample) for t, sample, acked, seq in samples
             if t >= args.warmup and acked >= 2 * args.retain_events and (seq or 0) > 0]
