@@ -99,7 +99,8 @@ extension API {
         do throws(APIError) {
             let user = try user(request)
             let now = clock.now()
-            let actions = try OperationDecoder.decode(try RequestBody.json(request), now: now)
+            let body = try RequestBody.json(request)
+            let actions = try APIError.naming { () throws(InvalidField) in try OperationDecoder.decode(body, now: now) }
             commit(Mutation(user: user, now: now, actions: actions), request: request, sink: sink)
         } catch {
             sink.send(error.response)

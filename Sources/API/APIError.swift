@@ -48,6 +48,15 @@ public struct APIError: Error, Sendable, Equatable {
         APIError(.badRequest, code: "invalid_field", message: message, field: field)
     }
 
+    /// Runs a decoder whose errors name a field, answering them as 400 `invalid_field`.
+    static func naming<T>(_ decode: () throws(InvalidField) -> T) throws(APIError) -> T {
+        do throws(InvalidField) {
+            return try decode()
+        } catch {
+            throw .invalidField(error.field, error.message)
+        }
+    }
+
     public static func unavailable(_ code: String, _ message: String, retryAfter: Int = 1) -> APIError {
         APIError(
             .serviceUnavailable, code: code, message: message, retryable: true,

@@ -7,21 +7,10 @@ extension StreamHub: Subscribers {
         switch event {
         case .flagChanged(let user, let key, let evaluation, let previous, let seq):
             publishFlag(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq)
-        case .triggerFired(let user, let trigger, let at, let seq):
-            publish(
-                type: "trigger", user: user,
-                data: [
-                    "user": .string(user), "trigger": .string(trigger),
-                    "at": .string(ISO8601.format(at)), "seq": .int(Int(seq))
-                ], seq: seq)
-        case .contextChanged(let user, let context, let seq):
-            // Donations go without their `recent` history: a stream event carries the state, not the log.
-            publish(
-                type: "context", user: user,
-                data: context.map { ContextJSON.encode(user: user, $0, includeRecent: false) } ?? ["user": .string(user), "erased": true],
-                seq: seq)
-        case .rulesReloaded(let version):
-            publish(type: "rules", user: nil, data: ["version": .string(version)], seq: nil)
+        case .triggerFired(_, _, _, let seq), .contextChanged(_, _, let seq):
+            publish(type: event.streamType, user: event.user, data: event.streamData(seq: seq), seq: seq)
+        case .rulesReloaded:
+            publish(type: "rules", user: nil, data: event.streamData(seq: 0), seq: nil)
         }
     }
 }

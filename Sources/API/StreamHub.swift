@@ -210,12 +210,8 @@ public final class StreamHub: Sendable {
         let value = evaluation.value ?? .null
         withState { state in
             let id = nextID(&state, seq: seq)
-            var data: JSONObject = ["user": .string(user), "key": .string(key), "value": value]
-            if let variant = evaluation.variant { data["variant"] = .string(variant) }
-            data["previous"] = previous ?? .null
-            data["reason"] = .string(evaluation.reason.rawValue)
-            data["seq"] = .int(Int(id.seq))
-            let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: "flag", data: JSONWriter.string(.object(data))))
+            let data = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq).streamData(seq: id.seq)
+            let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: "flag", data: JSONWriter.string(data)))
             let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, bytes: bytes, at: .now)
             retain(&state, event)
             let frame = EventFrame(bytes)
@@ -225,7 +221,7 @@ public final class StreamHub: Sendable {
             let flagKey = ByteKey(key)
             for number in numbers {
                 guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
-                if subscriber.user != nil, subscriber.lastSeen[flagKey] == value { continue }
+                if subscriber.user != nil, !DomainEvent.isNews(value, lastSeen: subscriber.lastSeen[flagKey]) { continue }
                 // Updated in place: copying the subscriber out and back would copy its map for every stream.
                 state.subscribers[number]!.lastSeen[flagKey] = value
                 if subscriber.refetchOnly {

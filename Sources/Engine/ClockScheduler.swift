@@ -7,7 +7,8 @@ struct ClockScheduler {
     /// NFD spellings of one id (two users) would share, and replace, each other's job.
     enum Job: Hashable {
         case reevaluate(user: ByteKey)
-        case trigger(user: ByteKey, key: ByteKey)
+        /// A delayed trigger fire, by its id in `PendingFires` (one per qualifying donation in the `each` mode).
+        case trigger(fire: Int)
     }
 
     private var heap: [(at: Instant, job: Job, token: Int)] = []

@@ -123,7 +123,17 @@ public final class Engine: Sendable {
     /// subscribers (a `rules` event, then the flag changes it causes for users with live streams).
     @discardableResult
     public func reloadRules() -> ReloadOutcome {
-        guard let result = rules.reload() else {
+        reloadRules(from: rules.reload())
+    }
+
+    /// The same reload with a candidate from elsewhere than the host's path (a scenario's `reload` step).
+    @discardableResult
+    public func reloadRules(using load: () -> Result<RuleSet, RuleSetError>) -> ReloadOutcome {
+        reloadRules(from: rules.reload(using: load))
+    }
+
+    private func reloadRules(from outcome: Result<RuleSet, RuleSetError>?) -> ReloadOutcome {
+        guard let result = outcome else {
             logger.warn("rules reload skipped: another reload is running")
             return .busy
         }
@@ -149,6 +159,14 @@ public final class Engine: Sendable {
     public func runDue(now: Instant) { timekeeper.runDue(now: now) }
 
     public var scheduledJobs: Int { timekeeper.scheduledJobs }
+
+    /// The earliest instant the clock has work for: a clock-driven re-evaluation or a delayed fire.
+    public var nextDue: Instant? { timekeeper.nextDue() }
+
+    /// Delayed trigger fires not yet due, earliest first: `(user, trigger, due)`.
+    public var pendingFires: [(user: String, trigger: String, due: Instant)] {
+        timekeeper.pendingFires.map { ($0.user, $0.trigger, $0.due) }
+    }
 
     /// The evaluation input for a user at an instant.
     public func input(_ context: UserContext, user: String, now: Instant, appVersion: String?) -> EvaluationInput {

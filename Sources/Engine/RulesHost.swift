@@ -35,8 +35,13 @@ public final class RulesHost: Sendable {
     /// Loads the path (or the embedded default), validates it whole, then swaps; on failure the old set stays.
     /// `nil` when another reload is already loading (the caller answers 409).
     func reload() -> Result<RuleSet, RuleSetError>? {
+        reload { RulesHost.load(path, format: format) }
+    }
+
+    /// The same swap with rules from elsewhere (a scenario's `reload` step names its own file or inline set).
+    func reload(using load: () -> Result<RuleSet, RuleSetError>) -> Result<RuleSet, RuleSetError>? {
         guard tryBeginLoading() else { return nil }
-        let result = RulesHost.load(path, format: format)
+        let result = load()
         state.withLock { current in
             switch result {
             case .success(let rules):

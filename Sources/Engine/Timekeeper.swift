@@ -15,8 +15,9 @@ final class Timekeeper: @unchecked Sendable {
     /// Delayed fires go through the engine's one write path.
     private let fire: @Sendable (Mutation, RequestAttributes) -> Void
     private let scheduler = Mutex(ClockScheduler())
-    /// Delayed fires waiting for their instant: the donation's time and app version, for the re-check.
-    private let pendingTriggers = Mutex<[ClockScheduler.Job: RequestAttributes]>([:])
+    /// Delayed fires waiting for their instant, with the donation's request for the re-check. Locked after
+    /// `scheduler` when both are held.
+    private let pending = Mutex(PendingFires())
     private let wake = NSCondition()
     /// When the thread plans to wake next (guarded by `wake`): new jobs due later need no signal.
     private var plannedWake: Instant?
@@ -128,10 +129,17 @@ final class Timekeeper: @unchecked Sendable {
             guard trigger.listens(to: event), let delay = trigger.delay,
                 trigger.shouldFire(previous: previous, current: current, now: now, request: request)
             else { continue }
-            let job = ClockScheduler.Job.trigger(user: ByteKey(user), key: ByteKey(key))
-            pendingTriggers.withLock { $0[job] = request }
-            scheduler.withLock { $0.schedule(job, at: now + delay) }
-            signalIfEarlier(now + delay)
+            let due = now + delay
+            let scheduled = scheduler.withLock { scheduler -> Bool in
+                let (fire, replaced) = pending.withLock {
+                    $0.add(user: user, trigger: key, due: due, request: request, mode: trigger.delayMode)
+                }
+                for id in replaced { scheduler.cancel(.trigger(fire: id)) }
+                guard let fire else { return false }
+                scheduler.schedule(.trigger(fire: fire.id), at: due)
+                return true
+            }
+            if scheduled { signalIfEarlier(due) }
         }
     }
 
@@ -146,12 +154,15 @@ final class Timekeeper: @unchecked Sendable {
     }
 
     /// The delay ended: fire only if the spec still holds and no other fire claimed the throttle meanwhile.
-    func fireDelayed(user: String, key: String, now: Instant) {
-        guard let request = pendingTriggers.withLock({ $0.removeValue(forKey: .trigger(user: ByteKey(user), key: ByteKey(key))) }),
-            let trigger = rules.current.triggers[key], let context = store.context(of: user),
-            trigger.when.holds(EvaluationInput(context: context, now: now, request: request)), !trigger.isThrottled(context, now: now)
+    func fireDelayed(_ id: Int, now: Instant) {
+        guard let pendingFire = pending.withLock({ $0.take(id) }),
+            let trigger = rules.current.triggers[pendingFire.trigger], let context = store.context(of: pendingFire.user),
+            trigger.when.holds(EvaluationInput(context: context, now: now, request: pendingFire.request)),
+            !trigger.isThrottled(context, now: now)
         else { return }
-        fire(Mutation(user: user, now: now, actions: [.recordTriggerFire(trigger: key, at: now)]), request)
+        fire(
+            Mutation(user: pendingFire.user, now: now, actions: [.recordTriggerFire(trigger: pendingFire.trigger, at: now)]),
+            pendingFire.request)
     }
 
     /// Runs what is due at `now`; the thread calls it, tests call it with a virtual clock.
@@ -160,10 +171,16 @@ final class Timekeeper: @unchecked Sendable {
         for (_, job) in due {
             switch job {
             case .reevaluate(let user): reevaluate(user: user.string)
-            case .trigger(let user, let key): fireDelayed(user: user.string, key: key.string, now: now)
+            case .trigger(let id): fireDelayed(id, now: now)
             }
         }
     }
+
+    /// The earliest instant something is scheduled for (a scenario run moves its clock there next).
+    func nextDue() -> Instant? { scheduler.withLock { $0.nextDue() } }
+
+    /// Delayed fires not yet due, earliest first.
+    var pendingFires: [PendingFires.Fire] { pending.withLock { $0.all } }
 
     var scheduledJobs: Int { scheduler.withLock { $0.count } }
 

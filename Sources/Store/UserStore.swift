@@ -22,11 +22,15 @@ public final class UserStore: Sendable {
     private let total = Atomic<Int>(0)
     /// New users are refused beyond this many (0: no cap).
     public let maxUsers: Int
+    /// Without a log, writes are numbered here when asked (a scenario run's seqs), else they all get seq 0.
+    private let numbersWrites: Bool
+    private let lastMemorySeq = Atomic<UInt64>(0)
 
     public init(
         shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(), log: AppendLog? = nil,
-        initial: [ByteKey: UserContext] = [:], maxUsers: Int = 0
+        initial: [ByteKey: UserContext] = [:], maxUsers: Int = 0, numbersWrites: Bool = false
     ) {
+        self.numbersWrites = numbersWrites
         shards = (0..<max(1, shardCount)).map { _ in Shard() }
         self.policy = policy
         self.limits = limits
@@ -76,9 +80,12 @@ public final class UserStore: Sendable {
     /// Users that exist now: one atomic load.
     public var userCount: Int { total.load(ordering: .relaxed) }
 
+    /// The seq of the last numbered write without a log (`numbersWrites`).
+    public var lastNumberedSeq: UInt64 { lastMemorySeq.load(ordering: .relaxed) }
+
     /// The outcome of one applied mutation.
     public struct Applied: Sendable {
-        /// The log seq (0 when there is no log).
+        /// The log seq (without a log: 0, or the store's own number with `numbersWrites`).
         public let seq: UInt64
         public let previous: UserContext?
         public let state: UserContext?
@@ -132,6 +139,8 @@ public final class UserStore: Sendable {
                     if change > 0 { total.wrappingSubtract(1, ordering: .relaxed) }
                     throw .storageFailed(error)
                 }
+            } else if numbersWrites {
+                seq = lastMemorySeq.add(1, ordering: .relaxed).newValue
             }
             if change < 0 { total.wrappingSubtract(1, ordering: .relaxed) }
             if seq != 0 { sequenced?(seq) }

@@ -45,6 +45,8 @@ public enum CommandLineInterface {
             }
         case "validate":
             return ValidateCommand.run(arguments: rest)
+        case "test":
+            return TestCommand.run(arguments: rest)
         case "check-data":
             return CheckDataCommand.run(arguments: rest, environment: environment)
         case "version", "--version":
@@ -70,6 +72,8 @@ public enum CommandLineInterface {
             "Usage:",
             "  specd [serve] [--config FILE] [options]   run the daemon (default command)",
             "  specd validate FILE|DIR... [--json]       check rule sets; exit 1 on any error",
+            "  specd test FILE|DIR... [--junit OUT.xml] [--record]",
+            "                                            run scenario files; exit 1 on a failed assertion, 2 on a bad file",
             "  specd check-data [--data-dir DIR]         verify log segments and snapshots offline; exit 1 on corruption",
             "  specd version                             print the version",
             "  specd --help                              this text",

@@ -49,14 +49,25 @@ import Testing
         var scheduler = ClockScheduler()
         scheduler.schedule(.reevaluate(user: "caf\u{E9}"), at: Instant(milliseconds: 10))
         scheduler.schedule(.reevaluate(user: "cafe\u{301}"), at: Instant(milliseconds: 20))
-        scheduler.schedule(.trigger(user: "caf\u{E9}", key: "t"), at: Instant(milliseconds: 30))
-        scheduler.schedule(.trigger(user: "cafe\u{301}", key: "t"), at: Instant(milliseconds: 40))
+        scheduler.schedule(.trigger(fire: 1), at: Instant(milliseconds: 30))
+        scheduler.schedule(.trigger(fire: 2), at: Instant(milliseconds: 40))
         #expect(scheduler.count == 4)
         #expect(scheduler.isScheduled(.reevaluate(user: "caf\u{E9}")))
         #expect(scheduler.isScheduled(.reevaluate(user: "cafe\u{301}")))
         scheduler.cancel(.reevaluate(user: "cafe\u{301}"))
         #expect(scheduler.isScheduled(.reevaluate(user: "caf\u{E9}")))
         #expect(scheduler.popDue(now: Instant(milliseconds: 40)).count == 3)
+    }
+
+    @Test func pendingFires_keepBothSpellingsApart_evenWhenTheFirstPendingOneWins() {
+        var pending = PendingFires()
+        let due = Instant(milliseconds: 10)
+        let nfc = pending.add(user: "caf\u{E9}", trigger: "t", due: due, request: RequestAttributes(userID: "caf\u{E9}"), mode: .first)
+        let nfd = pending.add(user: "cafe\u{301}", trigger: "t", due: due, request: RequestAttributes(userID: "cafe\u{301}"), mode: .first)
+        #expect(nfc.fire != nil && nfd.fire != nil)
+        let restarted = pending.add(user: "cafe\u{301}", trigger: "t", due: due, request: RequestAttributes(userID: "cafe\u{301}"), mode: .restart)
+        #expect(restarted.replaced == [nfd.fire!.id])
+        #expect(pending.count == 2)
     }
 
     @Test func delayedTriggers_forBothSpellings_bothFire() throws {

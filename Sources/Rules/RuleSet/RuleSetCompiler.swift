@@ -72,7 +72,7 @@ public enum RuleSetCompiler {
 
     private static func compileTrigger(_ key: String, _ definition: JSONValue, specs: inout SpecCompiler) -> Trigger? {
         let path = JSONPointer("/triggers").appending(key)
-        guard let fields = specs.fields(definition, at: path, required: [], optional: ["on", "when", "throttle", "delay", "edge", "description"])
+        guard let fields = specs.fields(definition, at: path, required: [], optional: ["on", "when", "throttle", "delay", "delayMode", "edge", "description"])
         else { return nil }
         var ok = true
         var on: [String] = []
@@ -103,8 +103,18 @@ public enum RuleSetCompiler {
         if let value = fields["delay"] {
             if let parsed = specs.duration(value, at: path.appending("delay")) { delay = parsed } else { ok = false }
         }
+        var delayMode = Trigger.DelayMode.each
+        if let value = fields["delayMode"] {
+            if let text = value.stringValue, let mode = Trigger.DelayMode(rawValue: text) {
+                delayMode = mode
+            } else {
+                specs.error(path.appending("delayMode"), "invalid_value", "'delayMode' is \"each\", \"restart\" or \"first\"")
+                ok = false
+            }
+        }
         let edge = specs.boolean(fields, "edge", at: path) ?? false
         guard ok else { return nil }
-        return Trigger(key: key, on: on, when: when, throttle: throttle, delay: delay, edge: edge, source: definition)
+        return Trigger(
+            key: key, on: on, when: when, throttle: throttle, delay: delay, delayMode: delayMode, edge: edge, source: definition)
     }
 }

@@ -1,0 +1,48 @@
+import Rules
+
+/// A domain event as a stream carries it (docs/api.md, "Streams"): its SSE event type and its data object. The API's
+/// stream hub frames these into bytes and a scenario run (`specd test`) compares them with what the author expects:
+/// one construction for both.
+extension DomainEvent {
+    /// The SSE `event:` name.
+    public var streamType: String {
+        switch self {
+        case .flagChanged: "flag"
+        case .triggerFired: "trigger"
+        case .contextChanged: "context"
+        case .rulesReloaded: "rules"
+        }
+    }
+
+    /// Whose event it is (`nil`: everyone's, a rule reload).
+    public var user: String? {
+        switch self {
+        case .flagChanged(let user, _, _, _, _), .triggerFired(let user, _, _, _), .contextChanged(let user, _, _): user
+        case .rulesReloaded: nil
+        }
+    }
+
+    /// The `data:` object. `seq` is the stream id's seq: the write's, or for a change the clock or a reload caused,
+    /// the last one before it.
+    public func streamData(seq: UInt64) -> JSONValue {
+        switch self {
+        case .flagChanged(let user, let key, let evaluation, let previous, _):
+            var data: JSONObject = ["user": .string(user), "key": .string(key), "value": evaluation.value ?? .null]
+            if let variant = evaluation.variant { data["variant"] = .string(variant) }
+            data["previous"] = previous ?? .null
+            data["reason"] = .string(evaluation.reason.rawValue)
+            data["seq"] = .int(Int(clamping: seq))
+            return .object(data)
+        case .triggerFired(let user, let trigger, let at, _):
+            return ["user": .string(user), "trigger": .string(trigger), "at": .string(ISO8601.format(at)), "seq": .int(Int(clamping: seq))]
+        case .contextChanged(let user, let context, _):
+            // Donations go without their `recent` history: a stream event carries the state, not the log.
+            return context.map { ContextJSON.encode(user: user, $0, includeRecent: false) } ?? ["user": .string(user), "erased": true]
+        case .rulesReloaded(let version):
+            return ["version": .string(version)]
+        }
+    }
+
+    /// Whether a user's stream that last saw `lastSeen` for this flag hears this change: only a real change is sent.
+    public static func isNews(_ value: JSONValue, lastSeen: JSONValue?) -> Bool { lastSeen != value }
+}

@@ -1,0 +1,292 @@
+import Rules
+import Store
+
+/// Runs a scenario under one configuration through the daemon's own engine — the same write path, reducer,
+/// trigger scheduling, clock-driven change detection and stream events — with a virtual clock and a store in
+/// memory: no thread, socket or file. Everything happens on the caller's thread, in order.
+public struct ScenarioRunner {
+    /// A step's clock move runs at most this many due instants; a rule set that keeps rescheduling the same instant
+    /// is reported instead of looping forever.
+    public static let maxInstantsPerStep = 1_000_000
+
+    let scenario: Scenario
+    let configuration: Scenario.Configuration
+    let clock: VirtualClock
+    let streams: ScenarioStreams
+    let engine: Engine
+
+    public static func run(_ scenario: Scenario, configuration: Scenario.Configuration) -> ScenarioRun {
+        ScenarioRunner(scenario, configuration).run()
+    }
+
+    init(_ scenario: Scenario, _ configuration: Scenario.Configuration) {
+        self.scenario = scenario
+        self.configuration = configuration
+        clock = VirtualClock(scenario.start)
+        streams = ScenarioStreams()
+        var initial: [ByteKey: UserContext] = [:]
+        for user in scenario.users {
+            // Checked by the parser, merged contexts included.
+            if let context = try? ContextJSON.decode(.object(Self.context(of: user, scenario, configuration))) {
+                initial[ByteKey(user.id)] = context
+            }
+        }
+        engine = Engine(
+            rules: RulesHost(scenario.rules, path: nil), store: MemoryContextStore(initial: initial), subscribers: streams, clock: clock,
+            logger: Logger(level: .error, sink: MemoryLogSink()))
+    }
+
+    /// A listed user's context: the file's, then the configuration's `context` over it (objects merged member by
+    /// member, segments joined), then the zone: the user's own, else the configuration's, else the scenario's.
+    static func context(of user: Scenario.User, _ scenario: Scenario, _ configuration: Scenario.Configuration) -> JSONObject {
+        var context = user.context
+        let ownZone = context["tz"] != nil
+        if let extra = configuration.context {
+            for (key, value) in extra {
+                switch (context[key], value) {
+                case (.object(var base)?, .object(let over)):
+                    for (member, memberValue) in over { base[member] = memberValue }
+                    context[key] = .object(base)
+                case (.array(let base)?, .array(let over)) where key == "segments":
+                    context[key] = .array(base + over.filter { !base.contains($0) })
+                default:
+                    context[key] = value
+                }
+            }
+        }
+        if !ownZone, let zone = configuration.tz ?? scenario.tz { context["tz"] = .string(zone) }
+        return context
+    }
+
+    private func run() -> ScenarioRun {
+        // Every user the scenario mentions has a stream from the start, having seen its answers then.
+        for user in scenario.mentionedUsers {
+            var values: [ByteKey: JSONValue] = [:]
+            for (key, evaluation) in evaluations(for: user) { values[ByteKey(key)] = evaluation.value ?? .null }
+            streams.open(user: user, values: values)
+            engine.subscribed(user: user)
+        }
+        var results: [ScenarioRun.StepResult] = []
+        for step in scenario.steps { results.append(run(step)) }
+        return ScenarioRun(scenario: scenario.name, file: scenario.file, configuration: configuration.name, steps: results)
+    }
+
+    private func run(_ step: Scenario.Step) -> ScenarioRun.StepResult {
+        let started = ContinuousClock.now
+        var assertions: [ScenarioRun.AssertionResult] = []
+        if let move = step.move {
+            let target: Instant
+            switch move {
+            case .advance(let duration): target = clock.now() + duration
+            case .at(let instant): target = instant
+            }
+            if let failure = moveClock(to: target) { assertions.append(failure) }
+        }
+        for (index, action) in step.actions.enumerated() {
+            if let failure = perform(action) {
+                assertions.append(ScenarioRun.AssertionResult(label: "action \(index + 1) (\(action.path))", passed: false, message: failure))
+            }
+        }
+        var heard: [ByteKey: (events: [JSONObject], fired: [ByteKey: Int])] = [:]
+        for user in scenario.mentionedUsers { heard[ByteKey(user)] = streams.drain(user: user) }
+        for expectation in step.expectations {
+            assertions.append(check(expectation, heard: heard[ByteKey(expectation.user)] ?? ([], [:])))
+        }
+        var snapshot: JSONValue?
+        if step.snapshot {
+            var users = JSONObject()
+            for user in scenario.mentionedUsers {
+                var flags = JSONObject()
+                for (key, evaluation) in evaluations(for: user) { flags[key] = evaluation.json }
+                users[user] = .object(flags)
+            }
+            snapshot = .object(users)
+        }
+        return ScenarioRun.StepResult(
+            name: step.name, at: clock.now(), assertions: assertions, snapshot: snapshot, elapsed: ContinuousClock.now - started)
+    }
+
+    /// Moves the clock to `target`, stopping at every instant something is due on the way (a delayed fire, a
+    /// clock-driven change), so each happens at its own instant and sees the state the earlier ones left.
+    private func moveClock(to target: Instant) -> ScenarioRun.AssertionResult? {
+        var instants = 0
+        while let next = engine.nextDue, next <= target {
+            instants += 1
+            guard instants <= Self.maxInstantsPerStep else {
+                return ScenarioRun.AssertionResult(
+                    label: "clock", passed: false,
+                    message: "more than \(Self.maxInstantsPerStep) due instants before \(ISO8601.format(target)): the rules keep rescheduling")
+            }
+            clock.move(to: next)
+            engine.runDue(now: max(next, clock.now()))
+        }
+        clock.move(to: target)
+        return nil
+    }
+
+    // MARK: - Actions
+
+    /// Runs one action through the engine; a refusal is returned as a message.
+    private func perform(_ action: Scenario.Action) -> String? {
+        let now = clock.now()
+        switch action.kind {
+        case .donate(let user, let event, let times, let appVersion):
+            for _ in 0..<times {
+                if let failure = wait({ engine.donate(user: user, event: event, at: now, appVersion: appVersion ?? configuration.appVersion, now: now, completion: $0) }) {
+                    return "donation of \(event) for \(user) refused: \(failure)"
+                }
+            }
+            return nil
+        case .ops(let user, let items):
+            var actions: [Store.Action] = []
+            for (index, item) in items.enumerated() {
+                do throws(InvalidField) {
+                    actions.append(try OperationDecoder.decode(item, at: "ops[\(index)]", now: now))
+                } catch {
+                    return error.message
+                }
+            }
+            return wait { engine.update(Mutation(user: user, now: now, actions: actions), appVersion: configuration.appVersion, completion: $0) }
+                .map { "ops for \(user) refused: \($0)" }
+        case .reset(let user, let event):
+            return wait { engine.update(Mutation(user: user, now: now, actions: [.resetDonations(event: event)]), appVersion: configuration.appVersion, completion: $0) }
+                .map { "reset of \(event) for \(user) refused: \($0)" }
+        case .erase(let user):
+            return wait { engine.update(Mutation(user: user, now: now, actions: [.erase]), appVersion: configuration.appVersion, completion: $0) }
+                .map { "erase of \(user) refused: \($0)" }
+        case .reload(let rules):
+            switch engine.reloadRules(using: { .success(rules) }) {
+            case .loaded: return nil
+            case .failed(let error): return "reload refused: \(error.diagnostics.first?.message ?? "invalid rules")"
+            case .busy: return "reload refused: another reload is running"
+            }
+        }
+    }
+
+    /// The memory store acknowledges on the caller's thread, so the completion has run when the call returns.
+    private func wait(_ write: (@escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void) -> Void) -> String? {
+        let outcome = OutcomeBox()
+        write { result in outcome.set(result) }
+        switch outcome.get() {
+        case .success?: return nil
+        case .failure(let error)?: return Self.describe(error)
+        case nil: return "the write was not acknowledged"
+        }
+    }
+
+    static func describe(_ error: StoreError) -> String {
+        switch error {
+        case .rejected(let refusal): "\(refusal.field): \(refusal.message)"
+        case .storageFailed: "storage failed"
+        case .capacity(let limit): "the user cap (\(limit)) is reached"
+        }
+    }
+
+    // MARK: - Assertions
+
+    /// Every flag's answer for `user` now, with the configuration's app version, in the rule set's key order.
+    private func evaluations(for user: String) -> [(key: String, evaluation: Evaluation)] {
+        let ruleSet = engine.rules.current
+        let input = input(for: user)
+        return ruleSet.flagKeys.map { key in (key, ruleSet.flags[key]!.evaluate(input)) }
+    }
+
+    private func input(for user: String) -> EvaluationInput {
+        engine.input(engine.store.context(of: user) ?? UserContext(), user: user, now: clock.now(), appVersion: configuration.appVersion)
+    }
+
+    private func check(
+        _ expectation: Scenario.Expectation, heard: (events: [JSONObject], fired: [ByteKey: Int])
+    ) -> ScenarioRun.AssertionResult {
+        let label = expectation.label
+        switch expectation.check {
+        case .flag(let key, let fields):
+            guard let flag = engine.rules.current.flags[key] else {
+                return ScenarioRun.AssertionResult(label: label, passed: false, message: "flag '\(key)' is not defined in the rules")
+            }
+            let input = input(for: expectation.user)
+            let evaluation = flag.evaluate(input)
+            var expected = JSONObject()
+            var actual = JSONObject()
+            var passed = true
+            for field in fields {
+                switch field {
+                case .equals(let value):
+                    expected["value"] = value
+                    actual["value"] = evaluation.value ?? .null
+                    passed = passed && JSONMatch.equal(value, evaluation.value ?? .null)
+                case .variant(let variant):
+                    expected["variant"] = variant
+                    actual["variant"] = evaluation.variant.map(JSONValue.string) ?? .null
+                    passed = passed && variant == (evaluation.variant.map(JSONValue.string) ?? .null)
+                case .reason(let reason):
+                    expected["reason"] = .string(reason)
+                    actual["reason"] = .string(evaluation.reason.rawValue)
+                    passed = passed && reason == evaluation.reason.rawValue
+                case .matched(let matched):
+                    expected["matched"] = .bool(matched)
+                    actual["matched"] = .bool(evaluation.matched)
+                    passed = passed && matched == evaluation.matched
+                case .validUntil(let instant):
+                    let next = flag.nextChange(input)
+                    expected["validUntil"] = instant.map { .string(ISO8601.format($0)) } ?? .null
+                    actual["validUntil"] = next.map { .string(ISO8601.format($0)) } ?? .null
+                    passed = passed && instant == next
+                }
+            }
+            return ScenarioRun.AssertionResult(label: label, passed: passed, expected: .object(expected), actual: .object(actual))
+        case .fired(let trigger, let times, let expectedFire):
+            let count = heard.fired[ByteKey(trigger)] ?? 0
+            let passed: Bool
+            let expected: JSONValue
+            if !expectedFire || times == 0 {
+                passed = count == 0
+                expected = ["fired": 0]
+            } else if let times {
+                passed = count == times
+                expected = ["fired": .int(times)]
+            } else {
+                passed = count > 0
+                expected = ["fired": "at least 1"]
+            }
+            return ScenarioRun.AssertionResult(label: label, passed: passed, expected: expected, actual: ["fired": .int(count)])
+        case .stored(let kind, let key, let equals):
+            let actual = stored(kind, key: key, of: expectation.user)
+            let passed: Bool
+            switch (kind, equals) {
+            case (.donations, .object):
+                passed = JSONMatch.partial(equals, actual)
+            case (.donations, .number):
+                passed = JSONMatch.equal(equals, actual.objectValue?["count"] ?? 0)
+            case (.event, .string(let text)):
+                passed = ISO8601.parse(text).map { ISO8601.format($0) }.map(JSONValue.string) == actual
+            default:
+                passed = JSONMatch.equal(equals, actual)
+            }
+            return ScenarioRun.AssertionResult(label: label, passed: passed, expected: equals, actual: actual)
+        case .events(let expected):
+            let passed = expected.count == heard.events.count && zip(expected, heard.events).allSatisfy { JSONMatch.partial(.object($0), .object($1)) }
+            return ScenarioRun.AssertionResult(
+                label: label, passed: passed, expected: .array(expected.map(JSONValue.object)), actual: .array(heard.events.map(JSONValue.object)))
+        }
+    }
+
+    private func stored(_ kind: Scenario.StoredValue, key: String, of user: String) -> JSONValue {
+        let context = engine.store.context(of: user) ?? UserContext()
+        switch kind {
+        case .counter: return .int(context.counters[key] ?? 0)
+        case .event: return context.events[key].map { .string(ISO8601.format($0)) } ?? .null
+        case .attribute: return context.attributes[key] ?? .null
+        case .segment: return .bool(context.segments.contains(key))
+        case .donations:
+            return context.donations[key].map { ContextJSON.summary($0, includeRecent: false) } ?? ["count": 0, "first": .null, "last": .null]
+        }
+    }
+}
+
+/// Holds a write's result between its completion and the runner reading it (same thread; `Sendable` for the closure).
+private final class OutcomeBox: @unchecked Sendable {
+    private var result: Result<WriteOutcome, StoreError>?
+    func set(_ value: Result<WriteOutcome, StoreError>) { result = value }
+    func get() -> Result<WriteOutcome, StoreError>? { result }
+}
