@@ -1,0 +1,140 @@
+import Engine
+import Rules
+import Testing
+
+/// The runner drives the daemon's engine with a virtual clock: what each step's actions, clock moves and
+/// assertions see, and how failures are reported.
+@Suite struct ScenarioRunnerTests {
+    @Test func passingScenario_everyAssertionPasses() throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "rules": {"flags": {"vip": {"when": {"segment": "vip"}}}},
+             "users": {"u1": {}},
+             "steps": [{"name": "join", "do": [{"user": "u1", "op": "addSegment", "segment": "vip"}],
+                        "expect": [{"label": "vip now", "flag": "vip", "user": "u1", "equals": true, "reason": "TARGETING_MATCH"},
+                                   {"segment": "vip", "user": "u1", "equals": true}]}]}
+            """)
+        #expect(runs.count == 1)
+        #expect(runs[0].configuration == "default")
+        #expect(runs[0].passed)
+        #expect(runs[0].assertionCount == 2)
+        #expect(runs[0].steps[0].assertions[0].label == "vip now")
+    }
+
+    @Test func failingAssertion_reportsItsLabel_expected_andActual() throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "rules": {"flags": {"vip": {"when": {"segment": "vip"}}}},
+             "steps": [{"name": "nothing", "expect": [{"label": "wrongly hoped", "flag": "vip", "user": "u1", "equals": true},
+                                                     {"counter": "c", "user": "u1", "equals": 2}]}]}
+            """)
+        let assertions = runs[0].steps[0].assertions
+        #expect(!runs[0].passed)
+        #expect(runs[0].failureCount == 2)
+        #expect(assertions[0].label == "wrongly hoped")
+        #expect(assertions[0].expected == ["value": true])
+        #expect(assertions[0].actual == ["value": false])
+        #expect(assertions[1].label == "counter c of u1 equals 2")
+        #expect(assertions[1].actual == .int(0))
+    }
+
+    @Test func eachMode_twoDonationsOneSecondApart_fireTwice_atTheirOwnInstants() throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "rules": \(ScenarioFixture.delayedRules(mode: "each")),
+             "steps": [{"name": "tap", "do": [{"donate": "tap", "user": "u1"}]},
+                       {"name": "tap again", "advance": "1s", "do": [{"donate": "tap", "user": "u1"}]},
+                       {"name": "both delays end", "advance": "5s",
+                        "expect": [{"fired": "nudge", "user": "u1", "times": 2},
+                                   {"user": "u1", "events": [{"type": "trigger", "trigger": "nudge", "at": "2026-01-01T09:00:02Z"},
+                                                             {"type": "trigger", "trigger": "nudge", "at": "2026-01-01T09:00:03Z"}]}]}]}
+            """)
+        #expect(runs[0].passed, "\(runs[0].steps.last!.assertions)")
+    }
+
+    @Test(arguments: [("restart", "2026-01-01T09:00:03Z"), ("first", "2026-01-01T09:00:02Z")])
+    func otherDelayModes_fireOnce(mode: String, at instant: String) throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "rules": \(ScenarioFixture.delayedRules(mode: mode)),
+             "steps": [{"name": "tap", "do": [{"donate": "tap", "user": "u1"}]},
+                       {"name": "tap again", "advance": "1s", "do": [{"donate": "tap", "user": "u1"}]},
+                       {"name": "delays end", "advance": "5s",
+                        "expect": [{"fired": "nudge", "user": "u1", "times": 1},
+                                   {"user": "u1", "events": [{"type": "trigger", "trigger": "nudge", "at": "\(instant)"}]}]}]}
+            """)
+        #expect(runs[0].passed, "\(runs[0].steps.last!.assertions)")
+    }
+
+    @Test func clockDrivenChange_insideAdvance_isPushedAtItsInstant_andOnlyOnce() throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "rules": \(ScenarioFixture.delayedRules(mode: "each")),
+             "steps": [{"name": "touched", "do": [{"user": "u1", "op": "recordEvent", "event": "touched"}],
+                        "expect": [{"flag": "fresh", "user": "u1", "equals": true, "validUntil": "2026-01-01T09:00:10Z"},
+                                   {"user": "u1", "events": [{"type": "flag", "key": "fresh", "value": true, "previous": false, "seq": 1}]}]},
+                       {"name": "a minute later", "advance": "1m",
+                        "expect": [{"flag": "fresh", "user": "u1", "equals": false, "validUntil": null},
+                                   {"user": "u1", "events": [{"type": "flag", "key": "fresh", "value": false, "previous": true, "reason": "DEFAULT"}]}]}]}
+            """)
+        #expect(runs[0].passed, "\(runs[0].steps.map(\.assertions))")
+    }
+
+    @Test func configurations_runTheScenarioOncePerEntry_withTheirContextAndVersion() throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "tz": "UTC",
+             "rules": {"flags": {"new-ui": {"when": {"all": [{"appVersion": {"gte": "2.0"}}, {"segment": "beta"}]}},
+                                 "morning": {"when": {"hourIn": [6, 11]}}}},
+             "users": {"u1": {"segments": ["beta"]}},
+             "configurations": [{"name": "v2", "appVersion": "2.0"}, {"name": "v3 in Tokyo", "appVersion": "3.1", "tz": "Asia/Tokyo",
+                                 "context": {"segments": ["staff"]}}],
+             "steps": [{"name": "check", "expect": [{"flag": "new-ui", "user": "u1", "equals": true}, {"segment": "staff", "user": "u1", "equals": true}]}]}
+            """)
+        #expect(runs.map(\.configuration) == ["v2", "v3 in Tokyo"])
+        #expect(!runs[0].passed)  // v2 has no staff segment
+        #expect(runs[0].steps[0].assertions[0].passed)
+        #expect(runs[1].passed)
+    }
+
+    @Test func resetEraseAndReload_goThroughTheEngine() throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "rules": {"flags": {"started": {"when": {"donations": {"event": "open", "gte": 1}}}}},
+             "steps": [{"name": "open", "do": [{"donate": "open", "user": "u1", "times": 3}],
+                        "expect": [{"donations": "open", "user": "u1", "equals": 3}, {"flag": "started", "user": "u1", "equals": true}]},
+                       {"name": "reset", "do": [{"reset": "open", "user": "u1"}],
+                        "expect": [{"donations": "open", "user": "u1", "equals": {"count": 0}}, {"flag": "started", "user": "u1", "equals": false}]},
+                       {"name": "reload", "do": [{"reload": {"flags": {"started": {"when": {"always": true}}}}}],
+                        "expect": [{"flag": "started", "user": "u1", "equals": true},
+                                   {"user": "u1", "events": [{"type": "rules"}, {"type": "flag", "key": "started", "value": true}]}]},
+                       {"name": "erase", "do": [{"donate": "open", "user": "u1"}, {"erase": "u1"}],
+                        "expect": [{"donations": "open", "user": "u1", "equals": 0}]}]}
+            """)
+        #expect(runs[0].passed, "\(runs[0].steps.map(\.assertions))")
+    }
+
+    @Test func refusedAction_isAFailedAssertion_notACrash() throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "rules": {"flags": {}},
+             "steps": [{"name": "overflow", "do": [{"user": "u1", "op": "setCounter", "counter": "c", "value": 9223372036854775807},
+                                                   {"user": "u1", "op": "increment", "counter": "c"}]}]}
+            """)
+        let assertions = runs[0].steps[0].assertions
+        #expect(assertions.count == 1)
+        #expect(!assertions[0].passed)
+        #expect(assertions[0].label.hasPrefix("action 2"))
+    }
+
+    @Test func snapshotStep_recordsEveryFlagOfEveryUser() throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "rules": {"flags": {"a": {"when": {"always": true}}, "b": {"cases": [{"when": {"always": false}, "value": 1}], "fallback": 3}}},
+             "users": {"u1": {}, "u2": {}}, "steps": [{"name": "look", "snapshot": true}]}
+            """)
+        let snapshot = try #require(runs[0].steps[0].snapshot)
+        #expect(snapshot["u1"]?["a"]?["value"] == true)
+        #expect(snapshot["u2"]?["b"]?["value"] == 3)
+    }
+}

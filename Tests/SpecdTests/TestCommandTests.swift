@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+@testable import specd
+
+/// `specd test` as a rule author runs it: files and folders, exit codes, the report, JUnit XML and snapshots.
+@Suite struct TestCommandTests {
+    static let rules = #"{"flags": {"late": {"when": {"sinceLaunch": "1m"}}}}"#
+
+    static func scenario(expecting value: Bool, snapshot: Bool = false) -> String {
+        """
+        {"name": "late flag", "start": "2026-01-01T09:00:00Z", "rules": "rules/rules.json", "users": {"u1": {}},
+         "steps": [{"name": "a minute in", "advance": "1m", "snapshot": \(snapshot),
+                    "expect": [{"label": "late now", "flag": "late", "user": "u1", "equals": \(value)}]}]}
+        """
+    }
+
+    func folder(_ files: [String: String]) throws -> String {
+        let path = NSTemporaryDirectory() + "specd-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        // Rules live beside the scenarios, not among them: every *.json directly in a folder is a scenario.
+        try FileManager.default.createDirectory(atPath: path + "/rules", withIntermediateDirectories: true)
+        for (name, text) in files {
+            let file = name == "rules.json" ? path + "/rules/rules.json" : path + "/" + name
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        return path
+    }
+
+    func run(_ arguments: [String]) -> (code: Int32, lines: [String]) {
+        var lines: [String] = []
+        let code = TestCommand.run(arguments: arguments) { lines.append($0) }
+        return (code, lines)
+    }
+
+    @Test func passingFolder_exitsZero_withOneLinePerStep() throws {
+        let dir = try folder(["rules.json": Self.rules, "late.json": Self.scenario(expecting: true)])
+        let (code, lines) = run([dir])
+        #expect(code == 0)
+        #expect(lines.contains { $0.contains("ok   a minute in: 1/1 at 2026-01-01T09:01:00Z") })
+        #expect(lines.last == "test: 1 run(s), 1 assertion(s), 0 failed")
+    }
+
+    @Test func failedAssertion_exitsOne_andPrintsLabelExpectedAndActual() throws {
+        let dir = try folder(["rules.json": Self.rules, "late.json": Self.scenario(expecting: false)])
+        let (code, lines) = run([dir + "/late.json"])
+        #expect(code == 1)
+        #expect(lines.contains { $0.contains("✗ late now:") && $0.contains(#"expected {"value":false}"#) && $0.contains(#"actual {"value":true}"#) })
+    }
+
+    @Test func malformedFile_exitsTwo_namingFileAndPath_andTheOthersStillRun() throws {
+        let dir = try folder([
+            "rules.json": Self.rules, "a-good.json": Self.scenario(expecting: true),
+            "b-bad.json": #"{"start": "2026-01-01T09:00:00Z", "rules": "rules/rules.json", "steps": [{"advance": "later"}]}"#,
+            "c-broken.json": "{not json"
+        ])
+        let (code, lines) = run([dir])
+        #expect(code == 2)
+        #expect(lines.contains { $0.contains("b-bad.json: /steps/0/advance:") })
+        #expect(lines.contains { $0.contains("c-broken.json: /: not valid JSON") })
+        #expect(lines.contains { $0.contains("ok   a minute in") })
+    }
+
+    @Test func missingRuleFile_isMalformed_namingTheRulesField() throws {
+        let dir = try folder(["s.json": #"{"start": "2026-01-01T09:00:00Z", "rules": "nowhere.json", "steps": [{}]}"#])
+        let (code, lines) = run([dir])
+        #expect(code == 2)
+        #expect(lines.contains { $0.contains("s.json: /rules: invalid rules:") && $0.contains("nowhere.json") })
+    }
+
+    @Test func junitXML_hasASuitePerRun_andATestcasePerAssertion_withFailures() throws {
+        let dir = try folder(["rules.json": Self.rules, "late.json": Self.scenario(expecting: false)])
+        let out = dir + "/report.xml"
+        #expect(run([dir + "/late.json", "--junit", out]).code == 1)
+        let data = try #require(FileManager.default.contents(atPath: out))
+        let reader = JUnitReader()
+        let parser = XMLParser(data: data)
+        parser.delegate = reader
+        #expect(parser.parse())
+        #expect(reader.suites == ["late flag [default]"])
+        #expect(reader.testcases == ["a minute in: late now"])
+        #expect(reader.failures.count == 1)
+        #expect(reader.failures[0].contains("expected"))
+    }
+
+    @Test func snapshots_recordThenCompare_andADifferenceFails() throws {
+        let dir = try folder(["rules.json": Self.rules, "late.json": Self.scenario(expecting: true, snapshot: true)])
+        let file = dir + "/late.json"
+        #expect(run([file]).code == 1)  // nothing recorded yet
+        #expect(run([file, "--record"]).code == 0)
+        #expect(FileManager.default.fileExists(atPath: dir + "/late.snapshots/default/a minute in.json"))
+        #expect(run([file]).code == 0)
+        // The rules change under the recording: the snapshot names the flag that differs.
+        try #"{"flags": {"late": {"when": {"sinceLaunch": "2m"}}}}"#.write(toFile: dir + "/rules/rules.json", atomically: true, encoding: .utf8)
+        let (code, lines) = run([file])
+        #expect(code == 1)
+        #expect(lines.contains { $0.contains("✗ snapshot a minute in: differs from") && $0.contains(#""late""#) })
+    }
+
+    @Test func exampleScenarios_shipWithTheRepository_andPass() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let (code, lines) = run([root + "/config/scenarios"])
+        #expect(code == 0, "\(lines.filter { $0.contains("✗") || $0.contains("error") })")
+    }
+}
+
+/// Collects what a JUnit consumer reads.
+final class JUnitReader: NSObject, XMLParserDelegate {
+    var suites: [String] = []
+    var testcases: [String] = []
+    var failures: [String] = []
+
+    func parser(
+        _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
+        switch element {
+        case "testsuite": suites.append(attributes["name"] ?? "")
+        case "testcase": testcases.append(attributes["name"] ?? "")
+        case "failure": failures.append(attributes["message"] ?? "")
+        default: break
+        }
+    }
+}
