@@ -56,7 +56,8 @@ extension API {
                 ?? ["version": .string(ruleSet.version)]
             guard
                 hub.subscribe(
-                    stream, user: user, flags: flags, types: types, includeContext: include == "context", lastEventID: lastEventID,
+                    stream, user: user, flags: flags, types: types, includeContext: include == "context", appVersion: version,
+                    lastEventID: lastEventID,
                     currentValues: values, resetState: { reset })
             else {
                 stream.send(SSEEncoder.encode(.heartbeat("stream limit reached")))

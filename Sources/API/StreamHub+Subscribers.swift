@@ -5,8 +5,8 @@ import Rules
 extension StreamHub: Subscribers {
     public func publish(_ event: DomainEvent) {
         switch event {
-        case .flagChanged(let user, let key, let evaluation, let previous, let seq):
-            publishFlag(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq)
+        case .flagChanged(let user, let key, let evaluation, let previous, let seq, let appVersion):
+            publishFlag(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion)
         case .triggerFired(_, _, _, let seq), .contextChanged(_, _, let seq):
             publish(type: event.streamType, user: event.user, data: event.streamData(seq: seq), seq: seq)
         case .rulesReloaded:

@@ -30,6 +30,8 @@ public final class StreamHub: Sendable {
         let includeContext: Bool
         /// An OFREP event stream: every event becomes one `refetchEvaluation` notification.
         let refetchOnly: Bool
+        /// `X-App-Version` at subscription (`nil`: none): the stream hears flag answers evaluated for it.
+        let appVersion: String?
         /// The value of each flag as this stream last saw it: flag events go out only on a real change.
         var lastSeen: [ByteKey: JSONValue]
     }
@@ -41,6 +43,8 @@ public final class StreamHub: Sendable {
         let flag: String?
         /// For flag events, the value sent (replays update the stream's last seen value).
         var value: JSONValue?
+        /// For flag events, the app version the answer was evaluated for.
+        let appVersion: String?
         /// Emptied when the event leaves the window: the array's slots are reclaimed in bulk, the bytes at once.
         var bytes: [UInt8]
         let at: ContinuousClock.Instant
@@ -51,6 +55,8 @@ public final class StreamHub: Sendable {
         var byUser: [ByteKey: Set<Int>] = [:]
         /// Streams for every user (`GET /v1/stream`).
         var global: [Int] = []
+        /// How many global streams listen with each app version: every user's changes are evaluated for these.
+        var globalVersions: [String?: Int] = [:]
         /// Streams with `?include=context`, global and per user: counted so a write need not scan streams to ask.
         var globalWithContext = 0
         var withContextByUser: [ByteKey: Int] = [:]
@@ -115,7 +121,7 @@ public final class StreamHub: Sendable {
     /// an older one gets one `reset` with `resetState`, then live events. `nil` when the stream cap is reached.
     func subscribe(
         _ stream: EventStream, user: String?, flags: Set<ByteKey>?, types: Set<String>?, includeContext: Bool = false,
-        refetchOnly: Bool = false, lastEventID: EventID?,
+        refetchOnly: Bool = false, appVersion: String? = nil, lastEventID: EventID?,
         currentValues: [ByteKey: JSONValue], resetState: () -> JSONValue
     ) -> Bool {
         let accepted = withState { state -> Bool in
@@ -124,7 +130,7 @@ public final class StreamHub: Sendable {
             state.nextSubscriber += 1
             var subscriber = Subscriber(
                 stream: stream, user: user, flags: flags, types: types, includeContext: includeContext,
-                refetchOnly: refetchOnly, lastSeen: currentValues)
+                refetchOnly: refetchOnly, appVersion: appVersion, lastSeen: currentValues)
             var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
             if let lastEventID {
                 if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
@@ -144,6 +150,7 @@ public final class StreamHub: Sendable {
                 if includeContext { state.withContextByUser[ByteKey(user), default: 0] += 1 }
             } else {
                 state.global.append(number)
+                state.globalVersions[appVersion, default: 0] += 1
                 if includeContext { state.globalWithContext += 1 }
             }
             stream.onClose { [weak self] reason in self?.unsubscribe(number, reason: reason) }
@@ -181,6 +188,9 @@ public final class StreamHub: Sendable {
             }
         } else {
             state.global.removeAll { $0 == number }
+            if let count = state.globalVersions[subscriber.appVersion] {
+                state.globalVersions[subscriber.appVersion] = count > 1 ? count - 1 : nil
+            }
             if subscriber.includeContext {
                 state.globalWithContext -= 1
                 state.globalContextWantedUntil = .now + options.retainFor
@@ -201,18 +211,21 @@ public final class StreamHub: Sendable {
         if let user = subscriber.user, let eventUser = event.user, !eventUser.bytesEqual(user) { return false }
         if let types = subscriber.types, !types.contains(event.type) { return false }
         if let flags = subscriber.flags, let flag = event.flag, !flags.contains(ByteKey(flag)) { return false }
+        if event.type == "flag", event.appVersion != subscriber.appVersion { return false }
         if subscriber.user != nil, event.user == nil, event.type != "rules" { return false }
         return true
     }
 
     /// A flag change for a user: sent to each interested stream whose last seen value differs; retained.
-    func publishFlag(user: String, key: String, evaluation: Evaluation, previous: JSONValue?, seq: UInt64?) {
+    func publishFlag(user: String, key: String, evaluation: Evaluation, previous: JSONValue?, seq: UInt64?, appVersion: String?) {
         let value = evaluation.value ?? .null
         withState { state in
             let id = nextID(&state, seq: seq)
-            let data = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq).streamData(seq: id.seq)
+            let data = DomainEvent.flagChanged(
+                user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion
+            ).streamData(seq: id.seq)
             let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: "flag", data: JSONWriter.string(data)))
-            let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, bytes: bytes, at: .now)
+            let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, appVersion: appVersion, bytes: bytes, at: .now)
             retain(&state, event)
             let frame = EventFrame(bytes)
             var refetch: EventFrame?
@@ -239,7 +252,7 @@ public final class StreamHub: Sendable {
         withState { state in
             let id = nextID(&state, seq: seq)
             let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: type, data: JSONWriter.string(data)))
-            let event = Retained(id: id, user: user, type: type, flag: nil, value: nil, bytes: bytes, at: .now)
+            let event = Retained(id: id, user: user, type: type, flag: nil, value: nil, appVersion: nil, bytes: bytes, at: .now)
             retain(&state, event)
             let numbers = user.map { targets(state, user: $0) } ?? Array(state.subscribers.keys)
             let direct = numbers.count <= Self.directFanOut
@@ -270,8 +283,22 @@ public final class StreamHub: Sendable {
         return SSEEncoder.encode(SSEEvent(id: id.description, event: "message", data: JSONWriter.string(data)))
     }
 
-    public func lastSeen(user: String) -> [[ByteKey: JSONValue]] {
-        withState { state in (state.byUser[ByteKey(user)] ?? []).compactMap { state.subscribers[$0]?.lastSeen } }
+    public func appVersions(hearing user: String) -> [String?] {
+        withState { state in
+            var versions = Array(state.globalVersions.keys)
+            for number in state.byUser[ByteKey(user)] ?? [] {
+                if let version = state.subscribers[number]?.appVersion, !versions.contains(version) { versions.append(version) }
+            }
+            return versions
+        }
+    }
+
+    public func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]] {
+        withState { state in
+            (state.byUser[ByteKey(user)] ?? []).compactMap { number in
+                state.subscribers[number].flatMap { $0.appVersion == appVersion ? $0.lastSeen : nil }
+            }
+        }
     }
 
     private func targets(_ state: State, user: String) -> [Int] {

@@ -17,7 +17,7 @@ extension DomainEvent {
     /// Whose event it is (`nil`: everyone's, a rule reload).
     public var user: String? {
         switch self {
-        case .flagChanged(let user, _, _, _, _), .triggerFired(let user, _, _, _), .contextChanged(let user, _, _): user
+        case .flagChanged(let user, _, _, _, _, _), .triggerFired(let user, _, _, _), .contextChanged(let user, _, _): user
         case .rulesReloaded: nil
         }
     }
@@ -26,7 +26,7 @@ extension DomainEvent {
     /// the last one before it.
     public func streamData(seq: UInt64) -> JSONValue {
         switch self {
-        case .flagChanged(let user, let key, let evaluation, let previous, _):
+        case .flagChanged(let user, let key, let evaluation, let previous, _, _):
             var data: JSONObject = ["user": .string(user), "key": .string(key), "value": evaluation.value ?? .null]
             if let variant = evaluation.variant { data["variant"] = .string(variant) }
             data["previous"] = previous ?? .null

@@ -103,7 +103,9 @@ public final class Engine: Sendable {
                 case .delayedFire: break
                 }
                 if !fired.isEmpty { metrics.increment("trigger_fires_total", by: fired.count) }
-                timekeeper.written(user: mutation.user, applied: applied, changes: changes, appVersion: appVersion, event: event, now: mutation.now)
+                timekeeper.written(
+                    user: mutation.user, applied: applied, changes: changes, ruleSet: ruleSet, appVersion: appVersion, event: event,
+                    now: mutation.now)
                 completion(.success(WriteOutcome(applied: applied, changes: changes, fired: fired)))
             }
         }

@@ -8,7 +8,10 @@ public protocol Subscribers: AnyObject, Sendable {
     /// Whether a context stream for the user is open (or may resume): context events cost an encoding each.
     func wantsContext(for user: String) -> Bool
     func subscribedUsers() -> [String]
-    /// For each of the user's streams, the last value it saw of each flag: the clock and reloads send only
-    /// what differs.
-    func lastSeen(user: String) -> [[ByteKey: JSONValue]]
+    /// The app versions (`X-App-Version` at subscription; `nil`: none) of the streams that hear `user`, its own and
+    /// global ones, each once: flag changes are evaluated once per version.
+    func appVersions(hearing user: String) -> [String?]
+    /// For each of the user's streams of that app version, the last value it saw of each flag: the clock and
+    /// reloads send only what differs.
+    func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]]
 }

@@ -51,11 +51,24 @@ final class Timekeeper: @unchecked Sendable {
 
     /// After an acknowledged write: flag events for what changed, trigger events for what fired, and the user's
     /// clock-driven schedule refreshed.
-    func written(user: String, applied: UserStore.Applied, changes: [FlagChange], appVersion: String?, event: String?, now: Instant) {
+    func written(
+        user: String, applied: UserStore.Applied, changes: [FlagChange], ruleSet: RuleSet, appVersion: String?, event: String?, now: Instant
+    ) {
         let request = RequestAttributes(userID: user, appVersion: appVersion)
-        for change in changes {
-            subscribers.publish(
-                .flagChanged(user: user, key: change.key, evaluation: change.current, previous: change.previous.value, seq: applied.seq))
+        // The write's own changes, then each other version's: a stream hears the answers of its app version. The
+        // version-less evaluation is always made, so streams without a version (browsers' EventSource cannot send
+        // one) can resume from the retained events whoever wrote.
+        for version in versions(hearing: user, writtenWith: appVersion) {
+            let versionChanges =
+                version == appVersion
+                ? changes
+                : FlagChange.between(applied.previous, applied.state, user: user, in: ruleSet, now: now, appVersion: version)
+            for change in versionChanges {
+                subscribers.publish(
+                    .flagChanged(
+                        user: user, key: change.key, evaluation: change.current, previous: change.previous.value, seq: applied.seq,
+                        appVersion: version))
+            }
         }
         for effect in applied.effects {
             if case .triggerFired(let trigger, let at) = effect {
@@ -69,7 +82,15 @@ final class Timekeeper: @unchecked Sendable {
         if let event, let state = applied.state {
             scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: request)
         }
-        if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: applied.state ?? UserContext(), now: now, appVersion: appVersion) }
+        if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: applied.state ?? UserContext(), now: now) }
+    }
+
+    /// The write's version first, then `nil`, then every other version a stream of the user listens with.
+    private func versions(hearing user: String, writtenWith appVersion: String?) -> [String?] {
+        var versions: [String?] = [appVersion]
+        if appVersion != nil { versions.append(nil) }
+        for version in subscribers.appVersions(hearing: user) where !versions.contains(version) { versions.append(version) }
+        return versions
     }
 
     /// A new set went live: one `rules` event, then the flag changes it causes for users with live streams.
@@ -80,17 +101,21 @@ final class Timekeeper: @unchecked Sendable {
 
     func subscribed(user: String) {
         let context = store.context(of: user) ?? UserContext()
-        reschedule(user: user, context: context, now: clock.now(), appVersion: nil)
+        reschedule(user: user, context: context, now: clock.now())
     }
 
     // MARK: - Clock
 
-    private func reschedule(user: String, context: UserContext, now: Instant, appVersion: String?) {
+    /// The earliest instant any of the user's streams may see an answer change with no write, over the app
+    /// versions they listen with.
+    private func reschedule(user: String, context: UserContext, now: Instant) {
         let ruleSet = rules.current
-        let input = EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user, appVersion: appVersion))
         var earliest: Instant?
-        for key in ruleSet.flagKeys {
-            if let next = ruleSet.flags[key]!.nextChange(input), earliest == nil || next < earliest! { earliest = next }
+        for version in versions(hearing: user, writtenWith: nil) {
+            let input = EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user, appVersion: version))
+            for key in ruleSet.flagKeys {
+                if let next = ruleSet.flags[key]!.nextChange(input), earliest == nil || next < earliest! { earliest = next }
+            }
         }
         scheduler.withLock { scheduler in
             if let earliest {
@@ -102,22 +127,27 @@ final class Timekeeper: @unchecked Sendable {
         if let earliest { signalIfEarlier(earliest) }
     }
 
-    /// Re-evaluates a user's flags now and sends what differs from what each stream last saw.
+    /// Re-evaluates a user's flags now, for each app version its streams listen with, and sends what differs from
+    /// what each stream of that version last saw.
     func reevaluate(user: String) {
         let ruleSet = rules.current
         let now = clock.now()
         let context = store.context(of: user) ?? UserContext()
-        let input = EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user))
-        let seen = subscribers.lastSeen(user: user)
-        for key in ruleSet.flagKeys {
-            let seenKey = ByteKey(key)
-            let evaluation = ruleSet.flags[key]!.evaluate(input)
-            let value = evaluation.value ?? .null
-            if let previous = seen.lazy.compactMap({ $0[seenKey] }).first(where: { $0 != value }) {
-                subscribers.publish(.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: nil))
+        for version in versions(hearing: user, writtenWith: nil) {
+            let input = EvaluationInput(context: context, now: now, request: RequestAttributes(userID: user, appVersion: version))
+            let seen = subscribers.lastSeen(user: user, appVersion: version)
+            guard !seen.isEmpty else { continue }
+            for key in ruleSet.flagKeys {
+                let seenKey = ByteKey(key)
+                let evaluation = ruleSet.flags[key]!.evaluate(input)
+                let value = evaluation.value ?? .null
+                if let previous = seen.lazy.compactMap({ $0[seenKey] }).first(where: { $0 != value }) {
+                    subscribers.publish(
+                        .flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: nil, appVersion: version))
+                }
             }
         }
-        if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: context, now: now, appVersion: nil) }
+        if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: context, now: now) }
     }
 
     private func scheduleDelayedTriggers(

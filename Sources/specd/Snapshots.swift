@@ -17,9 +17,10 @@ struct Snapshots {
 
     /// A step or configuration name as one path component: no separators, no dot files, no control characters.
     static func fileName(_ name: String) -> String {
-        var out = String(name.unicodeScalars.map { scalar -> Character in
-            scalar == "/" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F ? "_" : Character(scalar)
-        })
+        var out = String(
+            name.unicodeScalars.map { scalar -> Character in
+                scalar == "/" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F ? "_" : Character(scalar)
+            })
         if out.hasPrefix(".") { out = "_" + out.dropFirst() }
         if out.isEmpty { out = "_" }
         return String(out.prefix(200))

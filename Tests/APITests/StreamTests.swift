@@ -284,6 +284,30 @@ import Glibc
         #expect(events[1].contains(#""user":"b""#))
     }
 
+    /// A stream opened with `X-App-Version` hears answers evaluated for that version, whatever caused the change:
+    /// a clock push must not flip a version-dependent flag on it, and a write sent without a version must not hide
+    /// a change that version sees.
+    @Test func streamWithAnAppVersion_hearsTheChangesOfItsVersion_fromTheClockAndFromWrites() throws {
+        let rules = #"""
+            {"flags": {"new-ui": {"when": {"appVersion": {"gte": "2.0"}}},
+                       "promo": {"when": {"cooldown": {"event": "shown", "for": "1h"}}},
+                       "vip-ui": {"when": {"all": [{"appVersion": {"gte": "2.0"}}, {"segment": "vip"}]}}}}
+            """#
+        let api = try APIHarness(rulesText: rules)
+        defer { api.stop() }
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "recordEvent", "event": "shown"}]}"#)
+        let client = try api.stream("/v1/users/u1/stream", headers: ["X-App-Version": "2.1"])
+        let deadline = ContinuousClock.now + .seconds(2)
+        while api.engine.scheduledJobs == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        api.clock.advance(3_600_000)
+        api.engine.runDue(now: api.clock.now())
+        // A write with no version that a 2.1 app sees as a change.
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "addSegment", "segment": "vip"}]}"#)
+        let events = try client.readEvents(2)
+        #expect(events[0].contains(#""key":"promo","value":true"#), "\(events)")
+        #expect(events[1].contains(#""key":"vip-ui","value":true"#), "\(events)")
+    }
+
     @Test func rulesReload_sendsRulesEvent() throws {
         let api = try APIHarness()
         defer { api.stop() }

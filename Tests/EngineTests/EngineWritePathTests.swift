@@ -22,7 +22,7 @@ import Testing
         func publish(_ event: DomainEvent) {
             let line: String
             switch event {
-            case .flagChanged(let user, let key, let evaluation, _, _):
+            case .flagChanged(let user, let key, let evaluation, _, _, _):
                 line = "flag \(user) \(key)=\(evaluation.value.map { String(decoding: JSONWriter.write($0), as: UTF8.self) } ?? "nil")"
             case .triggerFired(let user, let trigger, _, _): line = "trigger \(user) \(trigger)"
             case .contextChanged(let user, let context, _): line = "context \(user) \(context == nil ? "erased" : "set")"
@@ -33,7 +33,8 @@ import Testing
         func hasSubscribers(for user: String) -> Bool { watching.contains(user) }
         func wantsContext(for user: String) -> Bool { watching.contains(user) }
         func subscribedUsers() -> [String] { Array(watching) }
-        func lastSeen(user: String) -> [[ByteKey: JSONValue]] { [] }
+        func appVersions(hearing user: String) -> [String?] { [] }
+        func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]] { [] }
     }
 
     final class HandClock: WallClock, @unchecked Sendable {

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
 @testable import specd
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 
 /// `specd test` as a rule author runs it: files and folders, exit codes, the report, JUnit XML and snapshots.
 @Suite struct TestCommandTests {
@@ -90,7 +90,7 @@ import Testing
     @Test func snapshots_recordThenCompare_andADifferenceFails() throws {
         let dir = try folder(["rules.json": Self.rules, "late.json": Self.scenario(expecting: true, snapshot: true)])
         let file = dir + "/late.json"
-        #expect(run([file]).code == 1)  // nothing recorded yet
+        #expect(run([file]).code == 1) // nothing recorded yet
         #expect(run([file, "--record"]).code == 0)
         #expect(FileManager.default.fileExists(atPath: dir + "/late.snapshots/default/a minute in.json"))
         #expect(run([file]).code == 0)

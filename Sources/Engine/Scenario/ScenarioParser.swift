@@ -32,7 +32,9 @@ public struct ScenarioParser {
         let root = JSONPointer()
         let top = try object(document, at: root, allowed: ["name", "description", "start", "tz", "rules", "users", "configurations", "steps"])
         let name = try string(top, "name", at: root) ?? defaultName
-        guard let startText = try string(top, "start", at: root) else { throw fail(root.appending("start"), "start is required (an ISO 8601 instant)") }
+        guard let startText = try string(top, "start", at: root) else {
+            throw fail(root.appending("start"), "start is required (an ISO 8601 instant)")
+        }
         guard let start = ISO8601.parse(startText) else { throw fail(root.appending("start"), "start must be an ISO 8601 instant") }
         let zone = try timeZone(top, "tz", at: root)
         guard let rulesValue = top["rules"] else { throw fail(root.appending("rules"), "rules is required (a path or an inline rule set)") }

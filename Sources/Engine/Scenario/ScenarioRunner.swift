@@ -63,7 +63,7 @@ public struct ScenarioRunner {
         for user in scenario.mentionedUsers {
             var values: [ByteKey: JSONValue] = [:]
             for (key, evaluation) in evaluations(for: user) { values[ByteKey(key)] = evaluation.value ?? .null }
-            streams.open(user: user, values: values)
+            streams.open(user: user, appVersion: configuration.appVersion, values: values)
             engine.subscribed(user: user)
         }
         var results: [ScenarioRun.StepResult] = []
@@ -132,7 +132,9 @@ public struct ScenarioRunner {
         switch action.kind {
         case .donate(let user, let event, let times, let appVersion):
             for _ in 0..<times {
-                if let failure = wait({ engine.donate(user: user, event: event, at: now, appVersion: appVersion ?? configuration.appVersion, now: now, completion: $0) }) {
+                if let failure = wait({
+                    engine.donate(user: user, event: event, at: now, appVersion: appVersion ?? configuration.appVersion, now: now, completion: $0)
+                }) {
                     return "donation of \(event) for \(user) refused: \(failure)"
                 }
             }
@@ -149,8 +151,11 @@ public struct ScenarioRunner {
             return wait { engine.update(Mutation(user: user, now: now, actions: actions), appVersion: configuration.appVersion, completion: $0) }
                 .map { "ops for \(user) refused: \($0)" }
         case .reset(let user, let event):
-            return wait { engine.update(Mutation(user: user, now: now, actions: [.resetDonations(event: event)]), appVersion: configuration.appVersion, completion: $0) }
-                .map { "reset of \(event) for \(user) refused: \($0)" }
+            return wait {
+                engine.update(
+                    Mutation(user: user, now: now, actions: [.resetDonations(event: event)]), appVersion: configuration.appVersion, completion: $0)
+            }
+            .map { "reset of \(event) for \(user) refused: \($0)" }
         case .erase(let user):
             return wait { engine.update(Mutation(user: user, now: now, actions: [.erase]), appVersion: configuration.appVersion, completion: $0) }
                 .map { "erase of \(user) refused: \($0)" }
@@ -265,7 +270,8 @@ public struct ScenarioRunner {
             }
             return ScenarioRun.AssertionResult(label: label, passed: passed, expected: equals, actual: actual)
         case .events(let expected):
-            let passed = expected.count == heard.events.count && zip(expected, heard.events).allSatisfy { JSONMatch.partial(.object($0), .object($1)) }
+            let passed =
+                expected.count == heard.events.count && zip(expected, heard.events).allSatisfy { JSONMatch.partial(.object($0), .object($1)) }
             return ScenarioRun.AssertionResult(
                 label: label, passed: passed, expected: .array(expected.map(JSONValue.object)), actual: .array(heard.events.map(JSONValue.object)))
         }

@@ -7,6 +7,8 @@ import Synchronization
 /// stream heard during a step. Runs on the runner's one thread; the lock only satisfies `Sendable`.
 final class ScenarioStreams: Subscribers {
     private struct Stream {
+        /// The configuration's app version, as a stream opened with `X-App-Version`.
+        var appVersion: String?
         var lastSeen: [ByteKey: JSONValue] = [:]
         /// Events heard since the last drain, as `{"type", ...data}` objects.
         var heard: [JSONObject] = []
@@ -22,9 +24,10 @@ final class ScenarioStreams: Subscribers {
 
     private let state = Mutex(State())
 
-    /// Opens a stream for `user` that has seen `values` (its flags' answers at the moment it opened).
-    func open(user: String, values: [ByteKey: JSONValue]) {
-        state.withLock { $0.streams[ByteKey(user)] = Stream(lastSeen: values) }
+    /// Opens a stream for `user`, listening with `appVersion`, that has seen `values` (its flags' answers at the
+    /// moment it opened).
+    func open(user: String, appVersion: String?, values: [ByteKey: JSONValue]) {
+        state.withLock { $0.streams[ByteKey(user)] = Stream(appVersion: appVersion, lastSeen: values) }
     }
 
     /// What `user`'s stream heard and which triggers fired for the user since the last drain.
@@ -41,12 +44,14 @@ final class ScenarioStreams: Subscribers {
     func publish(_ event: DomainEvent) {
         state.withLock { state in
             switch event {
-            case .flagChanged(let user, let key, let evaluation, _, let seq):
+            case .flagChanged(let user, let key, let evaluation, _, let seq, let appVersion):
                 if let seq { state.lastSeq = max(state.lastSeq, seq) }
                 let userKey = ByteKey(user)
                 let flagKey = ByteKey(key)
                 let value = evaluation.value ?? .null
-                guard let stream = state.streams[userKey], DomainEvent.isNews(value, lastSeen: stream.lastSeen[flagKey]) else { return }
+                guard let stream = state.streams[userKey], stream.appVersion == appVersion,
+                    DomainEvent.isNews(value, lastSeen: stream.lastSeen[flagKey])
+                else { return }
                 state.streams[userKey]!.lastSeen[flagKey] = value
                 state.streams[userKey]!.heard.append(Self.object(event, seq: seq ?? state.lastSeq))
             case .triggerFired(let user, let trigger, _, let seq):
@@ -79,7 +84,14 @@ final class ScenarioStreams: Subscribers {
 
     func subscribedUsers() -> [String] { state.withLock { $0.streams.keys.map(\.string) } }
 
-    func lastSeen(user: String) -> [[ByteKey: JSONValue]] {
-        state.withLock { state in state.streams[ByteKey(user)].map { [$0.lastSeen] } ?? [] }
+    func appVersions(hearing user: String) -> [String?] {
+        state.withLock { state in state.streams[ByteKey(user)].map { [$0.appVersion] } ?? [] }
+    }
+
+    func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]] {
+        state.withLock { state in
+            guard let stream = state.streams[ByteKey(user)], stream.appVersion == appVersion else { return [] }
+            return [stream.lastSeen]
+        }
     }
 }

@@ -72,7 +72,9 @@ public enum RuleSetCompiler {
 
     private static func compileTrigger(_ key: String, _ definition: JSONValue, specs: inout SpecCompiler) -> Trigger? {
         let path = JSONPointer("/triggers").appending(key)
-        guard let fields = specs.fields(definition, at: path, required: [], optional: ["on", "when", "throttle", "delay", "delayMode", "edge", "description"])
+        guard
+            let fields = specs.fields(
+                definition, at: path, required: [], optional: ["on", "when", "throttle", "delay", "delayMode", "edge", "description"])
         else { return nil }
         var ok = true
         var on: [String] = []

@@ -14,7 +14,9 @@ enum ScenarioFixture {
             switch RuleSetCompiler.compile(value) {
             case .success(let set): return set
             case .failure(let error):
-                throw ScenarioError(file: file, path: path, message: "invalid rules: \(error.diagnostics.first?.path ?? ""): \(error.diagnostics.first?.message ?? "")")
+                throw ScenarioError(
+                    file: file, path: path,
+                    message: "invalid rules: \(error.diagnostics.first?.path ?? ""): \(error.diagnostics.first?.message ?? "")")
             }
         }
     }

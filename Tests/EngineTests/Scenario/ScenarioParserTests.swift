@@ -16,19 +16,37 @@ import Testing
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"advance": "1s", "at": "2026-01-02T00:00:00Z"}]}"#, "/steps/0"),
         (#"{"start": "2026-01-02T00:00:00Z", "rules": {"flags": {}}, "steps": [{"at": "2026-01-01T00:00:00Z"}]}"#, "/steps/0/at"),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"name": "a"}, {"name": "a"}]}"#, "/steps/1/name"),
-        (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"user": "u", "ops": [{"op": "increment", "counter": "c", "by": "two"}]}]}]}"#, "/steps/0/do/0/ops/0"),
+        (
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"user": "u", "ops": [{"op": "increment", "counter": "c", "by": "two"}]}]}]}"#,
+            "/steps/0/do/0/ops/0"
+        ),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"user": "u", "op": "fly"}]}]}"#, "/steps/0/do/0"),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"donate": "e"}]}]}"#, "/steps/0/do/0/user"),
-        (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"donate": "e", "user": "u", "times": 0}]}]}"#, "/steps/0/do/0/times"),
+        (
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"donate": "e", "user": "u", "times": 0}]}]}"#,
+            "/steps/0/do/0/times"
+        ),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"donate": "e", "user": "\u0007"}]}]}"#, "/steps/0/do/0/user"),
-        (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"display": "tip", "user": "u", "event": "shown"}]}]}"#, "/steps/0/do/0/display"),
+        (
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"display": "tip", "user": "u", "event": "shown"}]}]}"#,
+            "/steps/0/do/0/display"
+        ),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"expect": [{"flag": "a", "user": "u"}]}]}"#, "/steps/0/expect/0"),
-        (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"expect": [{"flag": "a", "user": "u", "reason": "MAYBE"}]}]}"#, "/steps/0/expect/0/reason"),
-        (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"expect": [{"fired": "t", "user": "u", "times": 2, "equals": false}]}]}"#, "/steps/0/expect/0/times"),
+        (
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"expect": [{"flag": "a", "user": "u", "reason": "MAYBE"}]}]}"#,
+            "/steps/0/expect/0/reason"
+        ),
+        (
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"expect": [{"fired": "t", "user": "u", "times": 2, "equals": false}]}]}"#,
+            "/steps/0/expect/0/times"
+        ),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {"x": {"when": {"nope": 1}}}}, "steps": [{}]}"#, "/rules"),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "users": {"u": {"counters": {"c": "many"}}}, "steps": [{}]}"#, "/users/u"),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "tz": "Mars/Olympus", "steps": [{}]}"#, "/tz"),
-        (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "configurations": [{"name": "a"}, {"name": "a"}], "steps": [{}]}"#, "/configurations/1/name"),
+        (
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "configurations": [{"name": "a"}, {"name": "a"}], "steps": [{}]}"#,
+            "/configurations/1/name"
+        )
     ])
     func malformedScenario_isRefused_namingThePath(text: String, path: String) {
         #expect(throws: ScenarioError.self) { try ScenarioFixture.parse(text, file: "bad.json") }

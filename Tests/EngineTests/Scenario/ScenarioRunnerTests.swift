@@ -92,7 +92,7 @@ import Testing
              "steps": [{"name": "check", "expect": [{"flag": "new-ui", "user": "u1", "equals": true}, {"segment": "staff", "user": "u1", "equals": true}]}]}
             """)
         #expect(runs.map(\.configuration) == ["v2", "v3 in Tokyo"])
-        #expect(!runs[0].passed)  // v2 has no staff segment
+        #expect(!runs[0].passed) // v2 has no staff segment
         #expect(runs[0].steps[0].assertions[0].passed)
         #expect(runs[1].passed)
     }
