@@ -64,6 +64,10 @@ public final class StreamHub: Sendable {
         /// `retainFor`, so a client that reconnects with `Last-Event-ID` gets the writes it missed meanwhile.
         var contextWantedUntil: [ByteKey: ContinuousClock.Instant] = [:]
         var contextWantedPruneAt = 1024
+        /// App versions of a user's streams that closed recently: answers are still evaluated for them for
+        /// `retainFor`, so a stream of that version that resumes gets the changes its version saw meanwhile.
+        var versionsWantedUntil: [ByteKey: [String: ContinuousClock.Instant]] = [:]
+        var versionsWantedPruneAt = 1024
         var globalContextWantedUntil: ContinuousClock.Instant?
         var nextSubscriber = 0
         var lastID: EventID
@@ -181,6 +185,10 @@ public final class StreamHub: Sendable {
         if let user = subscriber.user.map({ ByteKey($0) }) {
             state.byUser[user]?.remove(number)
             if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+            if let version = subscriber.appVersion {
+                state.versionsWantedUntil[user, default: [:]][version] = .now + options.retainFor
+                pruneVersionsWanted(&state)
+            }
             if subscriber.includeContext, let count = state.withContextByUser[user] {
                 state.withContextByUser[user] = count > 1 ? count - 1 : nil
                 state.contextWantedUntil[user] = .now + options.retainFor
@@ -196,6 +204,17 @@ public final class StreamHub: Sendable {
                 state.globalContextWantedUntil = .now + options.retainFor
             }
         }
+    }
+
+    /// As `pruneContextWanted`, for the versions of closed streams.
+    private func pruneVersionsWanted(_ state: inout State) {
+        guard state.versionsWantedUntil.count >= state.versionsWantedPruneAt else { return }
+        let now = ContinuousClock.now
+        state.versionsWantedUntil = state.versionsWantedUntil.compactMapValues { versions in
+            let live = versions.filter { $0.value > now }
+            return live.isEmpty ? nil : live
+        }
+        state.versionsWantedPruneAt = max(1024, state.versionsWantedUntil.count * 2)
     }
 
     /// Drops expired entries once the table has doubled since the last sweep: amortized O(1) per close.
@@ -286,8 +305,13 @@ public final class StreamHub: Sendable {
     public func appVersions(hearing user: String) -> [String?] {
         withState { state in
             var versions = Array(state.globalVersions.keys)
-            for number in state.byUser[ByteKey(user)] ?? [] {
+            let key = ByteKey(user)
+            for number in state.byUser[key] ?? [] {
                 if let version = state.subscribers[number]?.appVersion, !versions.contains(version) { versions.append(version) }
+            }
+            if let recent = state.versionsWantedUntil[key] {
+                let now = ContinuousClock.now
+                for (version, until) in recent where until > now && !versions.contains(version) { versions.append(version) }
             }
             return versions
         }

@@ -308,6 +308,24 @@ import Glibc
         #expect(events[1].contains(#""key":"vip-ui","value":true"#), "\(events)")
     }
 
+    @Test func versionedStream_resumingAfterItClosed_getsTheChangesItsVersionSawMeanwhile() throws {
+        let rules = #"{"flags": {"vip-ui": {"when": {"all": [{"appVersion": {"gte": "2.0"}}, {"segment": "vip"}]}}}}"#
+        let api = try APIHarness(rulesText: rules)
+        defer { api.stop() }
+        do {
+            _ = try api.stream("/v1/users/u1/stream", headers: ["X-App-Version": "2.1"])
+        } // closed: the client is gone
+        let deadline = ContinuousClock.now + .seconds(2)
+        while api.hub.streamCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "x"}]}"#)
+        // Sent without a version: only a 2.1 app sees vip-ui change.
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "addSegment", "segment": "vip"}]}"#)
+        let resumed = try api.stream("/v1/users/u1/stream", headers: ["X-App-Version": "2.1", "Last-Event-ID": "1"])
+        let events = try resumed.readEvents(1)
+        #expect(events[0].hasPrefix("id: 2"), "\(events)")
+        #expect(events[0].contains(#""key":"vip-ui","value":true"#), "\(events)")
+    }
+
     @Test func rulesReload_sendsRulesEvent() throws {
         let api = try APIHarness()
         defer { api.stop() }
