@@ -12,9 +12,13 @@ struct SeedCase: CustomTestStringConvertible, Sendable {
     let appVersion: String?
     let expected: Bool
 
+    init(_ keeps: String, _ name: String, _ spec: String, now: Instant = t0, appVersion: String? = nil, _ expected: Bool) {
+        self.init(keeps, name, spec, RulesTests.context(), now: now, appVersion: appVersion, expected)
+    }
+
     init(
-        _ keeps: String, _ name: String, _ spec: String, _ context: UserContext = RulesTests.context(), now: Instant = t0,
-        appVersion: String? = nil, _ expected: Bool
+        _ keeps: String, _ name: String, _ spec: String, _ context: UserContext, now: Instant = t0, appVersion: String? = nil,
+        _ expected: Bool
     ) {
         self.keeps = keeps
         self.name = name
