@@ -30,7 +30,7 @@ import Testing
             if line.hasPrefix("event: ") { type = String(line.dropFirst(7)) }
             if line.hasPrefix("data: ") { data = String(line.dropFirst(6)) }
         }
-        guard !type.isEmpty else { return nil }  // keep-alive comments
+        guard !type.isEmpty else { return nil } // keep-alive comments
         let json = try? JSONParser().parse(data)
         let user = json?["user"]?.stringValue ?? "-"
         let key = json?["key"]?.stringValue ?? json?["trigger"]?.stringValue ?? json?["version"]?.stringValue ?? ""

@@ -20,7 +20,8 @@ import Testing
 
     func harness() throws -> APIHarness {
         let api = try APIHarness(rulesText: Self.rules)
-        let ops = #"{"ops": [{"op": "addSegment", "segment": "vip"}, {"op": "setAttribute", "key": "plan", "value": "free"}, {"op": "recordEvent", "event": "shown"}]}"#
+        let ops =
+            #"{"ops": [{"op": "addSegment", "segment": "vip"}, {"op": "setAttribute", "key": "plan", "value": "free"}, {"op": "recordEvent", "event": "shown"}]}"#
         #expect(try api.call("PATCH", "/v1/users/u1/context", json: ops).status == 200)
         _ = try api.call("POST", "/v1/users/u1/events/appStarted")
         return api

@@ -20,7 +20,8 @@ import Testing
     static let orders: [Arrivals] = [
         .init(name: "in date order", donations: [(-20, "a"), (-10, "b"), (0, "c")], first: "a", last: "c"),
         .init(name: "a backdated donation before first becomes first", donations: [(-10, "a"), (0, "b"), (-20, "c")], first: "c", last: "b"),
-        .init(name: "a backdated donation between first and last changes neither", donations: [(-20, "a"), (0, "b"), (-10, "c")], first: "a", last: "b"),
+        .init(
+            name: "a backdated donation between first and last changes neither", donations: [(-20, "a"), (0, "b"), (-10, "c")], first: "a", last: "b"),
         .init(name: "the second arrival dated earlier: last stays the later date", donations: [(0, "a"), (-10, "b")], first: "b", last: "a"),
         .init(name: "ties keep arrival order: first stays, last moves", donations: [(0, "a"), (0, "b"), (0, "c")], first: "a", last: "c"),
         .init(name: "a tie with first does not replace it", donations: [(-10, "a"), (0, "b"), (-10, "c")], first: "a", last: "b"),

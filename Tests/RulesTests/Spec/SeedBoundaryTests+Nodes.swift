@@ -10,8 +10,12 @@ let combinatorSeedCases: [SeedCase] = {
         .init(composition, "any: one true child", #"{"any": [{"always": false}, {"always": true}]}"#, true),
         .init(composition, "none: a true child", #"{"none": [{"always": false}, {"always": true}]}"#, false),
         .init(composition, "not", #"{"not": {"always": true}}"#, false),
-        .init("specd atLeast: n of", "atLeast n = holding children", #"{"atLeast": {"n": 2, "of": [{"always": true}, {"always": true}, {"always": false}]}}"#, true),
-        .init("specd atLeast: n of", "atLeast n = holding + 1", #"{"atLeast": {"n": 3, "of": [{"always": true}, {"always": true}, {"always": false}]}}"#, false),
+        .init(
+            "specd atLeast: n of", "atLeast n = holding children",
+            #"{"atLeast": {"n": 2, "of": [{"always": true}, {"always": true}, {"always": false}]}}"#, true),
+        .init(
+            "specd atLeast: n of", "atLeast n = holding + 1",
+            #"{"atLeast": {"n": 3, "of": [{"always": true}, {"always": true}, {"always": false}]}}"#, false),
         .init("specd atLeast: n of", "atLeast n above the children", #"{"atLeast": {"n": 4, "of": [{"always": true}]}}"#, false),
         .init("SpecificationKit AlwaysTrueSpec", "always true", #"{"always": true}"#, true)
     ]
@@ -37,11 +41,14 @@ let flagAndCounterSeedCases: [SeedCase] = {
         .init(counter, "counter between, low end", #"{"counter": {"key": "k", "between": [3, 5]}}"#, context { $0.counters["k"] = 3 }, true),
         .init(counter, "counter between, high end", #"{"counter": {"key": "k", "between": [3, 5]}}"#, context { $0.counters["k"] = 5 }, true),
         .init(counter, "counter between, below", #"{"counter": {"key": "k", "between": [3, 5]}}"#, context { $0.counters["k"] = 2 }, false),
-        .init(counter, "counter negative (setCounter) compares as is", #"{"counter": {"key": "k", "lt": 0}}"#, context { $0.counters["k"] = -1 }, true),
+        .init(
+            counter, "counter negative (setCounter) compares as is", #"{"counter": {"key": "k", "lt": 0}}"#, context { $0.counters["k"] = -1 }, true),
         .init(maxCount, "maxCount one below the limit", #"{"maxCount": {"counter": "k", "limit": 3}}"#, context { $0.counters["k"] = 2 }, true),
         .init(maxCount, "maxCount at the limit", #"{"maxCount": {"counter": "k", "limit": 3}}"#, context { $0.counters["k"] = 3 }, false),
         .init("SpecificationKit MaxCountSpec.onlyOnce: limit 1", "onlyOnce before", #"{"maxCount": {"counter": "k", "limit": 1}}"#, true),
-        .init("SpecificationKit MaxCountSpec.onlyOnce: limit 1", "onlyOnce after", #"{"maxCount": {"counter": "k", "limit": 1}}"#, context { $0.counters["k"] = 1 }, false),
+        .init(
+            "SpecificationKit MaxCountSpec.onlyOnce: limit 1", "onlyOnce after", #"{"maxCount": {"counter": "k", "limit": 1}}"#,
+            context { $0.counters["k"] = 1 }, false),
         .init(maxCount, "maxCount limit 0", #"{"maxCount": {"counter": "k", "limit": 0}}"#, false)
     ]
 }()
@@ -66,8 +73,12 @@ let elapsedSeedCases: [SeedCase] = {
         .init(
             "SpecificationKit OnboardingSpec: sinceAppLaunch(days: 7).not()", "first week is over at exactly 7 days",
             #"{"not": {"sinceLaunch": "7d"}}"#, context { $0.launchedAt = t0 - 7 * day }, false),
-        .init("specd: launchedAt = first seen", "sinceLaunch unknown launch counts as now: 0 s holds", #"{"sinceLaunch": "0s"}"#, context { $0.launchedAt = nil }, true),
-        .init("specd: launchedAt = first seen", "sinceLaunch unknown launch counts as now: 1 s does not", #"{"sinceLaunch": "1s"}"#, context { $0.launchedAt = nil }, false)
+        .init(
+            "specd: launchedAt = first seen", "sinceLaunch unknown launch counts as now: 0 s holds", #"{"sinceLaunch": "0s"}"#,
+            context { $0.launchedAt = nil }, true),
+        .init(
+            "specd: launchedAt = first seen", "sinceLaunch unknown launch counts as now: 1 s does not", #"{"sinceLaunch": "1s"}"#,
+            context { $0.launchedAt = nil }, false)
     ]
 }()
 
@@ -81,9 +92,14 @@ let calendarSeedCases: [SeedCase] = {
     return [
         .init("specd eventExists", "eventExists present", #"{"eventExists": "e"}"#, event(t0), true),
         .init("specd eventExists", "eventExists absent", #"{"eventExists": "e"}"#, false),
-        .init(comparison, "eventDate before: equal is not before", #"{"eventDate": {"event": "e", "before": "2026-03-10T12:00:00Z"}}"#, event(t0), false),
-        .init(comparison, "eventDate after: equal is not after", #"{"eventDate": {"event": "e", "after": "2026-03-10T12:00:00Z"}}"#, event(t0), false),
-        .init(comparison, "eventDate after and before: inside", #"{"eventDate": {"event": "e", "after": "2026-03-10T11:00:00Z", "before": "2026-03-10T13:00:00Z"}}"#, event(t0), true),
+        .init(
+            comparison, "eventDate before: equal is not before", #"{"eventDate": {"event": "e", "before": "2026-03-10T12:00:00Z"}}"#, event(t0), false
+        ),
+        .init(
+            comparison, "eventDate after: equal is not after", #"{"eventDate": {"event": "e", "after": "2026-03-10T12:00:00Z"}}"#, event(t0), false),
+        .init(
+            comparison, "eventDate after and before: inside",
+            #"{"eventDate": {"event": "e", "after": "2026-03-10T11:00:00Z", "before": "2026-03-10T13:00:00Z"}}"#, event(t0), true),
         .init(comparison, "eventDate missing event", #"{"eventDate": {"event": "e", "before": "2030-01-01T00:00:00Z"}}"#, false),
         .init(range, "dateRange from = to = now", #"{"dateRange": {"from": "2026-03-10T12:00:00Z", "to": "2026-03-10T12:00:00Z"}}"#, true),
         .init(range, "dateRange 1 ms before from", #"{"dateRange": {"from": "2026-03-10T12:00:00Z"}}"#, now: t0 - 1, false),
@@ -94,8 +110,12 @@ let calendarSeedCases: [SeedCase] = {
         .init(hours, "hourIn the hour after the end hour", #"{"hourIn": [9, 17]}"#, now: at("2026-03-10T18:00:00Z"), false),
         .init(hours, "hourIn wrapping midnight, end hour", #"{"hourIn": [22, 7]}"#, now: at("2026-03-10T07:59:00Z"), true),
         .init(hours, "hourIn wrapping midnight, after", #"{"hourIn": [22, 7]}"#, now: at("2026-03-10T08:00:00Z"), false),
-        .init(hours, "hourIn in the user's zone (Paris, UTC+1)", #"{"hourIn": [9, 17]}"#, context { $0.timeZone = "Europe/Paris" }, now: at("2026-03-10T16:59:00Z"), true),
-        .init(hours, "hourIn in the user's zone, past the end", #"{"hourIn": [9, 17]}"#, context { $0.timeZone = "Europe/Paris" }, now: at("2026-03-10T17:00:00Z"), false),
+        .init(
+            hours, "hourIn in the user's zone (Paris, UTC+1)", #"{"hourIn": [9, 17]}"#, context { $0.timeZone = "Europe/Paris" },
+            now: at("2026-03-10T16:59:00Z"), true),
+        .init(
+            hours, "hourIn in the user's zone, past the end", #"{"hourIn": [9, 17]}"#, context { $0.timeZone = "Europe/Paris" },
+            now: at("2026-03-10T17:00:00Z"), false),
         .init("ISO 8601 weekday: Monday = 1", "weekday Monday", #"{"weekday": [1]}"#, now: at("2026-03-09T00:00:00Z"), true),
         .init("ISO 8601 weekday: Sunday = 7", "weekday Sunday last millisecond", #"{"weekday": [7]}"#, now: at("2026-03-15T23:59:59.999Z"), true),
         .init("ISO 8601 weekday: Sunday = 7", "weekday Sunday is over at midnight", #"{"weekday": [7]}"#, now: at("2026-03-16T00:00:00Z"), false)
@@ -113,8 +133,11 @@ let membershipSeedCases: [SeedCase] = {
         .init(segment, "segment not member", #"{"segment": "vip"}"#, context { $0.segments = ["beta"] }, false),
         .init(segment, "segments all: every one", #"{"segments": {"all": ["vip", "beta"]}}"#, context { $0.segments = ["vip", "beta"] }, true),
         .init(segment, "segments any: none", #"{"segments": {"any": ["vip", "beta"]}}"#, false),
-        .init(subscription, "subscription equal", #"{"subscription": "premium"}"#, context { $0.attributes["subscription_status"] = "premium" }, true),
-        .init(subscription, "subscription differs in case", #"{"subscription": "premium"}"#, context { $0.attributes["subscription_status"] = "PREMIUM" }, false),
+        .init(
+            subscription, "subscription equal", #"{"subscription": "premium"}"#, context { $0.attributes["subscription_status"] = "premium" }, true),
+        .init(
+            subscription, "subscription differs in case", #"{"subscription": "premium"}"#,
+            context { $0.attributes["subscription_status"] = "PREMIUM" }, false),
         .init(subscription, "subscription a number", #"{"subscription": "1"}"#, context { $0.attributes["subscription_status"] = 1 }, false),
         .init(subscription, "subscription missing", #"{"subscription": "premium"}"#, false),
         .init(typed, "attr gte at the bound", #"{"attr": {"key": "n", "gte": 5}}"#, context { $0.attributes["n"] = 5 }, true),
@@ -125,7 +148,9 @@ let membershipSeedCases: [SeedCase] = {
         .init(typed, "attr ne missing", #"{"attr": {"key": "n", "ne": 5}}"#, false),
         .init(typed, "attr notIn missing", #"{"attr": {"key": "n", "notIn": [5]}}"#, false),
         .init(typed, "attr exists false, missing", #"{"attr": {"key": "n", "exists": false}}"#, true),
-        .init(typed, "attr semverGte equal, zero-padded", #"{"attr": {"key": "os", "semverGte": "17.2"}}"#, context { $0.attributes["os"] = "17.2.0" }, true),
+        .init(
+            typed, "attr semverGte equal, zero-padded", #"{"attr": {"key": "os", "semverGte": "17.2"}}"#, context { $0.attributes["os"] = "17.2.0" },
+            true),
         .init(typed, "attr semverLt equal", #"{"attr": {"key": "os", "semverLt": "17.2"}}"#, context { $0.attributes["os"] = "17.2" }, false)
     ]
 }()
@@ -139,11 +164,19 @@ let countVersionRolloutSeedCases: [SeedCase] = {
     let version = "specd appVersion: absent does not hold"
     return [
         .init(count, "donations gte 3 at 3", #"{"donations": {"event": "appStarted", "gte": 3}}"#, three, true),
-        .init(count, "donations gte 3 at 2", #"{"donations": {"event": "appStarted", "gte": 3}}"#, donating("appStarted", [(t0, nil), (t0, nil)]), false),
+        .init(
+            count, "donations gte 3 at 2", #"{"donations": {"event": "appStarted", "gte": 3}}"#, donating("appStarted", [(t0, nil), (t0, nil)]), false
+        ),
         .init(count, "donations never: count 0", #"{"donations": {"event": "appStarted", "eq": 0}}"#, true),
-        .init(window, "donations within 7d includes one exactly 7d old", #"{"donations": {"event": "appStarted", "eq": 3, "within": "7d"}}"#, three, true),
-        .init(window, "donations within 7d drops it 1 ms later", #"{"donations": {"event": "appStarted", "eq": 2, "within": "7d"}}"#, three, now: t0 + 1, true),
-        .init(window, "donations within: one dated ahead of now is not yet in", #"{"donations": {"event": "appStarted", "eq": 0, "within": "1h"}}"#, ahead, true),
+        .init(
+            window, "donations within 7d includes one exactly 7d old", #"{"donations": {"event": "appStarted", "eq": 3, "within": "7d"}}"#, three,
+            true),
+        .init(
+            window, "donations within 7d drops it 1 ms later", #"{"donations": {"event": "appStarted", "eq": 2, "within": "7d"}}"#, three,
+            now: t0 + 1, true),
+        .init(
+            window, "donations within: one dated ahead of now is not yet in", #"{"donations": {"event": "appStarted", "eq": 0, "within": "1h"}}"#,
+            ahead, true),
         .init(version, "appVersion gte equal", #"{"appVersion": {"gte": "2.1"}}"#, appVersion: "2.1.0", true),
         .init(version, "appVersion lt equal", #"{"appVersion": {"lt": "2.1"}}"#, appVersion: "2.1", false),
         .init(version, "appVersion 1.10 > 1.9", #"{"appVersion": {"gt": "1.9"}}"#, appVersion: "1.10", true),

@@ -68,20 +68,24 @@ let donationRecencyCases: [SeedCase] = {
     let missing = "RuleKit: no donation, last == nil"
     return [
         .init(notDonatedFor, "lastDonation notWithin holds at exactly d", #"{"lastDonation": {"event": "e", "notWithin": "3d"}}"#, once, true),
-        .init(notDonatedFor, "lastDonation notWithin 1 ms short of d", #"{"lastDonation": {"event": "e", "notWithin": "3d"}}"#, once, now: t0 - 1, false),
+        .init(
+            notDonatedFor, "lastDonation notWithin 1 ms short of d", #"{"lastDonation": {"event": "e", "notWithin": "3d"}}"#, once, now: t0 - 1, false
+        ),
         .init(notDonatedFor, "lastDonation notWithin past d", #"{"lastDonation": {"event": "e", "notWithin": "3d"}}"#, once, now: t0 + 1, true),
         .init(donatedWithin, "lastDonation within holds at exactly d", #"{"lastDonation": {"event": "e", "within": "3d"}}"#, once, true),
         .init(donatedWithin, "lastDonation within 1 ms past d", #"{"lastDonation": {"event": "e", "within": "3d"}}"#, once, now: t0 + 1, false),
         .init(donatedWithin, "lastDonation within reads the latest", #"{"lastDonation": {"event": "e", "within": "2d"}}"#, twice, true),
         .init(donatedWithin, "lastDonation dated ahead of now is within", #"{"lastDonation": {"event": "e", "within": "1s"}}"#, future, true),
-        .init(notDonatedFor, "lastDonation dated ahead of now is not notWithin", #"{"lastDonation": {"event": "e", "notWithin": "0s"}}"#, future, false),
+        .init(
+            notDonatedFor, "lastDonation dated ahead of now is not notWithin", #"{"lastDonation": {"event": "e", "notWithin": "0s"}}"#, future, false),
         .init(missing, "lastDonation never: within false", #"{"lastDonation": {"event": "e", "within": "3d"}}"#, never, false),
         .init(missing, "lastDonation never: notWithin true", #"{"lastDonation": {"event": "e", "notWithin": "3d"}}"#, never, true),
         .init(donatedWithin, "firstDonation within holds at exactly d", #"{"firstDonation": {"event": "e", "within": "10d"}}"#, twice, true),
         .init(donatedWithin, "firstDonation within 1 ms past d", #"{"firstDonation": {"event": "e", "within": "10d"}}"#, twice, now: t0 + 1, false),
         .init(donatedWithin, "firstDonation reads the earliest, not the latest", #"{"firstDonation": {"event": "e", "within": "5d"}}"#, twice, false),
         .init(notDonatedFor, "firstDonation notWithin holds at exactly d", #"{"firstDonation": {"event": "e", "notWithin": "10d"}}"#, twice, true),
-        .init(notDonatedFor, "firstDonation notWithin 1 ms short", #"{"firstDonation": {"event": "e", "notWithin": "10d"}}"#, twice, now: t0 - 1, false),
+        .init(
+            notDonatedFor, "firstDonation notWithin 1 ms short", #"{"firstDonation": {"event": "e", "notWithin": "10d"}}"#, twice, now: t0 - 1, false),
         .init(missing, "firstDonation never: within false", #"{"firstDonation": {"event": "e", "within": "3d"}}"#, never, false),
         .init(missing, "firstDonation never: notWithin true", #"{"firstDonation": {"event": "e", "notWithin": "3d"}}"#, never, true),
         .init(
@@ -99,14 +103,28 @@ let donationVersionCases: [SeedCase] = {
     let unversioned = donating("promptAttempt", [(t0 - day, nil)])
     let v2 = donating("promptAttempt", [(t0 - 2 * day, "1.9"), (t0 - day, "2.0")])
     var cases: [SeedCase] = [
-        .init(idiom, "lastDonationVersion ne: never donated holds", #"{"lastDonationVersion": {"event": "promptAttempt", "ne": "$appVersion"}}"#, never, appVersion: "2.0", true),
-        .init(idiom, "firstDonationVersion ne: never donated holds", #"{"firstDonationVersion": {"event": "promptAttempt", "ne": "2.0"}}"#, never, true),
-        .init(idiom, "lastDonationVersion ne: donation without version holds", #"{"lastDonationVersion": {"event": "promptAttempt", "ne": "2.0"}}"#, unversioned, true),
-        .init(idiom, "lastDonationVersion ne: same version (zero-padded) fails", #"{"lastDonationVersion": {"event": "promptAttempt", "ne": "$appVersion"}}"#, v2, appVersion: "2.0.0", false),
-        .init(idiom, "lastDonationVersion ne: an older version holds", #"{"lastDonationVersion": {"event": "promptAttempt", "ne": "$appVersion"}}"#, v2, appVersion: "2.1", true),
-        .init(idiom, "firstDonationVersion reads the first: 1.9 < 2.0", #"{"firstDonationVersion": {"event": "promptAttempt", "lt": "2.0"}}"#, v2, true),
-        .init(idiom, "lastDonationVersion reads the last: 2.0 is not < 2.0", #"{"lastDonationVersion": {"event": "promptAttempt", "lt": "2.0"}}"#, v2, false),
-        .init(idiom, "lastDonationVersion numeric per component: 2.0 > 1.10 is false", #"{"lastDonationVersion": {"event": "promptAttempt", "gt": "2.0.1"}}"#, v2, false),
+        .init(
+            idiom, "lastDonationVersion ne: never donated holds", #"{"lastDonationVersion": {"event": "promptAttempt", "ne": "$appVersion"}}"#, never,
+            appVersion: "2.0", true),
+        .init(
+            idiom, "firstDonationVersion ne: never donated holds", #"{"firstDonationVersion": {"event": "promptAttempt", "ne": "2.0"}}"#, never, true),
+        .init(
+            idiom, "lastDonationVersion ne: donation without version holds", #"{"lastDonationVersion": {"event": "promptAttempt", "ne": "2.0"}}"#,
+            unversioned, true),
+        .init(
+            idiom, "lastDonationVersion ne: same version (zero-padded) fails",
+            #"{"lastDonationVersion": {"event": "promptAttempt", "ne": "$appVersion"}}"#, v2, appVersion: "2.0.0", false),
+        .init(
+            idiom, "lastDonationVersion ne: an older version holds", #"{"lastDonationVersion": {"event": "promptAttempt", "ne": "$appVersion"}}"#, v2,
+            appVersion: "2.1", true),
+        .init(
+            idiom, "firstDonationVersion reads the first: 1.9 < 2.0", #"{"firstDonationVersion": {"event": "promptAttempt", "lt": "2.0"}}"#, v2, true),
+        .init(
+            idiom, "lastDonationVersion reads the last: 2.0 is not < 2.0", #"{"lastDonationVersion": {"event": "promptAttempt", "lt": "2.0"}}"#, v2,
+            false),
+        .init(
+            idiom, "lastDonationVersion numeric per component: 2.0 > 1.10 is false",
+            #"{"lastDonationVersion": {"event": "promptAttempt", "gt": "2.0.1"}}"#, v2, false),
         .init(
             "specd: a request without a version has nothing to compare", "lastDonationVersion ne $appVersion without a request version",
             #"{"lastDonationVersion": {"event": "promptAttempt", "ne": "$appVersion"}}"#, never, false)
@@ -114,9 +132,13 @@ let donationVersionCases: [SeedCase] = {
     for op in ["eq", "lt", "lte", "gt", "gte"] {
         for (label, user) in [("never donated", never), ("no version", unversioned)] {
             cases.append(
-                .init(idiom, "lastDonationVersion \(op): \(label) does not hold", #"{"lastDonationVersion": {"event": "promptAttempt", "\#(op)": "2.0"}}"#, user, false))
+                .init(
+                    idiom, "lastDonationVersion \(op): \(label) does not hold",
+                    #"{"lastDonationVersion": {"event": "promptAttempt", "\#(op)": "2.0"}}"#, user, false))
             cases.append(
-                .init(idiom, "firstDonationVersion \(op): \(label) does not hold", #"{"firstDonationVersion": {"event": "promptAttempt", "\#(op)": "2.0"}}"#, user, false))
+                .init(
+                    idiom, "firstDonationVersion \(op): \(label) does not hold",
+                    #"{"firstDonationVersion": {"event": "promptAttempt", "\#(op)": "2.0"}}"#, user, false))
         }
     }
     return cases
