@@ -16,9 +16,10 @@ extension API {
     func allFlags(_ request: Request) throws(APIError) -> HTTPResponse {
         let user = try user(request)
         let version = try appVersion(request)
+        let now = try evaluationInstant(request)
         let ruleSet = rules.current
         let context = store.context(of: user) ?? UserContext()
-        let evaluations = ruleSet.evaluateAll(input(context, user: user, now: clock.now(), appVersion: version))
+        let evaluations = ruleSet.evaluateAll(input(context, user: user, now: now, appVersion: version))
         metrics.increment("evaluations_total", by: evaluations.count)
         let body = JSONWriter.write(["flags": .object(JSONObject(evaluations.map { ($0.key, $0.json) }))])
         return ETag.respond(request, body: body, headers: ["Cache-Control": "no-cache"])
@@ -32,8 +33,9 @@ extension API {
             throw APIError(.notFound, code: "flag_not_found", message: "no flag named '\(key)'", field: "key")
         }
         let version = try appVersion(request)
+        let now = try evaluationInstant(request)
         let context = store.context(of: user) ?? UserContext()
-        let evaluationInput = input(context, user: user, now: clock.now(), appVersion: version)
+        let evaluationInput = input(context, user: user, now: now, appVersion: version)
         let evaluation = flag.evaluate(evaluationInput)
         metrics.increment("evaluations_total")
         var body: JSONObject = ["key": .string(key)]
@@ -45,14 +47,25 @@ extension API {
         return .json(.ok, JSONWriter.write(.object(body)))
     }
 
-    /// `POST /v1/evaluate`: an inline context, evaluated at `at` (default now); nothing is stored.
+    /// `?at=ISO` on a stored user's flags: what-if, the stored context evaluated at another instant (nothing is
+    /// stored, nothing is scheduled). Absent: now.
+    func evaluationInstant(_ request: Request) throws(APIError) -> Instant {
+        guard let text = request.query("at") else { return clock.now() }
+        guard let instant = ISO8601.parse(text) else {
+            throw APIError.invalidField("at", "at must be an ISO 8601 date-time such as 2026-03-10T12:00:00Z")
+        }
+        return instant
+    }
+
+    /// `POST /v1/evaluate`: an inline context, evaluated at `at` (default now); nothing is stored. With a top-level
+    /// `user`, that user's stored context lies under the inline one (the request wins, key by key), as OFREP does.
     func evaluateInline(_ request: Request) throws(APIError) -> HTTPResponse {
         let body = try RequestBody.json(request)
         guard case .object(let fields) = body else { throw APIError.invalidField("body", "the body must be a JSON object") }
         for key in fields.keys where !["context", "flags", "at", "appVersion", "user"].contains(key) {
             throw APIError.invalidField(key, "\(key) is not a field of an evaluation request (context, flags, at, appVersion, user)")
         }
-        let context: UserContext
+        var context: UserContext
         do {
             // Held to the per-user caps: an inline context is one user's context, and no bigger.
             context = try ContextJSON.decode(fields["context"] ?? [:], limits: store.limits)
@@ -73,6 +86,8 @@ extension API {
                 throw APIError.invalidField("user", "user must be a user id: 1–256 bytes of UTF-8 without control characters")
             }
             user = text
+            // Only a top-level `user` asks for the stored context; `context.user` names the bucketing id alone.
+            if fields["user"] != nil, let stored = store.context(of: text) { context = stored.overlaid(by: context) }
         }
         let ruleSet = rules.current
         var keys = ruleSet.flagKeys

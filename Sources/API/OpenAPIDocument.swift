@@ -14,7 +14,15 @@ enum OpenAPIDocument {
         let request: JSONValue?
         let success: (status: Int, schema: JSONValue?)
         let errors: [Int]
+        /// Query parameters: name → schema.
+        var query: [(name: String, schema: JSONValue, description: String)] = []
     }
+
+    /// `?at=ISO` on a stored user's flags: what-if at another instant.
+    static let atQuery = (
+        name: "at", schema: ["type": "string", "format": "date-time"] as JSONValue,
+        description: "Evaluate the stored context at this instant instead of now (what-if; stores nothing)"
+    )
 
     static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/\(name)")] }
     static let string: JSONValue = ["type": "string"]
@@ -68,12 +76,14 @@ enum OpenAPIDocument {
             errors: writeErrors),
         Operation(
             method: "GET", path: "/v1/users/{user}/flags", summary: "Every flag for a user (ETag, If-None-Match)", scope: .evaluate, request: nil,
-            success: (200, ref("FlagsResponse")), errors: [304, 400, 401, 403]),
+            success: (200, ref("FlagsResponse")), errors: [304, 400, 401, 403], query: [atQuery]),
         Operation(
             method: "GET", path: "/v1/users/{user}/flags/{key}", summary: "One flag; ?explain=1 adds the evaluation tree", scope: .evaluate,
-            request: nil, success: (200, ref("FlagEvaluation")), errors: readErrors),
+            request: nil, success: (200, ref("FlagEvaluation")), errors: readErrors,
+            query: [atQuery, (name: "explain", schema: ["type": "string", "enum": ["1", "true"]], description: "Add the evaluation tree")]),
         Operation(
-            method: "POST", path: "/v1/evaluate", summary: "Evaluate an inline context; stores nothing", scope: .evaluate,
+            method: "POST", path: "/v1/evaluate",
+            summary: "Evaluate an inline context (over the stored context of `user`, when given); stores nothing", scope: .evaluate,
             request: ref("EvaluateRequest"), success: (200, ref("EvaluateResponse")), errors: [400, 401, 403, 413, 415]),
         Operation(
             method: "GET", path: "/v1/users/{user}/stream", summary: "Server-sent events for one user: flag, trigger, rules, reset", scope: .evaluate,
@@ -160,7 +170,11 @@ enum OpenAPIDocument {
         "EvaluateRequest": object(
             [
                 "context": ref("Context"), "flags": array(string), "at": ["type": "string", "format": "date-time"],
-                "appVersion": string, "user": string
+                "appVersion": string,
+                "user": [
+                    "type": "string",
+                    "description": "A stored user whose context lies under the inline one (the request wins, key by key)"
+                ]
             ], additional: false),
         "EvaluateResponse": object(["flags": map(ref("Evaluation")), "at": string], required: ["flags", "at"]),
         "Rules": object(
@@ -205,7 +219,10 @@ enum OpenAPIDocument {
                     "schema": ["type": "string", "minLength": 1, "maxLength": 256]
                 ]
             }
-            if !parameters.isEmpty { entry["parameters"] = .array(parameters) }
+            let queries = operation.query.map { query -> JSONValue in
+                ["name": .string(query.name), "in": "query", "required": false, "schema": query.schema, "description": .string(query.description)]
+            }
+            if !(parameters + queries).isEmpty { entry["parameters"] = .array(parameters + queries) }
             if let request = operation.request {
                 entry["requestBody"] = [
                     "required": .bool(operation.path != "/v1/users/{user}/events/{event}"),

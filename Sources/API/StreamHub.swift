@@ -32,8 +32,16 @@ public final class StreamHub: Sendable {
         let refetchOnly: Bool
         /// `X-App-Version` at subscription (`nil`: none): the stream hears flag answers evaluated for it.
         let appVersion: String?
-        /// The value of each flag as this stream last saw it: flag events go out only on a real change.
+        /// The value of each flag as this stream last saw it: flag events go out only on a real change. Only the
+        /// flags the stream takes flag events for: the clock re-sends whatever differs from it, so a flag a filter
+        /// keeps out must not sit here with a value the stream was never sent.
         var lastSeen: [ByteKey: JSONValue]
+    }
+
+    /// One flag of one user: where replay remembers the value it last sent.
+    struct FlagSlot: Hashable {
+        let user: ByteKey
+        let flag: ByteKey
     }
 
     struct Retained {
@@ -132,15 +140,27 @@ public final class StreamHub: Sendable {
             guard state.subscribers.count < options.maxStreams else { return false }
             let number = state.nextSubscriber
             state.nextSubscriber += 1
+            var seen: [ByteKey: JSONValue] = [:]
+            if types?.contains("flag") ?? true {
+                for (key, value) in currentValues where flags?.contains(key) ?? true { seen[key] = value }
+            }
             var subscriber = Subscriber(
                 stream: stream, user: user, flags: flags, types: types, includeContext: includeContext,
-                refetchOnly: refetchOnly, appVersion: appVersion, lastSeen: currentValues)
+                refetchOnly: refetchOnly, appVersion: appVersion, lastSeen: seen)
             var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
             if let lastEventID {
                 if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
+                    // Once each: a flag event that repeats the value this replay last sent for that flag is one
+                    // the stream would not have been sent live either.
+                    var replayed: [FlagSlot: JSONValue] = [:]
                     for event in state.retained[state.retainedStart...] where event.id > lastEventID && wants(subscriber, event) {
+                        if let flag = event.flag, let value = event.value, let eventUser = event.user {
+                            let slot = FlagSlot(user: ByteKey(eventUser), flag: ByteKey(flag))
+                            if replayed[slot] == value { continue }
+                            replayed[slot] = value
+                            if user != nil { subscriber.lastSeen[slot.flag] = value }
+                        }
                         prelude += event.bytes
-                        if let flag = event.flag, let value = event.value { subscriber.lastSeen[ByteKey(flag)] = value }
                     }
                 } else {
                     let reset = SSEEncoder.encode(SSEEvent(id: state.lastID.description, event: "reset", data: JSONWriter.string(resetState())))

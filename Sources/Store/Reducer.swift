@@ -141,8 +141,11 @@ public enum Reducer {
             // Saturates: only a count restored from elsewhere could be this high, and it must not trap.
             summary.count = summary.count < .max ? summary.count + 1 : .max
             let mark = DonationSummary.Mark(at: at, appVersion: appVersion.map(KeyInterner.intern))
-            if summary.first == nil { summary.first = mark }
-            summary.last = mark
+            // `first` / `last` are the earliest / latest by date (RuleKit's donations.first / .last), not by
+            // arrival: a backdated donation before `first` becomes `first`. On a tie the earlier arrival stays
+            // `first` and the later one becomes `last`, so arrival order breaks ties both ways.
+            if summary.first.map({ at < $0.at }) ?? true { summary.first = mark }
+            if summary.last.map({ at >= $0.at }) ?? true { summary.last = mark }
             insertSorted(at, into: &summary.recent)
             prune(&summary.recent, now: now, policy: policy)
             let key = KeyInterner.intern(event)

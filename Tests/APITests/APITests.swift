@@ -20,7 +20,10 @@ import Testing
         let second = try api.call("POST", "/v1/users/u1/events/appStarted", json: #"{"at": "2026-03-10T11:00:00Z", "appVersion": "1.3"}"#)
         #expect(second.body?["seq"] == 2)
         #expect(second.body?["event"]?["count"] == 2)
-        #expect(second.body?["event"]?["last"]?["at"] == "2026-03-10T11:00:00Z")
+        // Backdated before the first: it becomes `first`; `last` stays the latest by date.
+        #expect(second.body?["event"]?["first"]?["at"] == "2026-03-10T11:00:00Z")
+        #expect(second.body?["event"]?["first"]?["appVersion"] == "1.3")
+        #expect(second.body?["event"]?["last"]?["appVersion"] == "1.2")
         let summary = try api.call("GET", "/v1/users/u1/events/appStarted")
         #expect(summary.body?["summary"]?["count"] == 2)
     }

@@ -29,7 +29,7 @@ extension Spec {
         case .segment, .segmentsAny, .segmentsAll: return [.segments]
         case .subscription: return [.attribute("subscription_status")]
         case .attribute(let key, _): return [.attribute(key)]
-        case .donations(let event, _, _), .lastDonation(let event, _, _), .donationVersion(let event, _, _): return [.donation(event)]
+        case .donations(let event, _, _), .donationRecency(let event, _, _, _), .donationVersion(let event, _, _): return [.donation(event)]
         case .rollout(_, _, let by): return by.map { [.attribute($0)] } ?? []
         }
     }

@@ -114,15 +114,22 @@ extension Spec {
             guard let summary = input.context.donations[event] else { return comparison.holds(0) }
             let count = within.map { summary.count(within: $0, now: input.now) } ?? summary.count
             return comparison.holds(count)
-        case .lastDonation(let event, let within, let inside):
-            guard let last = input.context.donations[event]?.last?.at else { return !inside }
-            let isWithin = input.now - last <= within && last <= input.now
-            return isWithin == inside
-        case .donationVersion(let event, let first, let test):
+        case .donationRecency(let event, let first, let window, let inside):
             let summary = input.context.donations[event]
-            guard let mark = first ? summary?.first : summary?.last, let text = mark.appVersion, let version = Version(text),
-                let right = test.operand.resolve(input)
-            else { return false }
+            guard let at = first ? summary?.first?.at : summary?.last?.at else { return !inside }
+            // RuleKit's donatedWithin is `timeSinceLast <= s` and notDonatedFor `timeSinceLast >= s`: both hold at
+            // exactly the window, so they are not each other's negation (docs/rules.md, "lastDonation").
+            let age = input.now - at
+            return inside ? age <= window : age >= window
+        case .donationVersion(let event, let first, let test):
+            guard let right = test.operand.resolve(input) else { return false }
+            let summary = input.context.donations[event]
+            guard let mark = first ? summary?.first : summary?.last, let text = mark.appVersion, let version = Version(text)
+            else {
+                // RuleKit's idiom `donations.last?.version != .current` is true for a user who never donated:
+                // "prompt once per version" must prompt a new user. No other operator holds without a version.
+                return test.op == .ne
+            }
             return test.holds(version, right)
         case .appVersion(let test):
             guard let text = input.request.appVersion, let version = Version(text), let right = test.operand.resolve(input)

@@ -88,9 +88,15 @@ extension Spec {
             let summary = context.donations[event]
             let count = within.map { summary?.count(within: $0, now: now) ?? 0 } ?? summary?.count ?? 0
             return leaf("donations", "\(event) count \(count)\(within.map { " within \(seconds($0))" } ?? ""), \(comparison.text)")
-        case .lastDonation(let event, let within, let inside):
-            guard let last = context.donations[event]?.last?.at else { return leaf("lastDonation", "\(event) never donated") }
-            return leaf("lastDonation", "\(event) last at \(last), \(inside ? "within" : "notWithin") \(seconds(within))")
+        case .donationRecency(let event, let first, let window, let inside):
+            let name = first ? "firstDonation" : "lastDonation"
+            let summary = context.donations[event]
+            guard let at = first ? summary?.first?.at : summary?.last?.at else { return leaf(name, "\(event) never donated") }
+            let age = now - at
+            let remaining = inside ? Saturating.subtract(Saturating.add(window, 1), age) : Saturating.subtract(window, age)
+            let state = remaining > 0 ? "; changes in \(seconds(Saturating.add(remaining, 999)))" : ""
+            return leaf(
+                name, "\(event) \(first ? "first" : "last") at \(at), \(inside ? "within" : "notWithin") \(seconds(window))\(state)")
         case .donationVersion(let event, let first, _):
             let summary = context.donations[event]
             let mark = first ? summary?.first : summary?.last

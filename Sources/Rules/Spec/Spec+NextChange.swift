@@ -52,9 +52,11 @@ extension Spec {
         case .dateRange(let from, let to):
             // `to` is inclusive: the range closes one millisecond after it.
             return Spec.earlier(future(from), future(to.map { $0 + 1 }))
-        case .lastDonation(let event, let within, _):
-            guard let last = context.donations[event]?.last?.at else { return nil }
-            return last > now ? last : future(last + within + 1)
+        case .donationRecency(let event, let first, let window, let inside):
+            let summary = context.donations[event]
+            guard let at = first ? summary?.first?.at : summary?.last?.at else { return nil }
+            // `within` stops holding one millisecond after `at + window`; `notWithin` starts holding at it.
+            return future(inside ? at + window + 1 : at + window)
         case .donations(let event, let comparison, let within?):
             guard let summary = context.donations[event] else { return nil }
             return Spec.nextWindowChange(summary.recent, window: within, comparison: comparison, now: now)

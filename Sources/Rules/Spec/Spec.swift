@@ -25,7 +25,9 @@ public indirect enum Spec: Sendable, Equatable {
     case subscription(String)
     case attribute(key: String, AttributeTest)
     case donations(event: String, Comparison, within: Milliseconds?)
-    case lastDonation(event: String, within: Milliseconds, inside: Bool)
+    /// `lastDonation` / `firstDonation` (`first`): the donation is at most `window` old (`inside`), or at least
+    /// `window` old (`!inside`): RuleKit's donatedWithin / notDonatedFor, both inclusive.
+    case donationRecency(event: String, first: Bool, window: Milliseconds, inside: Bool)
     case donationVersion(event: String, first: Bool, VersionTest)
     case appVersion(VersionTest)
     case rollout(basisPoints: Int, prefix: String, by: String?)

@@ -72,18 +72,22 @@ extension SpecCompiler {
                 window = parsed
             }
             return .donations(event: event, comparison, within: window)
-        case "lastDonation":
+        case "lastDonation", "firstDonation":
             guard let fields = fields(value, at: at, required: ["event"], optional: ["within", "notWithin"]),
                 let event = string(fields, "event", at: at)
             else { return nil }
             referencedEvents.insert(event)
             guard (fields["within"] == nil) != (fields["notWithin"] == nil) else {
-                error(at, "missing_field", "lastDonation needs exactly one of 'within' or 'notWithin'")
+                error(
+                    at, fields["within"] == nil ? "missing_field" : "multiple_operators",
+                    "\(name) needs exactly one of 'within' or 'notWithin'")
                 return nil
             }
             let inside = fields["within"] != nil
             let key = inside ? "within" : "notWithin"
-            return duration(fields[key]!, at: at.appending(key)).map { .lastDonation(event: event, within: $0, inside: inside) }
+            return duration(fields[key]!, at: at.appending(key)).map {
+                .donationRecency(event: event, first: name == "firstDonation", window: $0, inside: inside)
+            }
         case "lastDonationVersion", "firstDonationVersion":
             guard let fields = fields(value, at: at, required: ["event"], optional: VersionTest.Operator.allCases.map(\.rawValue)),
                 let event = string(fields, "event", at: at), let test = versionTest(fields, at: at)

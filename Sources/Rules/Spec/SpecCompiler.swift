@@ -18,7 +18,7 @@ struct SpecCompiler {
     static let operators: Set<String> = [
         "all", "any", "none", "not", "atLeast", "ref", "always", "flag", "counter", "maxCount", "timeSince", "cooldown",
         "sinceLaunch", "eventExists", "eventDate", "dateRange", "hourIn", "weekday", "segment", "segments",
-        "subscription", "attr", "donations", "lastDonation", "lastDonationVersion", "firstDonationVersion",
+        "subscription", "attr", "donations", "lastDonation", "firstDonation", "lastDonationVersion", "firstDonationVersion",
         "appVersion", "rollout"
     ]
 

@@ -66,6 +66,9 @@ import Testing
             #"{"cooldown": {"event": "e", "for": "2h"}}"#,
             #"{"sinceLaunch": "90m"}"#,
             #"{"lastDonation": {"event": "d", "within": "45m"}}"#,
+            #"{"lastDonation": {"event": "d", "notWithin": "45m"}}"#,
+            #"{"firstDonation": {"event": "d", "within": "1h"}}"#,
+            #"{"firstDonation": {"event": "d", "notWithin": "1h"}}"#,
             #"{"donations": {"event": "d", "gte": 2, "within": "1h"}}"#,
             #"{"hourIn": [9, 17], "tz": "Europe/Paris"}"#,
             #"{"weekday": [6, 7]}"#,
@@ -74,13 +77,14 @@ import Testing
         ]
         let compiled = try specs.map { try compileSpec($0) }
         var checked = 0
-        for _ in 0..<300 {
+        for _ in 0..<500 {
             let user = context {
                 $0.launchedAt = t0 - Int64(generator.next(upTo: 3 * Int(hour)))
                 if generator.next(upTo: 4) > 0 { $0.events["e"] = t0 - Int64(generator.next(upTo: 3 * Int(hour))) }
                 let times = (0..<generator.next(upTo: 5)).map { _ in t0 - Int64(generator.next(upTo: 2 * Int(hour))) }.sorted()
-                if let last = times.last {
-                    $0.donations["d"] = DonationSummary(count: times.count, last: .init(at: last, appVersion: nil), recent: times)
+                if let first = times.first, let last = times.last {
+                    $0.donations["d"] = DonationSummary(
+                        count: times.count, first: .init(at: first, appVersion: nil), last: .init(at: last, appVersion: nil), recent: times)
                 }
             }
             let spec = compiled[generator.next(upTo: compiled.count)]
