@@ -38,6 +38,12 @@ public final class StreamHub: Sendable {
         var lastSeen: [ByteKey: JSONValue]
     }
 
+    struct ClosedStream {
+        let appVersion: String?
+        var lastSeen: [ByteKey: JSONValue]
+        let until: ContinuousClock.Instant
+    }
+
     /// One flag of one user: where replay remembers the value it last sent.
     struct FlagSlot: Hashable {
         let user: ByteKey
@@ -72,10 +78,11 @@ public final class StreamHub: Sendable {
         /// `retainFor`, so a client that reconnects with `Last-Event-ID` gets the writes it missed meanwhile.
         var contextWantedUntil: [ByteKey: ContinuousClock.Instant] = [:]
         var contextWantedPruneAt = 1024
-        /// App versions of a user's streams that closed recently: answers are still evaluated for them for
-        /// `retainFor`, so a stream of that version that resumes gets the changes its version saw meanwhile.
-        var versionsWantedUntil: [ByteKey: [String: ContinuousClock.Instant]] = [:]
-        var versionsWantedPruneAt = 1024
+        /// User streams that closed recently, as the clock and reloads still see them for `retainFor`: their app
+        /// version and last seen values, kept current as changes are published. A client that reconnects with
+        /// `Last-Event-ID` then gets what the stream would have heard meanwhile, clock-driven changes included.
+        var recentlyClosed: [ByteKey: [ClosedStream]] = [:]
+        var recentlyClosedPruneAt = 1024
         var globalContextWantedUntil: ContinuousClock.Instant?
         var nextSubscriber = 0
         var lastID: EventID
@@ -89,6 +96,9 @@ public final class StreamHub: Sendable {
         var dropped = 0
         var sent = 0
     }
+
+    /// Closed streams remembered per user for resume (the newest).
+    static let closedStreamsPerUser = 4
 
     /// Up to this many receivers, the publishing thread writes an event to each socket itself (no wake-up of the
     /// streams' loops); beyond it, each loop writes its share in parallel.
@@ -110,10 +120,32 @@ public final class StreamHub: Sendable {
     public var droppedSlowStreams: Int { withState { $0.dropped } }
     public var lastID: EventID { withState { $0.lastID } }
 
-    public func subscribedUsers() -> [String] { withState { $0.byUser.keys.map(\.string) } }
+    public func subscribedUsers() -> [String] {
+        withState { state in
+            let now = ContinuousClock.now
+            var users = Array(state.byUser.keys)
+            for (user, streams) in state.recentlyClosed where state.byUser[user] == nil && streams.contains(where: { $0.until > now }) {
+                users.append(user)
+            }
+            return users.map(\.string)
+        }
+    }
 
     public func hasSubscribers(for user: String) -> Bool {
-        withState { !($0.byUser[ByteKey(user)]?.isEmpty ?? true) }
+        withState { state in
+            let key = ByteKey(user)
+            if !(state.byUser[key]?.isEmpty ?? true) { return true }
+            return recentlyClosed(key, in: &state).isEmpty == false
+        }
+    }
+
+    /// The user's recently closed streams still inside the window; expired ones are dropped on the way.
+    private func recentlyClosed(_ user: ByteKey, in state: inout State) -> [ClosedStream] {
+        guard let streams = state.recentlyClosed[user] else { return [] }
+        let now = ContinuousClock.now
+        let live = streams.filter { $0.until > now }
+        if live.count != streams.count { state.recentlyClosed[user] = live.isEmpty ? nil : live }
+        return live
     }
 
     public func wantsContext(for user: String) -> Bool {
@@ -168,6 +200,13 @@ public final class StreamHub: Sendable {
                 }
             }
             stream.send(prelude)
+            // A resume takes the place of the closed stream it continues (the newest of its version).
+            if let user, lastEventID != nil, var closedStreams = state.recentlyClosed[ByteKey(user)],
+                let index = closedStreams.lastIndex(where: { $0.appVersion == appVersion })
+            {
+                closedStreams.remove(at: index)
+                state.recentlyClosed[ByteKey(user)] = closedStreams.isEmpty ? nil : closedStreams
+            }
             state.subscribers[number] = subscriber
             if let user {
                 state.byUser[ByteKey(user), default: []].insert(number)
@@ -205,9 +244,13 @@ public final class StreamHub: Sendable {
         if let user = subscriber.user.map({ ByteKey($0) }) {
             state.byUser[user]?.remove(number)
             if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
-            if let version = subscriber.appVersion {
-                state.versionsWantedUntil[user, default: [:]][version] = .now + options.retainFor
-                pruneVersionsWanted(&state)
+            if !subscriber.refetchOnly, !subscriber.lastSeen.isEmpty {
+                var closedStreams = state.recentlyClosed[user] ?? []
+                closedStreams.append(ClosedStream(appVersion: subscriber.appVersion, lastSeen: subscriber.lastSeen, until: .now + options.retainFor))
+                // A client that reconnects in a loop must not grow this: the oldest are the least likely to resume.
+                if closedStreams.count > Self.closedStreamsPerUser { closedStreams.removeFirst(closedStreams.count - Self.closedStreamsPerUser) }
+                state.recentlyClosed[user] = closedStreams
+                pruneRecentlyClosed(&state)
             }
             if subscriber.includeContext, let count = state.withContextByUser[user] {
                 state.withContextByUser[user] = count > 1 ? count - 1 : nil
@@ -226,15 +269,15 @@ public final class StreamHub: Sendable {
         }
     }
 
-    /// As `pruneContextWanted`, for the versions of closed streams.
-    private func pruneVersionsWanted(_ state: inout State) {
-        guard state.versionsWantedUntil.count >= state.versionsWantedPruneAt else { return }
+    /// As `pruneContextWanted`, for recently closed streams.
+    private func pruneRecentlyClosed(_ state: inout State) {
+        guard state.recentlyClosed.count >= state.recentlyClosedPruneAt else { return }
         let now = ContinuousClock.now
-        state.versionsWantedUntil = state.versionsWantedUntil.compactMapValues { versions in
-            let live = versions.filter { $0.value > now }
+        state.recentlyClosed = state.recentlyClosed.compactMapValues { streams in
+            let live = streams.filter { $0.until > now }
             return live.isEmpty ? nil : live
         }
-        state.versionsWantedPruneAt = max(1024, state.versionsWantedUntil.count * 2)
+        state.recentlyClosedPruneAt = max(1024, state.recentlyClosed.count * 2)
     }
 
     /// Drops expired entries once the table has doubled since the last sweep: amortized O(1) per close.
@@ -284,6 +327,15 @@ public final class StreamHub: Sendable {
                 }
                 state.sent += 1
             }
+            // A closed stream inside the resume window hears it too, as far as its memory goes: the clock compares
+            // with what it would have seen, and its resume replays this retained event.
+            let userKey = ByteKey(user)
+            if var closedStreams = state.recentlyClosed[userKey] {
+                for index in closedStreams.indices where closedStreams[index].appVersion == appVersion {
+                    if closedStreams[index].lastSeen[flagKey] != nil { closedStreams[index].lastSeen[flagKey] = value }
+                }
+                state.recentlyClosed[userKey] = closedStreams
+            }
         }
     }
 
@@ -329,19 +381,18 @@ public final class StreamHub: Sendable {
             for number in state.byUser[key] ?? [] {
                 if let version = state.subscribers[number]?.appVersion, !versions.contains(version) { versions.append(version) }
             }
-            if let recent = state.versionsWantedUntil[key] {
-                let now = ContinuousClock.now
-                for (version, until) in recent where until > now && !versions.contains(version) { versions.append(version) }
-            }
+            for closed in recentlyClosed(key, in: &state) where !versions.contains(closed.appVersion) { versions.append(closed.appVersion) }
             return versions
         }
     }
 
     public func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]] {
         withState { state in
-            (state.byUser[ByteKey(user)] ?? []).compactMap { number in
+            let key = ByteKey(user)
+            let live = (state.byUser[key] ?? []).compactMap { number in
                 state.subscribers[number].flatMap { $0.appVersion == appVersion ? $0.lastSeen : nil }
             }
+            return live + recentlyClosed(key, in: &state).filter { $0.appVersion == appVersion }.map(\.lastSeen)
         }
     }
 
@@ -359,6 +410,9 @@ public final class StreamHub: Sendable {
         state.lastID = id
         return id
     }
+
+    /// Closed streams remembered for resume, over all users (for tests: bounded per user).
+    var rememberedClosedStreams: Int { withState { $0.recentlyClosed.values.reduce(0) { $0 + $1.count } } }
 
     /// Event bytes the hub holds, dropped events included (for tests: it must stay within `retainBytes`).
     var heldEventBytes: Int { withState { state in state.retained.reduce(0) { $0 + $1.bytes.count } } }

@@ -326,6 +326,42 @@ import Glibc
         #expect(events[0].contains(#""key":"vip-ui","value":true"#), "\(events)")
     }
 
+    /// The clock keeps working for a stream that closed within the resume window: a change it alone caused while
+    /// the client was away is replayed on resume, exactly as a connected stream would have heard it.
+    @Test func resume_afterAGap_replaysAClockDrivenChangeMadeWhileDisconnected() throws {
+        let rules = #"{"flags": {"promo": {"when": {"cooldown": {"event": "shown", "for": "1h"}}}}}"#
+        let api = try APIHarness(rulesText: rules)
+        defer { api.stop() }
+        do {
+            let client = try api.stream("/v1/users/u1/stream")
+            _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "recordEvent", "event": "shown"}]}"#)
+            #expect(try client.readEvents(1)[0].contains(#""key":"promo","value":false"#))
+        } // the client goes away
+        let deadline = ContinuousClock.now + .seconds(2)
+        while api.hub.streamCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        api.clock.advance(3_600_000)
+        api.engine.runDue(now: api.clock.now())
+        let resumed = try api.stream("/v1/users/u1/stream", headers: ["Last-Event-ID": "1"])
+        let events = try resumed.readEvents(1)
+        #expect(events[0].contains(#""key":"promo","value":true,"previous":false"#), "\(events)")
+    }
+
+    @Test func reconnectingInALoop_remembersAFewClosedStreamsPerUser_notOnePerReconnect() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        for _ in 0..<12 {
+            _ = try api.stream("/v1/users/u1/stream")
+        }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while api.hub.streamCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(api.hub.streamCount == 0)
+        #expect(api.hub.rememberedClosedStreams == StreamHub.closedStreamsPerUser)
+        // A resume takes the place of the stream it continues.
+        let resumed = try api.stream("/v1/users/u1/stream", headers: ["Last-Event-ID": "0"])
+        _ = resumed
+        #expect(api.hub.rememberedClosedStreams == StreamHub.closedStreamsPerUser - 1)
+    }
+
     @Test func rulesReload_sendsRulesEvent() throws {
         let api = try APIHarness()
         defer { api.stop() }
