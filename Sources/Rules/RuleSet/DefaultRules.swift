@@ -98,6 +98,13 @@ public enum DefaultRules {
         {"attr": {"key": "os_version", "semverGte": "17.2"}}
       ]}
     },
+    "first-week-tour": {
+      "description": "A guided tour during the first three days after the first app start (SpecificationKit's first-use window).",
+      "when": {"all": [
+        {"firstDonation": {"event": "appStarted", "within": "3d"}},
+        {"not": {"eventExists": "tour_finished"}}
+      ]}
+    },
     "returning-user-welcome": {
       "when": {"all": [
         {"firstDonationVersion": {"event": "appStarted", "lt": "2.0"}},

@@ -26,7 +26,7 @@ import Testing
         for node in [
             "all", "any", "none", "not", "atLeast", "ref", "always", "flag", "counter", "maxCount", "timeSince", "cooldown",
             "sinceLaunch", "eventExists", "eventDate", "dateRange", "hourIn", "weekday", "segment", "segments",
-            "subscription", "attr", "donations", "lastDonation", "lastDonationVersion", "firstDonationVersion",
+            "subscription", "attr", "donations", "lastDonation", "firstDonation", "lastDonationVersion", "firstDonationVersion",
             "appVersion", "rollout"
         ] {
             #expect(text.contains("\"\(node)\":"), "\(node) unused")
