@@ -130,10 +130,9 @@ extension API {
                 let limits = store.limits
                 attributes.reserveCapacity(object.count)
                 for (name, value) in object {
-                    if name == "targetingKey" {
-                        if case .string(let key) = value { user = key }
-                        continue
-                    }
+                    // The targeting key names the user and also stays in the context as sent (flagd's targeting
+                    // reads it with `var`, an empty one included).
+                    if name == "targetingKey", case .string(let key) = value { user = key }
                     if name.utf8.count > limits.maxKeyBytes {
                         throw OFREPContextError(details: "context.\(name): " + ContextLimits.describe(.keyBytes, limits.maxKeyBytes))
                     }
