@@ -180,10 +180,17 @@ extension JSONLogic {
         }
     }
 
-    /// JavaScript relational comparison: two strings compare as strings (by code point, as flagd's evaluator
-    /// compares bytes), anything else as numbers.
+    /// JavaScript relational comparison: arrays and objects first become their strings (ToPrimitive: `[]` is `""`,
+    /// `[1,2]` is `"1,2"`); then two strings compare as strings (by code point, as flagd's evaluator compares bytes),
+    /// anything else as numbers.
     static func order(_ a: JSONValue, _ b: JSONValue) -> Int? {
-        if case .string(let x) = a, case .string(let y) = b {
+        func primitive(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .array, .object: return .string(string(value))
+            default: return value
+            }
+        }
+        if case .string(let x) = primitive(a), case .string(let y) = primitive(b) {
             if x.bytesEqual(y) { return 0 }
             return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
         }

@@ -247,4 +247,18 @@ struct FlagCase: CustomTestStringConvertible, Sendable {
     func var_keyPresentWithNull_takesDefault(_ test: ParityCase) throws {
         #expect(try logic(test) == test.expected, "\(test.keeps)")
     }
+
+    // Found by the differential test: relational operators convert arrays and objects to strings first.
+    static let relational: [ParityCase] = [
+        .init(#"{">": ["-1", []]}"#, "true", keeps: "json-logic-js >: ToPrimitive([]) is \"\", then strings compare"),
+        .init(#"{"<=": [[], "1_0"]}"#, "true", keeps: "json-logic-js <=: \"\" <= \"1_0\" as strings"),
+        .init(#"{"<": [[1, 2], "1,3"]}"#, "true", keeps: "json-logic-js <: \"1,2\" < \"1,3\" as strings"),
+        .init(#"{"<": [[2], 10]}"#, "true", keeps: "json-logic-js <: \"2\" against a number compares numbers"),
+        .init(#"{">": [{"var": "o"}, "[object Array]"]}"#, "true", data: #"{"o": {"a": 1}}"#, keeps: "json-logic-js >: an object is \"[object Object]\"")
+    ]
+
+    @Test(arguments: relational)
+    func relational_arraysAndObjects_compareAsTheirStrings(_ test: ParityCase) throws {
+        #expect(try logic(test) == test.expected, "\(test.keeps)")
+    }
 }
