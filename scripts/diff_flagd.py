@@ -45,11 +45,15 @@ EXCLUSIONS = {
     "NaN (16), '1_0' and 'infinity' are numbers (NaN)",
     "bool-strict-equality": "oracle: `===` is Python ==, so `true === 1` holds and arrays/objects compare by value "
     "(JavaScript: by type, and by reference)",
+    "equals-array": "oracle: `1 == [true]` reads the array's one element as a number (true is 1); JavaScript "
+    "compares Number(String([true])), NaN",
     "python-modulo": "oracle: `%` is Python's floored modulo; JavaScript's and Go's truncate (the sign of the dividend)",
     "minus-null": "oracle: `a - null` is `-a` (a missing second operand is read as unary minus); JavaScript gives a",
     "to-string": "oracle: String(x) prints booleans as 'True'/'False', floats with '%.15g' and null in arrays as "
     "'null'; JavaScript prints 'true', shortest round-trip digits and ''",
     "mixed-compare": "oracle: `<` of a string and null compares strings ('null'); JavaScript compares numbers (NaN)",
+    "compare-arrays": "oracle: `<` of two arrays or objects compares them as numbers (NaN); JavaScript compares their "
+    "strings ('' < '1,2')",
     "between-null": "oracle: a three-argument comparison whose third argument is null is read as the two-argument form; "
     "flagd's Go evaluator (and specd) test between",
     "nan-min-max": "oracle: min/max over NaN depends on argument order (Python min); Math.min/Math.max give NaN",
@@ -66,7 +70,10 @@ EXCLUSIONS = {
     "result-number": "oracle: a float targeting result names the variant str(x) ('1.0'); flagd writes it as JSON ('1')",
     "result-nan": "targeting result NaN/Infinity: flagd's Go evaluator cannot write it as JSON (PARSE_ERROR); the "
     "oracle names variant 'nan' (GENERAL)",
-    "non-ascii-evaluator": "oracle: $ref to a non-ASCII $evaluators name is not replaced (it matches JSON-escaped text)",
+    "substr-null-length": "oracle: substr with a null length reads it as absent (the rest of the string); "
+    "json-logic-js and flagd's Go evaluator read it as 0 (the empty string)",
+    "non-ascii-evaluator": "oracle: a $evaluators entry with a non-ASCII name or body cannot be loaded (its JSON-escaped "
+    "text is not matched, or breaks the regular expression that replaces $ref); flags that use one are not compared",
     "oracle-exception": "oracle raised (ZeroDivisionError for `/` and `%` by zero, OverflowError for substr at "
     "Infinity, TypeError in mixed ==): flagd answers a number or a substring there",
 }
@@ -182,6 +189,10 @@ def check_equals(a=None, b=None, *_):
         hit("null-equality")
     if isinstance(a, (list, dict)) and isinstance(b, (list, dict)):
         hit("bool-strict-equality")
+    for array, other in ((a, b), (b, a)):
+        if isinstance(array, list) and not isinstance(other, (str, list, dict)) and \
+                any(item is None or isinstance(item, (bool, list, dict)) for item in array):
+            hit("equals-array")
 
 
 def check_strict(a=None, b=None, *_):
@@ -197,6 +208,8 @@ def check_compare(*args):
     for a, b in zip(args, args[1:3]):
         if (isinstance(a, str) and b is None) or (isinstance(b, str) and a is None):
             hit("mixed-compare")
+        if isinstance(a, (list, dict)) and isinstance(b, (list, dict)):
+            hit("compare-arrays")
 
 
 def check_modulo(a=None, b=None, *_):
@@ -246,6 +259,11 @@ def check_var(key=None, *_):
             return
 
 
+def check_substr(*args):
+    if len(args) >= 3 and args[2] is None:
+        hit("substr-null-length")
+
+
 def check_sem_ver(*args):
     for version in (args[0], args[2]) if len(args) == 3 else ():
         text = str(version)
@@ -281,6 +299,7 @@ wrap("min", check_min_max)
 wrap("max", check_min_max)
 wrap("in", check_in)
 wrap("sem_ver", check_sem_ver)
+wrap("substr", check_substr)
 
 
 def load_v2_fractional():
@@ -300,7 +319,7 @@ def fractional(data, *args):
     if args and args[0] is None:
         hit("fractional-go")
     for arg in args:
-        if isinstance(arg, list) and arg and not isinstance(arg[0], list):
+        if isinstance(arg, list) and arg:
             if len(arg) > 2 or isinstance(arg[0], (list, dict)):
                 hit("fractional-go")
             if len(arg) == 2 and (arg[1] is None or (isinstance(arg[1], float) and arg[1].is_integer())):
@@ -615,9 +634,13 @@ def main():
         rules = os.path.join(work, "flags.json")
         with open(rules, "w") as out:
             json.dump(document, out, ensure_ascii=False)
+        non_ascii_refs = [name for name, rule in document["$evaluators"].items()
+                          if not json.dumps({name: rule}, ensure_ascii=False).isascii()]
+        oracle_document = json.loads(json.dumps(document))
+        for name in non_ascii_refs:
+            del oracle_document["$evaluators"][name]
         core = FlagdCore()
-        core.set_flags(json.loads(json.dumps(document)))
-        non_ascii_refs = [name for name in document["$evaluators"] if not name.isascii()]
+        core.set_flags(oracle_document)
         process, port = start_specd(binary, rules, work)
         files += 1
         try:
@@ -629,7 +652,7 @@ def main():
                         break
                     expected = oracle_answer(core, key, targeting_key, json.loads(json.dumps(context)))
                     result_checks(core, key, targeting_key, json.loads(json.dumps(context)))
-                    if any('"$ref": "%s"' % json.dumps(name)[1:-1] in json.dumps(flag) for name in non_ascii_refs):
+                    if any('"$ref": %s' % json.dumps(name) in json.dumps(flag) for name in non_ascii_refs):
                         hit("non-ascii-evaluator")
                     if HITS:
                         excluded += 1
