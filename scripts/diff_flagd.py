@@ -371,6 +371,9 @@ class Generator:
         return self.scalar()
 
     def context(self):
+        # Half the contexts are well typed, as most callers' are; the other half put any value anywhere.
+        if self.random.random() < 0.5:
+            return self.typed_context()
         ctx = {}
         for name in ATTRIBUTES:
             if self.random.random() < 0.25:
@@ -391,6 +394,20 @@ class Generator:
         key = None if roll < 0.15 else ("" if roll < 0.2 else self.pick(["u1", "u2", "user-3", "Jos\u00e9", "k" * 3]) +
                                         str(self.random.randint(0, 999)))
         return key, ctx
+
+    def typed_context(self):
+        plain = ["abc", "a", "b", "on", "beta", "José", "Jose\u0301", "ABC", "x y", "user@example.com", "1", "10"]
+        ctx = {"n": self.pick([0, 1, 2, 3, 5, 7, 10, 100, 2.5, -1]), "m": self.pick([1, 2, 3, 0.5, -2.5, 42]),
+               "s": self.pick(plain), "t": self.pick(plain), "b": self.pick([True, False]),
+               "v": self.pick(VERSIONS[:16]), "w": self.pick(VERSIONS[:16]),
+               "list": self.random.sample([1, 2, 3, 5, 10, "a", "b", "beta"], self.random.randint(0, 4)),
+               "obj": {"a": self.pick(plain), "b": {"c": self.pick([1, 2, 3])}, "d": [self.pick(plain), 2]},
+               "email": self.pick(["a@example.com", "b@test.org", "José@example.com", "x@example.com"])}
+        for name in list(ctx):
+            if self.random.random() < 0.15:
+                del ctx[name]
+        key = self.pick(["u1", "u2", "user-3", "Jos\u00e9", "kkk"]) + str(self.random.randint(0, 999))
+        return (None if self.random.random() < 0.1 else key), ctx
 
     def var(self):
         roll = self.random.random()
@@ -431,9 +448,9 @@ class Generator:
         for _ in range(self.random.randint(1, 4)):
             variant = self.pick(VARIANT_NAMES) if self.random.random() < 0.9 else self.scalar()
             roll = self.random.random()
-            if roll < 0.7:
+            if roll < 0.8:
                 distributions.append([variant, self.random.randint(-5, 100)])
-            elif roll < 0.8:
+            elif roll < 0.9:
                 distributions.append([variant])
             else:
                 distributions.append([variant, self.pick([2.5, "10", True, None, 2.0, 1e300, 2147483647, {"var": "n"}])])
