@@ -35,9 +35,12 @@ import Testing
 
     /// flagd passes the context to targeting as sent: an empty `targetingKey` reads as `""`, not as absent (flagd
     /// parity, class 8).
-    @Test(arguments: [(#"{"context": {"targetingKey": ""}}"#, "empty"), (#"{"context": {}}"#, "absent"), (#"{"context": {"targetingKey": "u1"}}"#, "u1")])
+    @Test(arguments: [
+        (#"{"context": {"targetingKey": ""}}"#, "empty"), (#"{"context": {}}"#, "absent"), (#"{"context": {"targetingKey": "u1"}}"#, "u1")
+    ])
     func single_targetingKey_reachesTargetingAsSent(body: String, expected: String) throws {
-        let rules = #"{"flags": {"key": {"state": "ENABLED", "variants": {"empty": 1, "absent": 2, "u1": 3}, "defaultVariant": "absent", "#
+        let rules =
+            #"{"flags": {"key": {"state": "ENABLED", "variants": {"empty": 1, "absent": 2, "u1": 3}, "defaultVariant": "absent", "#
             + #""targeting": {"if": [{"===": [{"var": "targetingKey"}, ""]}, "empty", {"var": "targetingKey"}]}}}}"#
         let api = try APIHarness(rulesText: rules)
         defer { api.stop() }

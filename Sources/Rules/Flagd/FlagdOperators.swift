@@ -64,7 +64,8 @@ public enum FlagdOperators {
     /// `SemanticVersion`); a version that is not one, or an unknown operator, answers null.
     static let semanticVersion: JSONLogic.Operator = { arguments, data, logic throws(JSONLogic.Failure) in
         let values = try logic.evaluateAll(arguments, data)
-        guard values.count == 3, case .string(let op) = values[1], let left = SemanticVersion(values[0]), let right = SemanticVersion(values[2]) else { return .null }
+        guard values.count == 3, case .string(let op) = values[1], let left = SemanticVersion(values[0]), let right = SemanticVersion(values[2])
+        else { return .null }
         switch op {
         case "=": return .bool(left == right)
         case "!=": return .bool(left != right)

@@ -254,7 +254,9 @@ struct FlagCase: CustomTestStringConvertible, Sendable {
         .init(#"{"<=": [[], "1_0"]}"#, "true", keeps: "json-logic-js <=: \"\" <= \"1_0\" as strings"),
         .init(#"{"<": [[1, 2], "1,3"]}"#, "true", keeps: "json-logic-js <: \"1,2\" < \"1,3\" as strings"),
         .init(#"{"<": [[2], 10]}"#, "true", keeps: "json-logic-js <: \"2\" against a number compares numbers"),
-        .init(#"{">": [{"var": "o"}, "[object Array]"]}"#, "true", data: #"{"o": {"a": 1}}"#, keeps: "json-logic-js >: an object is \"[object Object]\"")
+        .init(
+            #"{">": [{"var": "o"}, "[object Array]"]}"#, "true", data: #"{"o": {"a": 1}}"#, keeps: "json-logic-js >: an object is \"[object Object]\""
+        )
     ]
 
     @Test(arguments: relational)
