@@ -123,6 +123,7 @@ extension API {
         let malformed = OFREPContextError(details: "the body is not a JSON object with an object 'context'")
         var user = ""
         var attributes: [(String, JSONValue)] = []
+        var targetingKey: JSONValue?
         if !request.body.isEmpty {
             guard let body = try? JSONParser().parse(request.body), case .object(let root) = body else { throw malformed }
             if let context = root["context"] {
@@ -130,8 +131,11 @@ extension API {
                 let limits = store.limits
                 attributes.reserveCapacity(object.count)
                 for (name, value) in object {
+                    // The targeting key names the user and also stays in the context as sent (flagd's targeting
+                    // reads it with `var`, an empty one included); it is not one of the capped attributes.
                     if name == "targetingKey" {
                         if case .string(let key) = value { user = key }
+                        targetingKey = value
                         continue
                     }
                     if name.utf8.count > limits.maxKeyBytes {
@@ -150,6 +154,7 @@ extension API {
         }
         var context = (Identifier.isValid(user) ? store.context(of: user) : nil) ?? UserContext()
         for (name, value) in attributes { context.attributes[name] = value }
+        if let targetingKey { context.attributes["targetingKey"] = targetingKey }
         return (user, context)
     }
 

@@ -33,6 +33,20 @@ import Testing
         #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/nodefault", json: #"{"context": {}}"#).body?["value"] == nil)
     }
 
+    /// flagd passes the context to targeting as sent: an empty `targetingKey` reads as `""`, not as absent (flagd
+    /// parity, class 8).
+    @Test(arguments: [
+        (#"{"context": {"targetingKey": ""}}"#, "empty"), (#"{"context": {}}"#, "absent"), (#"{"context": {"targetingKey": "u1"}}"#, "u1")
+    ])
+    func single_targetingKey_reachesTargetingAsSent(body: String, expected: String) throws {
+        let rules =
+            #"{"flags": {"key": {"state": "ENABLED", "variants": {"empty": 1, "absent": 2, "u1": 3}, "defaultVariant": "absent", "#
+            + #""targeting": {"if": [{"===": [{"var": "targetingKey"}, ""]}, "empty", {"var": "targetingKey"}]}}}}"#
+        let api = try APIHarness(rulesText: rules)
+        defer { api.stop() }
+        #expect(try api.call("POST", "/ofrep/v1/evaluate/flags/key", json: body).body?["variant"] == .string(expected))
+    }
+
     @Test func single_errors() throws {
         let api = try APIHarness(rulesText: Self.rules)
         defer { api.stop() }

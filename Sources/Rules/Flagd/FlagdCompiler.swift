@@ -34,8 +34,7 @@ struct FlagdCompiler {
             specs.error(path.appending("defaultVariant"), "wrong_type", "defaultVariant is a variant name or null")
             return nil
         }
-        var missing: String?
-        var targeting = fields["targeting"].map { resolve($0, missing: &missing, depth: 0) }
+        var targeting = fields["targeting"].map { resolve($0, depth: 0) }
         if case .object(let object)? = targeting, object.isEmpty { targeting = nil }
         if targeting == .null { targeting = nil }
         var metadata = setMetadata
@@ -51,29 +50,27 @@ struct FlagdCompiler {
             key: key,
             body: .flagd(
                 FlagdTargeting(
-                    targeting: targeting, variants: variants, defaultVariant: defaultVariant,
-                    unresolvedReference: missing)),
+                    targeting: targeting, variants: variants, defaultVariant: defaultVariant)),
             enabled: state == "ENABLED", valueType: type, description: fields["description"]?.stringValue,
             metadata: metadata, source: definition)
     }
 
-    /// Replaces `{"$ref": name}` with the named evaluator, recursively (bounded, so cycles cannot hang a load).
-    private func resolve(_ value: JSONValue, missing: inout String?, depth: Int) -> JSONValue {
+    /// Replaces `{"$ref": name}` with the named evaluator, recursively (bounded, so cycles cannot hang a load). A
+    /// reference to a missing evaluator stays as it is: flagd evaluates lazily, so it fails (`PARSE_ERROR`) only
+    /// when an evaluation reaches it, and a branch never taken costs nothing.
+    private func resolve(_ value: JSONValue, depth: Int) -> JSONValue {
         guard depth < 32 else { return .null }
         switch value {
         case .object(let object):
             if object.count == 1, case .string(let name)? = object["$ref"] {
-                guard let target = evaluators[name] else {
-                    missing = name
-                    return .null
-                }
-                return resolve(target, missing: &missing, depth: depth + 1)
+                guard let target = evaluators[name] else { return value }
+                return resolve(target, depth: depth + 1)
             }
             var resolved = JSONObject()
-            for (key, member) in object { resolved[key] = resolve(member, missing: &missing, depth: depth + 1) }
+            for (key, member) in object { resolved[key] = resolve(member, depth: depth + 1) }
             return .object(resolved)
         case .array(let items):
-            return .array(items.map { resolve($0, missing: &missing, depth: depth + 1) })
+            return .array(items.map { resolve($0, depth: depth + 1) })
         default:
             return value
         }

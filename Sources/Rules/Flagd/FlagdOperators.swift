@@ -5,39 +5,43 @@ public enum FlagdOperators {
         "fractional": fractional, "sem_ver": semanticVersion, "starts_with": startsWith, "ends_with": endsWith
     ]
 
-    /// `{"fractional": [bucketBy?, [variant, weight?]...]}`: the bucketing hash over the bucketing string (default:
-    /// flag key + targeting key), weights walked cumulatively; negative weights count as zero, and weights that are
-    /// not numbers or do not sum within Int64 give null (the flag's default variant).
-    static let fractional: JSONLogic.Operator = { arguments, data, logic in
-        var distributions = arguments[...]
-        var bucketBy: String
-        if let first = arguments.first, first.arrayValue == nil {
-            guard case .string(let text) = logic.apply(first, data) else { return .null }
+    /// flagd's cap on one weight and on the sum of weights (its fractional specification: a signed 32-bit total).
+    static let maximumWeight = Int(Int32.max)
+
+    /// `{"fractional": [bucketBy?, [variant, weight?]...]}`, read as flagd reads it after evaluating every argument:
+    /// a first argument that evaluates to a string is the bucketing value; one that evaluates to `null` is skipped;
+    /// anything else (an array above all) is the first distribution, bucketed by flag key + targeting key. Variants
+    /// are strings, booleans, numbers or null; weights are whole numbers (or null, meaning 1) up to 2^31-1 each and
+    /// in total, negative weights counting as zero. Anything else answers null (the flag's default variant).
+    static let fractional: JSONLogic.Operator = { arguments, data, logic throws(JSONLogic.Failure) in
+        var distributions = try logic.evaluateAll(arguments, data)[...]
+        guard let first = distributions.first else { return .null }
+        let bucketBy: String
+        if case .string(let text) = first {
             bucketBy = text
-            distributions = arguments.dropFirst()
+            distributions = distributions.dropFirst()
         } else {
+            if first == .null { distributions = distributions.dropFirst() }
+            guard case .string(let key)? = JSONLogic.lookup("targetingKey", in: data), !key.isEmpty else { return .null }
             let flagKey = JSONLogic.lookup("$flagd.flagKey", in: data)?.stringValue ?? ""
-            guard let key = JSONLogic.lookup("targetingKey", in: data).map(JSONLogic.string), !key.isEmpty else { return .null }
             bucketBy = flagKey + key
         }
         var entries: [(variant: JSONValue, weight: Int)] = []
-        for distribution in distributions {
-            guard case .array(let parts) = distribution, let first = parts.first else { return .null }
-            let variant = logic.apply(first, data)
-            var weight = 1
-            if parts.count > 1 {
-                // A weight is an integer (fractions truncated); one no Int holds, infinite included, is bad input.
-                guard let number = JSONLogic.number(logic.apply(parts[1], data)), number.isFinite else { return .null }
-                guard let integer = Int(exactly: max(0, number.rounded(.towardZero))) else { return .null }
-                weight = integer
-            }
-            entries.append((variant, weight))
-        }
         var total = 0
-        for entry in entries {
-            let (sum, overflow) = total.addingReportingOverflow(entry.weight)
-            if overflow { return .null }
-            total = sum
+        for distribution in distributions {
+            guard case .array(let parts) = distribution, let variant = parts.first else { return .null }
+            switch variant {
+            case .string, .bool, .number, .null: break
+            default: return .null
+            }
+            var weight = 1
+            if parts.count > 1, parts[1] != .null {
+                guard case .number(let number) = parts[1], let whole = wholeWeight(number.double) else { return .null }
+                weight = max(0, whole)
+            }
+            total += weight
+            guard total <= maximumWeight else { return .null }
+            entries.append((variant, weight))
         }
         guard total > 0 else { return .null }
         let bucket = Bucketing.bucket(bucketBy, totalWeight: UInt64(total))
@@ -49,12 +53,19 @@ public enum FlagdOperators {
         return .null
     }
 
-    /// `{"sem_ver": [version, op, version]}` with `= != < <= > >= ^ ~`; a leading `v` and missing minor/patch are
-    /// accepted, build metadata is ignored, pre-releases order before their release.
-    static let semanticVersion: JSONLogic.Operator = { arguments, data, logic in
-        guard arguments.count == 3 else { return .null }
-        let values = arguments.map { logic.apply($0, data) }
-        guard case .string(let op) = values[1], let left = SemanticVersion(values[0]), let right = SemanticVersion(values[2]) else { return .null }
+    /// A weight as an integer no larger than `maximumWeight`; `nil` for fractions, infinities, NaN and anything
+    /// larger. Negative weights of any size are returned clamped (they count as zero).
+    static func wholeWeight(_ value: Double) -> Int? {
+        guard value.isFinite, value == value.rounded(.towardZero), value <= Double(maximumWeight) else { return nil }
+        return value < 0 ? 0 : Int(value)
+    }
+
+    /// `{"sem_ver": [version, op, version]}` with `= != < <= > >= ^ ~` over strict semantic versions (see
+    /// `SemanticVersion`); a version that is not one, or an unknown operator, answers null.
+    static let semanticVersion: JSONLogic.Operator = { arguments, data, logic throws(JSONLogic.Failure) in
+        let values = try logic.evaluateAll(arguments, data)
+        guard values.count == 3, case .string(let op) = values[1], let left = SemanticVersion(values[0]), let right = SemanticVersion(values[2])
+        else { return .null }
         switch op {
         case "=": return .bool(left == right)
         case "!=": return .bool(left != right)
@@ -68,17 +79,17 @@ public enum FlagdOperators {
         }
     }
 
-    static let startsWith: JSONLogic.Operator = { arguments, data, logic in
-        guard arguments.count == 2, case .string(let text) = logic.apply(arguments[0], data),
-            case .string(let prefix) = logic.apply(arguments[1], data)
-        else { return .null }
-        return .bool(text.hasPrefix(prefix))
+    /// Prefix test over UTF-8 bytes: `"Jose\u{301}"` does not start with `"José"` (flagd compares bytes).
+    static let startsWith: JSONLogic.Operator = { arguments, data, logic throws(JSONLogic.Failure) in
+        let values = try logic.evaluateAll(arguments, data)
+        guard values.count == 2, case .string(let text) = values[0], case .string(let prefix) = values[1] else { return .null }
+        return .bool(text.utf8.starts(with: prefix.utf8))
     }
 
-    static let endsWith: JSONLogic.Operator = { arguments, data, logic in
-        guard arguments.count == 2, case .string(let text) = logic.apply(arguments[0], data),
-            case .string(let suffix) = logic.apply(arguments[1], data)
-        else { return .null }
-        return .bool(text.hasSuffix(suffix))
+    /// Suffix test over UTF-8 bytes, as `startsWith`.
+    static let endsWith: JSONLogic.Operator = { arguments, data, logic throws(JSONLogic.Failure) in
+        let values = try logic.evaluateAll(arguments, data)
+        guard values.count == 2, case .string(let text) = values[0], case .string(let suffix) = values[1] else { return .null }
+        return .bool(text.utf8.reversed().starts(with: suffix.utf8.reversed()))
     }
 }

@@ -4,28 +4,39 @@ public struct FlagdTargeting: Sendable, Equatable {
     public let targeting: JSONValue?
     public let variants: JSONObject
     public let defaultVariant: String?
-    /// A `$ref` to an evaluator that does not exist: every evaluation answers `PARSE_ERROR`, as flagd does.
-    public let unresolvedReference: String?
 
     static let logic = JSONLogic(extensions: FlagdOperators.all)
 
     /// flagd semantics: no targeting → the default (`STATIC`); targeting → its result looked up as a variant name
-    /// (`true` → "true"); `null` → the default (`DEFAULT`); an unknown name → `GENERAL` error.
+    /// (`true` → "true", numbers as JavaScript prints them); `null` → the default (`DEFAULT`); an unknown name →
+    /// `GENERAL`; an operator that does not exist on the path taken, a `$ref` to a missing evaluator included, or a
+    /// result JSON cannot write (NaN, infinities) → `PARSE_ERROR`.
     func evaluate(key: String, enabled: Bool, _ input: EvaluationInput) -> Evaluation {
         guard enabled else { return Evaluation(key: key, value: nil, reason: .disabled, matched: false) }
-        if let unresolvedReference {
-            return Evaluation(
-                key: key, value: nil, reason: .error, matched: false, errorCode: .parseError,
-                errorMessage: "targeting refers to a missing evaluator '\(unresolvedReference)'")
-        }
         guard let targeting else { return defaultAnswer(key: key, reason: .staticValue) }
-        let result = Self.logic.apply(targeting, data(key: key, input))
+        let result: JSONValue
+        do {
+            result = try Self.logic.evaluate(targeting, data(key: key, input))
+        } catch {
+            let message: String
+            switch error {
+            case .unknownOperator("$ref"): message = "targeting refers to a missing evaluator"
+            case .unknownOperator(let name): message = "targeting uses '\(name)', which is no operator"
+            }
+            return Evaluation(key: key, value: nil, reason: .error, matched: false, errorCode: .parseError, errorMessage: message)
+        }
         let name: String
         switch result {
         case .null: return defaultAnswer(key: key, reason: .defaultValue)
         case .string(let text): name = text
         case .bool(let flag): name = flag ? "true" : "false"
-        case .number(let number): name = number.text
+        case .number(let number) where number.double.isFinite: name = JSONLogic.string(result)
+        case .number:
+            // flagd writes the targeting result as JSON to read the variant name; NaN and the infinities have no
+            // JSON form, so its evaluator fails there (PARSE_ERROR).
+            return Evaluation(
+                key: key, value: nil, reason: .error, matched: false, errorCode: .parseError,
+                errorMessage: "targeting returned \(JSONLogic.string(result)), which JSON cannot write")
         default:
             return Evaluation(
                 key: key, value: nil, reason: .error, matched: false, errorCode: .general,
@@ -47,11 +58,13 @@ public struct FlagdTargeting: Sendable, Equatable {
         return Evaluation(key: key, value: value, variant: defaultVariant, reason: reason, matched: true)
     }
 
-    /// The JSON Logic data: the context's attributes, `targetingKey`, and `$flagd.{flagKey, timestamp}`.
+    /// The JSON Logic data: the context's attributes, `targetingKey`, and `$flagd.{flagKey, timestamp}`. A
+    /// `targetingKey` the caller sent stays as sent, `""` included (flagd passes the context through); otherwise
+    /// the request's user id stands for it.
     func data(key: String, _ input: EvaluationInput) -> JSONValue {
         var object = JSONObject()
         for (name, value) in input.context.attributes { object[name] = value }
-        if !input.request.userID.isEmpty { object["targetingKey"] = .string(input.request.userID) }
+        if object["targetingKey"] == nil, !input.request.userID.isEmpty { object["targetingKey"] = .string(input.request.userID) }
         object["$flagd"] = ["flagKey": .string(key), "timestamp": .int(Int(input.now.unixSeconds))]
         return .object(object)
     }

@@ -105,29 +105,61 @@ extension JSONLogic {
         return index == bytes.count
     }
 
-    /// JavaScript's `String(number)` for the forms JSON Logic produces: integers below 1e21 in full, others as Swift
-    /// prints them.
+    /// JavaScript's `String(number)` (ECMAScript Number::toString): the shortest digits that round-trip, written in
+    /// full from 1e-6 up to 1e21 and in exponent form (`1e+21`, `1.5e-7`) outside that.
     static func format(_ value: Double) -> String {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value > 0 ? "Infinity" : "-Infinity" }
-        if value == value.rounded(), abs(value) < 1e21 {
-            // Int64 holds only magnitudes below 2^63; past that, "%.0f" prints the double's exact integer value.
-            if abs(value) < 9.223_372_036_854_775_808e18 { return String(Int64(value)) }
-            return String(format: "%.0f", value)
+        if value == 0 { return "0" }
+        // Swift's description has the same shortest round-trip digits; only the layout differs.
+        var text = "\(abs(value))"
+        var exponent = 0
+        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            exponent = Int(text[text.index(after: e)...]) ?? 0
+            text = String(text[..<e])
         }
-        return "\(value)"
+        var integral = text
+        var fraction = ""
+        if let dot = text.firstIndex(of: ".") {
+            integral = String(text[..<dot])
+            fraction = String(text[text.index(after: dot)...])
+        }
+        var digits = integral + fraction
+        // value = 0.digits × 10^point
+        var point = integral.count + exponent
+        while digits.hasPrefix("0"), digits.count > 1 {
+            digits.removeFirst()
+            point -= 1
+        }
+        while digits.hasSuffix("0"), digits.count > 1 { digits.removeLast() }
+        let count = digits.count
+        let sign = value < 0 ? "-" : ""
+        if count <= point, point <= 21 { return sign + digits + String(repeating: "0", count: point - count) }
+        if 0 < point, point <= 21 {
+            return sign + digits.prefix(point) + "." + digits.dropFirst(point)
+        }
+        if -6 < point, point <= 0 { return sign + "0." + String(repeating: "0", count: -point) + digits }
+        let mantissa = count == 1 ? digits : digits.prefix(1) + "." + digits.dropFirst()
+        let power = point - 1
+        return sign + mantissa + "e" + (power < 0 ? "-" : "+") + String(abs(power))
     }
 
-    /// A computed number: integral results are written as integers, like JavaScript prints them.
+    /// A computed number. NaN and the infinities stay numbers (they compare and print as JavaScript's do); written
+    /// as JSON they are `null`, as `JSON.stringify` writes them.
     public static func numberValue(_ value: Double) -> JSONValue {
-        guard value.isFinite else { return .null }
-        return .number(JSONNumber(value))
+        .number(JSONNumber(value))
     }
 
-    /// `===`: same type and value (numbers by value, so 1 === 1.0).
+    /// JavaScript `Number(value)`, NaN included.
+    static func numeric(_ value: JSONValue) -> Double {
+        number(value) ?? .nan
+    }
+
+    /// `===`: same type and value (numbers by value, so 1 === 1.0; strings by code points, no normalization).
     public static func strictEquals(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
         case (.number(let x), .number(let y)): return x.double == y.double
+        case (.string(let x), .string(let y)): return x.bytesEqual(y)
         case (.array, .array), (.object, .object): return false
         default: return a == b
         }
@@ -148,9 +180,20 @@ extension JSONLogic {
         }
     }
 
-    /// JavaScript relational comparison: two strings compare as strings, anything else as numbers.
+    /// JavaScript relational comparison: arrays and objects first become their strings (ToPrimitive: `[]` is `""`,
+    /// `[1,2]` is `"1,2"`); then two strings compare as strings (by code point, as flagd's evaluator compares bytes),
+    /// anything else as numbers.
     static func order(_ a: JSONValue, _ b: JSONValue) -> Int? {
-        if case .string(let x) = a, case .string(let y) = b { return x < y ? -1 : (x > y ? 1 : 0) }
+        func primitive(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .array, .object: return .string(string(value))
+            default: return value
+            }
+        }
+        if case .string(let x) = primitive(a), case .string(let y) = primitive(b) {
+            if x.bytesEqual(y) { return 0 }
+            return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
+        }
         guard let x = number(a), let y = number(b) else { return nil }
         return x < y ? -1 : (x > y ? 1 : 0)
     }
