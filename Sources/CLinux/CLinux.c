@@ -2,6 +2,7 @@
 #include "CLinux.h"
 
 #ifdef __linux__
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <errno.h>
@@ -38,10 +39,18 @@ int specd_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 int specd_accept4(int fd, struct sockaddr *address, socklen_t *length) {
     return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+
+int specd_affinity_cpu_count(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    return CPU_COUNT(&set);
+}
 #else
 int specd_epoll_create(void) { return -1; }
 int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest) { return -1; }
 int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms) { return -1; }
 int specd_eventfd(void) { return -1; }
 int specd_accept4(int fd, struct sockaddr *address, socklen_t *length) { return -1; }
+int specd_affinity_cpu_count(void) { return -1; }
 #endif

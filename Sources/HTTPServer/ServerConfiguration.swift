@@ -53,9 +53,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         self.drainTimeout = drainTimeout
     }
 
-    public static var defaultLoopCount: Int {
-        max(1, min(64, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-    }
+    /// One loop per CPU the process may really use (affinity and cgroup quota; see `CPUBudget`).
+    public static var defaultLoopCount: Int { CPUBudget.current().loops }
 
     /// Whether the server listens on loopback only (so it may run without tokens).
     public var isLoopback: Bool { Socket.isLoopback(host) }

@@ -196,7 +196,8 @@ public final class Daemon: Sendable {
             [
                 "address": .string("\(options.server.host):\(server.port)"),
                 "eventLoop": .string(options.server.eventLoop.rawValue),
-                "loops": .int(options.server.loopCount), "version": .string(Daemon.version)
+                "loops": .int(options.server.loopCount), "loopsFrom": .string(options.loopsSource),
+                "version": .string(Daemon.version)
             ])
         if openFiles >= 0, openFiles < options.server.maxConnections + OpenFilesLimit.reserved {
             logger.warn(

@@ -8,6 +8,8 @@ import Store
 /// The resolved settings for `specd serve`: built-in defaults < config file < `SPECD_*` environment < flags.
 public struct DaemonOptions: Sendable, Equatable {
     public var server = ServerConfiguration()
+    /// Why `server.loopCount` is what it is, for the first log line: the CPU budget's reason, or the setting.
+    public var loopsSource = CPUBudget.current().reason
     public var logLevel: Logger.Level = .info
     public var portFile: String?
     public var configFile: String?
@@ -105,9 +107,13 @@ public struct DaemonOptions: Sendable, Equatable {
             guard let kind = EventLoopKind(rawValue: value) else { throw UsageError("eventLoop must be epoll or dispatch, not '\(value)'") }
             options.server.eventLoop = kind
         },
-        Setting(flag: "--loops", configKey: "loops", environment: "SPECD_LOOPS", help: "number of event loops (default: one per core)") {
+        Setting(
+            flag: "--loops", configKey: "loops", environment: "SPECD_LOOPS",
+            help: "number of event loops (default: one per CPU the process may use: its affinity mask and cgroup CPU quota)"
+        ) {
             options, value throws(UsageError) in
             options.server.loopCount = try integer(value, "loops", 1...256)
+            options.loopsSource = "set"
         },
         Setting(
             flag: "--max-connections", configKey: "limits.maxConnections", environment: "SPECD_MAX_CONNECTIONS",

@@ -69,6 +69,27 @@ import Testing
         #expect(log.contains(#""msg":"data flushed""#))
     }
 
+    /// Pinned to one CPU (as `taskset -c 0` does), the daemon runs one loop and says why in its first line.
+    @Test func pinnedToOneCPU_runsOneLoop_andLogsWhy() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else { return }
+        let portFile = Self.temporaryPath("port")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+        process.arguments = ["-c", "0", Self.binary.path, "serve", "--port", "0", "--port-file", portFile, "--data-dir", Self.temporaryPath("data")]
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, (try? String(contentsOfFile: portFile, encoding: .utf8)) == nil { Thread.sleep(forTimeInterval: 0.02) }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let first = log.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.contains(#""loops":1,"#), "\(first)")
+        #expect(first.contains(#""loopsFrom":"#))
+        if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(first.contains("affinity 1 of")) }
+    }
+
     func runToExit(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = Self.binary

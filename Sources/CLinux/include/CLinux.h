@@ -21,5 +21,7 @@ int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest);
 int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms);
 int specd_eventfd(void);
 int specd_accept4(int fd, struct sockaddr *address, socklen_t *length);
+/* CPUs this process may run on (sched_getaffinity), or -1 when it cannot be read. */
+int specd_affinity_cpu_count(void);
 
 #endif
