@@ -5,12 +5,8 @@ import Testing
 /// expression there that decides `>=` against `>`, an inclusive end, or what missing data means.
 struct SeedCase: CustomTestStringConvertible, Sendable {
     let keeps: String
-    let name: String
-    let spec: String
-    let context: UserContext
-    let now: Instant
-    let appVersion: String?
-    let expected: Bool
+    /// The node, the situation and the seed's answer, as every node table states them.
+    let node: NodeCase
 
     init(_ keeps: String, _ name: String, _ spec: String, now: Instant = t0, appVersion: String? = nil, _ expected: Bool) {
         self.init(keeps, name, spec, RulesTests.context(), now: now, appVersion: appVersion, expected)
@@ -21,22 +17,17 @@ struct SeedCase: CustomTestStringConvertible, Sendable {
         _ expected: Bool
     ) {
         self.keeps = keeps
-        self.name = name
-        self.spec = spec
-        self.context = context
-        self.now = now
-        self.appVersion = appVersion
-        self.expected = expected
+        node = NodeCase(name, spec, context, now: now, appVersion: appVersion, expected)
     }
 
-    var testDescription: String { "\(name) (keeps \(keeps))" }
+    var testDescription: String { "\(node.name) (keeps \(keeps))" }
 
     /// Evaluation and explanation agree, and both give the seed's answer.
     func check() throws {
-        let compiled = try compileSpec(spec)
-        let evaluation = input(context, now, appVersion: appVersion)
-        #expect(compiled.holds(evaluation) == expected, "\(name): keeps \(keeps)")
-        #expect(compiled.explain(evaluation).result == expected, "\(name): explain")
+        let compiled = try compileSpec(node.spec)
+        let evaluation = input(node.context, node.now, appVersion: node.appVersion)
+        #expect(compiled.holds(evaluation) == node.expected, "\(node.name): keeps \(keeps)")
+        #expect(compiled.explain(evaluation).result == node.expected, "\(node.name): explain")
     }
 }
 
