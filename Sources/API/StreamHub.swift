@@ -414,8 +414,9 @@ public final class StreamHub: Sendable {
     /// Closed streams remembered for resume, over all users (for tests: bounded per user).
     var rememberedClosedStreams: Int { withState { $0.recentlyClosed.values.reduce(0) { $0 + $1.count } } }
 
-    /// Event bytes the hub holds, dropped events included (for tests: it must stay within `retainBytes`).
-    var heldEventBytes: Int { withState { state in state.retained.reduce(0) { $0 + $1.bytes.count } } }
+    /// Event bytes the hub holds as allocated, dropped events included (for tests: it must stay within
+    /// `retainBytes`). Capacity, not count: a buffer allocated at twice its event's size is what memory pays.
+    var heldEventBytes: Int { withState { state in state.retained.reduce(0) { $0 + $1.bytes.capacity } } }
 
     private func retain(_ state: inout State, _ event: Retained) {
         state.retained.append(event)
