@@ -12,8 +12,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 OUT=.build/fuzz
-TARGETS=${FUZZ_TARGETS:-"http json rules-compiler evaluation reducer store-decoders"}
-mkdir -p "$OUT/artifacts" "$OUT/store-src"
+TARGETS=${FUZZ_TARGETS:-"http json rules-compiler evaluation reducer store-decoders scenario"}
+mkdir -p "$OUT/artifacts" "$OUT/store-src" "$OUT/engine-src"
 export SWIFT_BACKTRACE=enable=no             # the Swift backtracer can hang under ASan; ASan prints the stack
 # malloc_context_size=0: ASan records no stack per allocation (a quarter of the structure-aware targets' time);
 # detection is unchanged, only reports lack allocation stacks: rerun a crash with ASAN_OPTIONS=handle_sigill=1 to see them.
@@ -38,12 +38,22 @@ for file in Sources/Store/*.swift; do
   if [ ! -f "$copy" ] || [ "$file" -nt "$copy" ]; then sed '/^import Rules$/d' "$file" > "$copy"; fi
 done
 for copy in "$OUT"/store-src/*.swift; do [ -f "Sources/Store/$(basename "$copy")" ] || rm -f "$copy"; done
+# Likewise the engine sources (for the scenario target), foldered, flattened by path.
+declare -A ENGINE_COPIES=()
+while IFS= read -r file; do
+  name=$(echo "${file#Sources/Engine/}" | tr / _)
+  ENGINE_COPIES[$name]=1
+  copy="$OUT/engine-src/$name"
+  if [ ! -f "$copy" ] || [ "$file" -nt "$copy" ]; then sed '/^import Rules$/d; /^import Store$/d' "$file" > "$copy"; fi
+done < <(find Sources/Engine -name '*.swift' | sort)
+for copy in "$OUT"/engine-src/*.swift; do [ -n "${ENGINE_COPIES[$(basename "$copy")]:-}" ] || rm -f "$copy"; done
 
 build "$OUT/http" Sources/HTTP/*.swift Tests/Fuzz/Support/FuzzInput.swift Tests/Fuzz/Targets/HTTPParserTarget.swift \
   Tests/Fuzz/Main/HTTPMain.swift || { echo "fuzz: 0 passed, 1 failed (build http)"; exit 1; }
 # Rules is foldered (JSON/, Time/, …): every Swift file under it, in a stable order.
 mapfile -t RULES < <(find Sources/Rules -name '*.swift' | sort)
-build "$OUT/specd" "${RULES[@]}" "$OUT"/store-src/*.swift "${SUPPORT[@]}" Tests/Fuzz/Support/ActionGenerator.swift \
+build "$OUT/specd" "${RULES[@]}" "$OUT"/store-src/*.swift "$OUT"/engine-src/*.swift "${SUPPORT[@]}" \
+  Tests/Fuzz/Support/ActionGenerator.swift Tests/Fuzz/Support/ScenarioGenerator.swift Tests/Fuzz/Targets/ScenarioTarget.swift \
   Tests/Fuzz/Targets/JSONParserTarget.swift Tests/Fuzz/Targets/RuleCompilerTarget.swift Tests/Fuzz/Targets/EvaluationTarget.swift \
   Tests/Fuzz/Targets/ReducerTarget.swift Tests/Fuzz/Targets/StoreDecoderTarget.swift Tests/Fuzz/Main/SpecdMain.swift \
   || { echo "fuzz: 0 passed, 1 failed (build specd)"; exit 1; }

@@ -37,7 +37,7 @@ public struct Scenario: Sendable {
         /// `/steps/3`: where the step is in the file.
         public var path: JSONPointer
         public var move: Move?
-        public var actions: [Action]
+        public var actions: [StepAction]
         public var expectations: [Expectation]
         public var snapshot: Bool
     }
@@ -48,7 +48,8 @@ public struct Scenario: Sendable {
         case at(Instant)
     }
 
-    public struct Action: Sendable {
+    /// One `do` entry of a step (named apart from the store's `Action`, which the runner turns it into).
+    public struct StepAction: Sendable {
         public var path: JSONPointer
         public var kind: Kind
 

@@ -127,7 +127,7 @@ public struct ScenarioParser {
             move = .at(instant)
             now = instant
         }
-        var actions: [Scenario.Action] = []
+        var actions: [Scenario.StepAction] = []
         if let value = fields["do"] {
             guard case .array(let items) = value else { throw fail(path.appending("do"), "do must be an array of actions") }
             for (index, item) in items.enumerated() { actions.append(try action(item, at: path.appending("do").appending(index), now: now)) }
@@ -149,7 +149,7 @@ public struct ScenarioParser {
 
     static let actionKinds = ["donate", "ops", "op", "reset", "erase", "reload"]
 
-    private mutating func action(_ value: JSONValue, at path: JSONPointer, now: Instant) throws(ScenarioError) -> Scenario.Action {
+    private mutating func action(_ value: JSONValue, at path: JSONPointer, now: Instant) throws(ScenarioError) -> Scenario.StepAction {
         guard case .object(let fields) = value else { throw fail(path, "an action must be an object") }
         let kinds = Self.actionKinds.filter { fields[$0] != nil }
         if fields["display"] != nil {
@@ -171,32 +171,32 @@ public struct ScenarioParser {
                 times = count
             }
             if let payload = fields["payload"], payload.objectValue == nil { throw fail(path.appending("payload"), "payload must be an object") }
-            return Scenario.Action(
+            return Scenario.StepAction(
                 path: path, kind: .donate(user: user, event: event, times: times, appVersion: try string(fields, "appVersion", at: path)))
         case "ops":
             try only(fields, ["ops", "user"], at: path)
             let user = try requiredUser(fields, at: path)
             guard case .array(let ops)? = fields["ops"] else { throw fail(path.appending("ops"), "ops must be an array of operations") }
             try checkOps(ops, at: path, field: "ops", now: now)
-            return Scenario.Action(path: path, kind: .ops(user: user, ops))
+            return Scenario.StepAction(path: path, kind: .ops(user: user, ops))
         case "op":
             let user = try requiredUser(fields, at: path)
             var op = fields
             op["user"] = nil
             try checkOps([.object(op)], at: path, field: nil, now: now)
-            return Scenario.Action(path: path, kind: .ops(user: user, [.object(op)]))
+            return Scenario.StepAction(path: path, kind: .ops(user: user, [.object(op)]))
         case "reset":
             try only(fields, ["reset", "user"], at: path)
-            return Scenario.Action(path: path, kind: .reset(user: try requiredUser(fields, at: path), event: try key(fields, "reset", at: path)))
+            return Scenario.StepAction(path: path, kind: .reset(user: try requiredUser(fields, at: path), event: try key(fields, "reset", at: path)))
         case "erase":
             try only(fields, ["erase"], at: path)
             guard case .string(let user)? = fields["erase"] else { throw fail(path.appending("erase"), "erase names a user id") }
             try checkUser(user, at: path.appending("erase"))
             mention(user)
-            return Scenario.Action(path: path, kind: .erase(user: user))
+            return Scenario.StepAction(path: path, kind: .erase(user: user))
         default:
             try only(fields, ["reload"], at: path)
-            return Scenario.Action(path: path, kind: .reload(try loadRules(fields["reload"]!, path.appending("reload"))))
+            return Scenario.StepAction(path: path, kind: .reload(try loadRules(fields["reload"]!, path.appending("reload"))))
         }
     }
 

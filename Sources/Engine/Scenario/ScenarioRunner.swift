@@ -127,7 +127,7 @@ public struct ScenarioRunner {
     // MARK: - Actions
 
     /// Runs one action through the engine; a refusal is returned as a message.
-    private func perform(_ action: Scenario.Action) -> String? {
+    private func perform(_ action: Scenario.StepAction) -> String? {
         let now = clock.now()
         switch action.kind {
         case .donate(let user, let event, let times, let appVersion):
@@ -140,7 +140,7 @@ public struct ScenarioRunner {
             }
             return nil
         case .ops(let user, let items):
-            var actions: [Store.Action] = []
+            var actions: [Action] = []
             for (index, item) in items.enumerated() {
                 do throws(InvalidField) {
                     actions.append(try OperationDecoder.decode(item, at: "ops[\(index)]", now: now))
