@@ -49,6 +49,32 @@ public struct Evaluation: Sendable, Equatable {
             errorMessage: "flag '\(key)' is not defined")
     }
 
+    /// The members of `json`, in its order and bytes, without the braces, written straight into `out`: the
+    /// one-flag answer puts its `key` first and so builds no `JSONObject` per request.
+    public func writeJSONMembers(into out: inout [UInt8]) {
+        out.append(contentsOf: #""value":"#.utf8)
+        JSONWriter.write(value ?? .null, into: &out)
+        if let variant {
+            out.append(contentsOf: #","variant":"#.utf8)
+            JSONWriter.writeString(variant, into: &out)
+        }
+        out.append(contentsOf: #","reason":"#.utf8)
+        JSONWriter.writeString(reason.rawValue, into: &out)
+        if let index {
+            out.append(contentsOf: #","index":"#.utf8)
+            JSONWriter.write(.int(index), into: &out)
+        }
+        out.append(contentsOf: (matched ? #","matched":true"# : #","matched":false"#).utf8)
+        if let errorCode {
+            out.append(contentsOf: #","errorCode":"#.utf8)
+            JSONWriter.writeString(errorCode.rawValue, into: &out)
+        }
+        if let errorMessage {
+            out.append(contentsOf: #","errorMessage":"#.utf8)
+            JSONWriter.writeString(errorMessage, into: &out)
+        }
+    }
+
     /// `{value, variant?, reason, index?, matched}` as the REST API answers it.
     public var json: JSONValue {
         var object: JSONObject = ["value": value ?? .null]
