@@ -72,8 +72,11 @@ public struct Router: Responder {
             prefixHeaders.isEmpty
             ? given
             : prefixHeaders.first(where: { Self.starts(path, with: $0.prefix) }).map { Self.setting($0.headers, on: given) } ?? given
+        // Segments in the path: one per `/` (what precedes the first is not one). Routes of another length are
+        // skipped without a look at their literals.
+        let segmentCount = path.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
         var allowed: [String] = []
-        for route in routes where Self.literalsMatch(route.segments, path) {
+        for route in routes where route.segments.count == segmentCount && Self.literalsMatch(route.segments, path) {
             guard route.method == request.method || (request.method == "HEAD" && route.method == "GET") else {
                 allowed.append(route.method)
                 continue

@@ -12,7 +12,8 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON response; the body must already be serialized.
     public static func json(_ status: HTTPStatus = .ok, _ body: [UInt8], headers: HTTPHeaders = [:]) -> HTTPResponse {
-        var all = headers
+        // Room for the `X-Request-Id` the connection adds, so answering grows no array.
+        var all = headers.isEmpty ? HTTPHeaders(minimumCapacity: 2) : headers
         if !all.contains("Content-Type") { all.add("Content-Type", "application/json; charset=utf-8") }
         return HTTPResponse(status: status, headers: all, body: body)
     }
