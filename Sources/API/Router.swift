@@ -180,6 +180,7 @@ public struct Router: Responder {
     /// path, so every segment is where the walk expects it.
     private static func decodeParameters(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)]? {
         var parameters: [(name: String, value: String)] = []
+        parameters.reserveCapacity(segments.count)
         guard var start = path.firstIndex(of: UInt8(ascii: "/")).map({ $0 + 1 }) else { return parameters }
         for segment in segments {
             let end = segmentEnd(path, from: start)

@@ -130,15 +130,21 @@ public struct HTTPRequestParser: Sendable {
             buffer.removeAll(keepingCapacity: true)
             scanIndex -= readIndex
             scannedTo = 0
-            lineRanges = lineRanges.map { ($0.lowerBound - readIndex)..<($0.upperBound - readIndex) }
+            shiftLineRanges(by: readIndex)
             readIndex = 0
         } else if readIndex >= 4096, readIndex * 2 >= buffer.count {
             let shift = readIndex
             buffer.removeFirst(shift)
             scanIndex -= shift
             scannedTo = max(0, scannedTo - shift)
-            lineRanges = lineRanges.map { ($0.lowerBound - shift)..<($0.upperBound - shift) }
+            shiftLineRanges(by: shift)
             readIndex = 0
         }
+    }
+
+    /// In place: a new array (`map`) would drop the capacity kept between requests, and every head would then
+    /// grow its line list from nothing again.
+    private mutating func shiftLineRanges(by shift: Int) {
+        for index in lineRanges.indices { lineRanges[index] = (lineRanges[index].lowerBound - shift)..<(lineRanges[index].upperBound - shift) }
     }
 }

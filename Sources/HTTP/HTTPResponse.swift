@@ -12,8 +12,7 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON response; the body must already be serialized.
     public static func json(_ status: HTTPStatus = .ok, _ body: [UInt8], headers: HTTPHeaders = [:]) -> HTTPResponse {
-        // Room for the `X-Request-Id` the connection adds, so answering grows no array.
-        var all = headers.isEmpty ? HTTPHeaders(minimumCapacity: 2) : headers
+        var all = headers
         if !all.contains("Content-Type") { all.add("Content-Type", "application/json; charset=utf-8") }
         return HTTPResponse(status: status, headers: all, body: body)
     }

@@ -15,20 +15,22 @@ public enum HTTPResponseEncoder {
     static let managedNames = ["Date", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type"]
 
     /// Encodes a whole response. `isHead` keeps `Content-Length` but drops the body (RFC 9110 §9.3.2).
+    /// `extra` goes out after the response's own fields, as if it were the last of them: the connection's
+    /// `X-Request-Id`, added without copying the response's field list to append to it.
     public static func encode(
         _ response: HTTPResponse, version: HTTPVersion, keepAlive: Bool, isHead: Bool, date: String,
-        into buffer: inout [UInt8]
+        extra: HTTPHeaders.Field? = nil, into buffer: inout [UInt8]
     ) {
         let framing: Framing = response.status.forbidsBody ? .none : .length(response.body.count)
         encodeHead(
             status: response.status, headers: response.headers, framing: framing, version: version,
-            keepAlive: keepAlive, date: date, into: &buffer)
+            keepAlive: keepAlive, date: date, extra: extra, into: &buffer)
         if !isHead, !response.status.forbidsBody { buffer.append(contentsOf: response.body) }
     }
 
     public static func encodeHead(
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, version: HTTPVersion, keepAlive: Bool,
-        date: String, into buffer: inout [UInt8]
+        date: String, extra: HTTPHeaders.Field? = nil, into buffer: inout [UInt8]
     ) {
         appendBytes(version.text, into: &buffer)
         buffer.append(ASCII.space)
@@ -56,6 +58,7 @@ public enum HTTPResponseEncoder {
         for field in headers where !isManaged(field.name) {
             appendField(field.name, field.value, into: &buffer)
         }
+        if let extra, !isManaged(extra.name) { appendField(extra.name, extra.value, into: &buffer) }
         appendCRLF(into: &buffer)
     }
 
