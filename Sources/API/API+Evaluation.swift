@@ -41,16 +41,16 @@ extension API {
         // `{"key", the evaluation's members, "metadata"?, "explain"?}` written as bytes, no object built.
         var body: [UInt8] = []
         body.reserveCapacity(128)
-        body.append(contentsOf: #"{"key":"#.utf8)
+        JSONWriter.append(#"{"key":"#, into: &body)
         JSONWriter.writeString(key, into: &body)
         body.append(UInt8(ascii: ","))
         evaluation.writeJSONMembers(into: &body)
         if !flag.metadata.isEmpty {
-            body.append(contentsOf: #","metadata":"#.utf8)
-            JSONWriter.write(.object(flag.metadata), into: &body)
+            JSONWriter.append(#","metadata":"#, into: &body)
+            body.append(contentsOf: flag.metadataJSON)
         }
         if let explain = request.query("explain"), explain == "1" || explain == "true" {
-            body.append(contentsOf: #","explain":"#.utf8)
+            JSONWriter.append(#","explain":"#, into: &body)
             JSONWriter.write(flag.explain(evaluationInput), into: &body)
         }
         body.append(UInt8(ascii: "}"))

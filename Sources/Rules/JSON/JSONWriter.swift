@@ -13,8 +13,8 @@ public enum JSONWriter {
 
     public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null: append("null", into: &out)
+        case .bool(let flag): flag ? append("true", into: &out) : append("false", into: &out)
         case .number(let number): out.append(contentsOf: number.text.utf8)
         case .string(let text): writeString(text, into: &out)
         case .array(let items):
@@ -39,6 +39,12 @@ public enum JSONWriter {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Fixed JSON text (punctuation and member names written by hand) in one copy: appending a string's `utf8`
+    /// view goes byte by byte.
+    @inline(__always) public static func append(_ text: StaticString, into out: inout [UInt8]) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
 
     /// Escapes `"`, `\` and control characters; everything else goes out as UTF-8. Runs between escapes are
     /// copied whole: most strings have no escape at all, and a byte-by-byte append cost more than the rest of the

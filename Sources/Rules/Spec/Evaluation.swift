@@ -52,25 +52,25 @@ public struct Evaluation: Sendable, Equatable {
     /// The members of `json`, in its order and bytes, without the braces, written straight into `out`: the
     /// one-flag answer puts its `key` first and so builds no `JSONObject` per request.
     public func writeJSONMembers(into out: inout [UInt8]) {
-        out.append(contentsOf: #""value":"#.utf8)
+        JSONWriter.append(#""value":"#, into: &out)
         JSONWriter.write(value ?? .null, into: &out)
         if let variant {
-            out.append(contentsOf: #","variant":"#.utf8)
+            JSONWriter.append(#","variant":"#, into: &out)
             JSONWriter.writeString(variant, into: &out)
         }
-        out.append(contentsOf: #","reason":"#.utf8)
+        JSONWriter.append(#","reason":"#, into: &out)
         JSONWriter.writeString(reason.rawValue, into: &out)
         if let index {
-            out.append(contentsOf: #","index":"#.utf8)
+            JSONWriter.append(#","index":"#, into: &out)
             JSONWriter.write(.int(index), into: &out)
         }
-        out.append(contentsOf: (matched ? #","matched":true"# : #","matched":false"#).utf8)
+        JSONWriter.append(matched ? #","matched":true"# : #","matched":false"#, into: &out)
         if let errorCode {
-            out.append(contentsOf: #","errorCode":"#.utf8)
+            JSONWriter.append(#","errorCode":"#, into: &out)
             JSONWriter.writeString(errorCode.rawValue, into: &out)
         }
         if let errorMessage {
-            out.append(contentsOf: #","errorMessage":"#.utf8)
+            JSONWriter.append(#","errorMessage":"#, into: &out)
             JSONWriter.writeString(errorMessage, into: &out)
         }
     }
