@@ -158,7 +158,7 @@ public struct Router: Responder {
             let end = segmentEnd(path, from: start)
             switch segment {
             case .literal(let literal):
-                guard end - start == literal.count, literal.elementsEqual(path[start..<end]) else { return false }
+                guard end - start == literal.count, Self.bytesEqual(literal, path, at: start) else { return false }
             case .parameter:
                 guard end > start else { return false }
             }
@@ -167,6 +167,12 @@ public struct Router: Responder {
             guard isLast ? end == path.count : end < path.count else { return false }
             start = end + 1
         }
+        return true
+    }
+
+    /// A plain loop: the generic `elementsEqual` over a slice cost more than the rest of the match.
+    private static func bytesEqual(_ literal: [UInt8], _ path: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        for index in literal.indices where literal[index] != path[start + index] { return false }
         return true
     }
 
