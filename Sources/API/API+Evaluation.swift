@@ -38,13 +38,23 @@ extension API {
         let evaluationInput = input(context, user: user, now: now, appVersion: version)
         let evaluation = flag.evaluate(evaluationInput)
         metrics.increment("evaluations_total")
-        var body: JSONObject = ["key": .string(key)]
-        if case .object(let fields) = evaluation.json { for (name, value) in fields { body[name] = value } }
-        if !flag.metadata.isEmpty { body["metadata"] = .object(flag.metadata) }
-        if let explain = request.query("explain"), explain == "1" || explain == "true" {
-            body["explain"] = flag.explain(evaluationInput)
+        // `{"key", the evaluation's members, "metadata"?, "explain"?}` written as bytes, no object built.
+        var body: [UInt8] = []
+        body.reserveCapacity(128)
+        JSONWriter.append(#"{"key":"#, into: &body)
+        JSONWriter.writeString(key, into: &body)
+        body.append(UInt8(ascii: ","))
+        evaluation.writeJSONMembers(into: &body)
+        if !flag.metadata.isEmpty {
+            JSONWriter.append(#","metadata":"#, into: &body)
+            body.append(contentsOf: flag.metadataJSON)
         }
-        return .json(.ok, JSONWriter.write(.object(body)))
+        if let explain = request.query("explain"), explain == "1" || explain == "true" {
+            JSONWriter.append(#","explain":"#, into: &body)
+            JSONWriter.write(flag.explain(evaluationInput), into: &body)
+        }
+        body.append(UInt8(ascii: "}"))
+        return .json(.ok, body)
     }
 
     /// `?at=ISO` on a stored user's flags: what-if, the stored context evaluated at another instant (nothing is

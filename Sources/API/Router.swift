@@ -9,8 +9,10 @@ public struct Router: Responder {
     public typealias Handler = @Sendable (Request, ResponseSink) -> Void
     public typealias SyncHandler = @Sendable (Request) throws(APIError) -> HTTPResponse
 
+    /// A literal keeps its bytes: the path is matched byte by byte (request targets are ASCII, the parser refuses
+    /// anything else), never split into substrings.
     enum Segment: Sendable, Equatable {
-        case literal(String)
+        case literal([UInt8])
         case parameter(String)
     }
 
@@ -38,7 +40,7 @@ public struct Router: Responder {
 
     public mutating func add(_ method: String, _ pattern: String, scope: Scope? = nil, _ handler: @escaping Handler) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> Segment in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
         routes.append(Route(method: method, pattern: pattern, segments: segments, scope: scope, handler: handler))
     }
@@ -61,20 +63,26 @@ public struct Router: Responder {
     }
 
     public func respond(to request: Request, sink given: ResponseSink) {
-        let path = request.path
+        var path = request.path
+        path.withUTF8 { bytes in route(request, path: bytes, sink: given) }
+    }
+
+    private func route(_ request: Request, path: UnsafeBufferPointer<UInt8>, sink given: ResponseSink) {
         let sink =
             prefixHeaders.isEmpty
             ? given
-            : prefixHeaders.first(where: { path.hasPrefix($0.prefix) }).map { Self.setting($0.headers, on: given) } ?? given
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            : prefixHeaders.first(where: { Self.starts(path, with: $0.prefix) }).map { Self.setting($0.headers, on: given) } ?? given
+        // Segments in the path: one per `/` (what precedes the first is not one). Routes of another length are
+        // skipped without a look at their literals.
+        let segmentCount = path.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
         var allowed: [String] = []
-        for route in routes where route.segments.count == parts.count && literalsMatch(route.segments, parts) {
+        for route in routes where route.segments.count == segmentCount && Self.literalsMatch(route.segments, path) {
             guard route.method == request.method || (request.method == "HEAD" && route.method == "GET") else {
                 allowed.append(route.method)
                 continue
             }
             // Parameters are decoded once, for the route that won.
-            guard let decoded = decodeParameters(route.segments, parts) else {
+            guard let decoded = Self.decodeParameters(route.segments, path) else {
                 sink.send(APIError(.badRequest, code: "invalid_path", message: "the path contains a malformed percent-escape").response)
                 return
             }
@@ -107,7 +115,7 @@ public struct Router: Responder {
             return
         }
         if allowed.isEmpty {
-            sink.send(APIError.notFound("no route for \(request.method) \(path)").response)
+            sink.send(APIError.notFound("no route for \(request.method) \(request.path)").response)
             return
         }
         if allowed.contains("GET") { allowed.append("HEAD") }
@@ -115,7 +123,7 @@ public struct Router: Responder {
         sink.send(
             APIError(
                 .methodNotAllowed, code: "method_not_allowed",
-                message: "\(request.method) is not allowed on \(path); allowed: \(allow)",
+                message: "\(request.method) is not allowed on \(request.path); allowed: \(allow)",
                 headers: ["Allow": allow]
             ).response)
     }
@@ -137,23 +145,56 @@ public struct Router: Responder {
             }, openStream: openStream)
     }
 
-    private func literalsMatch(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> Bool {
-        for (segment, part) in zip(segments, parts) {
+    private static func starts(_ path: UnsafeBufferPointer<UInt8>, with prefix: String) -> Bool {
+        var prefix = prefix
+        return prefix.withUTF8 { prefix in prefix.count <= path.count && prefix.elementsEqual(path[0..<prefix.count]) }
+    }
+
+    /// Walks the path's segments (what follows its first `/`, split at every `/`) beside the route's: the same
+    /// number of segments, every literal equal byte for byte, every parameter non-empty.
+    private static func literalsMatch(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard var start = path.firstIndex(of: UInt8(ascii: "/")).map({ $0 + 1 }) else { return false }
+        for (position, segment) in segments.enumerated() {
+            let end = segmentEnd(path, from: start)
             switch segment {
-            case .literal(let literal): if part != literal { return false }
-            case .parameter: if part.isEmpty { return false }
+            case .literal(let literal):
+                guard end - start == literal.count, Self.bytesEqual(literal, path, at: start) else { return false }
+            case .parameter:
+                guard end > start else { return false }
             }
+            let isLast = position == segments.count - 1
+            // The last segment must end the path; any other must be followed by a `/`.
+            guard isLast ? end == path.count : end < path.count else { return false }
+            start = end + 1
         }
         return true
     }
 
-    /// `nil` when a parameter is not valid percent-encoded UTF-8.
-    private func decodeParameters(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> [(name: String, value: String)]? {
+    /// A plain loop: the generic `elementsEqual` over a slice cost more than the rest of the match.
+    private static func bytesEqual(_ literal: [UInt8], _ path: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        for index in literal.indices where literal[index] != path[start + index] { return false }
+        return true
+    }
+
+    private static func segmentEnd(_ path: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var end = start
+        while end < path.count, path[end] != UInt8(ascii: "/") { end += 1 }
+        return end
+    }
+
+    /// `nil` when a parameter is not valid percent-encoded UTF-8. Called only after `literalsMatch` accepted the
+    /// path, so every segment is where the walk expects it.
+    private static func decodeParameters(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)]? {
         var parameters: [(name: String, value: String)] = []
-        for (segment, part) in zip(segments, parts) {
-            guard case .parameter(let name) = segment else { continue }
-            guard let value = PercentDecoding.decode(part) else { return nil }
-            parameters.append((name, value))
+        parameters.reserveCapacity(segments.count)
+        guard var start = path.firstIndex(of: UInt8(ascii: "/")).map({ $0 + 1 }) else { return parameters }
+        for segment in segments {
+            let end = segmentEnd(path, from: start)
+            if case .parameter(let name) = segment {
+                guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: path[start..<end])) else { return nil }
+                parameters.append((name, value))
+            }
+            start = end + 1
         }
         return parameters
     }

@@ -36,6 +36,13 @@ enum ASCII {
         return zip(a, b).allSatisfy { lower($0) == lower($1) }
     }
 
+    /// The same on contiguous bytes: a plain loop, where the generic form walks two iterators.
+    static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for index in 0..<a.count where lower(a[index]) != lower(b[index]) { return false }
+        return true
+    }
+
     static func hexValue(_ byte: UInt8) -> Int? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte - UInt8(ascii: "0"))

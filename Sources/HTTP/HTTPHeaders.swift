@@ -15,6 +15,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public init() { fields = [] }
 
+    /// Room for `capacity` fields at once: a parsed head knows its count, and growing field by field reallocates.
+    public init(minimumCapacity capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     public init(_ pairs: [(String, String)]) {
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
@@ -66,7 +72,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         listElements(name).contains { ASCII.equalsIgnoringCase($0.utf8, token.utf8) }
     }
 
+    /// Every header lookup comes here, several per request. Lengths first (O(1) for a native string, and different
+    /// for almost every pair compared), then the bytes in place.
     static func namesMatch(_ a: String, _ b: String) -> Bool {
-        ASCII.equalsIgnoringCase(a.utf8, b.utf8)
+        guard a.utf8.count == b.utf8.count else { return false }
+        let inPlace = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in ASCII.equalsIgnoringCase(a, b) }
+        }
+        return inPlace.flatMap { $0 } ?? ASCII.equalsIgnoringCase(a.utf8, b.utf8)
     }
 }

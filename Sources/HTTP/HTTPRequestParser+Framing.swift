@@ -23,7 +23,7 @@ extension HTTPRequestParser {
         // RFC 9112 §3.2: exactly one Host on HTTP/1.1; more than one is always refused.
         if hostCount > 1 { throw .duplicateHost }
         if version == .http11, hostCount == 0 { throw .missingHost }
-        if let host, !HostValidation.isValid(host.utf8) { throw .invalidHost }
+        if let host, !HostValidation.isValid(host) { throw .invalidHost }
 
         if !transferEncodings.isEmpty {
             if version == .http10 { throw .transferEncodingInHTTP10 }

@@ -39,7 +39,7 @@ extension HTTPRequestParser {
     private func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
         for range in lineRanges where buffer[range].contains(ASCII.cr) { throw .bareCarriageReturn }
         let (method, target, version) = try parseRequestLine(lineRanges[0])
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaders(minimumCapacity: lineRanges.count - 1)
         for range in lineRanges.dropFirst() {
             let field = try parseFieldLine(range)
             headers.add(field.name, field.value)

@@ -105,19 +105,17 @@ public struct HTTPRequestParser: Sendable {
         let start = scanIndex
         // Bytes before `scannedTo` hold no LF (an earlier call saw them): a line dripped in byte by byte is scanned
         // once in all, not once per read.
-        var index = max(start, scannedTo)
         let end = buffer.count
-        while index < end {
-            if buffer[index] == ASCII.lf {
-                // Length first, as the partial-line check below does: the error must not depend on where the
-                // bytes were cut (a long line ending in a bare LF is too long however it arrives).
-                if index - start > maxLength + 1 { throw tooLong }
-                guard index > start, buffer[index - 1] == ASCII.cr else { throw .bareLineFeed }
-                scanIndex = index + 1
-                scannedTo = scanIndex
-                return start..<(index - 1)
-            }
-            index += 1
+        // Over the bytes in place: a scan of the array itself, bounds-checked byte by byte, was a visible cost.
+        let found = buffer.withUnsafeBufferPointer { bytes in bytes[min(max(start, scannedTo), end)..<end].firstIndex(of: ASCII.lf) }
+        if let index = found {
+            // Length first, as the partial-line check below does: the error must not depend on where the
+            // bytes were cut (a long line ending in a bare LF is too long however it arrives).
+            if index - start > maxLength + 1 { throw tooLong }
+            guard index > start, buffer[index - 1] == ASCII.cr else { throw .bareLineFeed }
+            scanIndex = index + 1
+            scannedTo = scanIndex
+            return start..<(index - 1)
         }
         scannedTo = end
         if end - start > maxLength + 1 { throw tooLong }
@@ -130,15 +128,21 @@ public struct HTTPRequestParser: Sendable {
             buffer.removeAll(keepingCapacity: true)
             scanIndex -= readIndex
             scannedTo = 0
-            lineRanges = lineRanges.map { ($0.lowerBound - readIndex)..<($0.upperBound - readIndex) }
+            shiftLineRanges(by: readIndex)
             readIndex = 0
         } else if readIndex >= 4096, readIndex * 2 >= buffer.count {
             let shift = readIndex
             buffer.removeFirst(shift)
             scanIndex -= shift
             scannedTo = max(0, scannedTo - shift)
-            lineRanges = lineRanges.map { ($0.lowerBound - shift)..<($0.upperBound - shift) }
+            shiftLineRanges(by: shift)
             readIndex = 0
         }
+    }
+
+    /// In place: a new array (`map`) would drop the capacity kept between requests, and every head would then
+    /// grow its line list from nothing again.
+    private mutating func shiftLineRanges(by shift: Int) {
+        for index in lineRanges.indices { lineRanges[index] = (lineRanges[index].lowerBound - shift)..<(lineRanges[index].upperBound - shift) }
     }
 }

@@ -15,32 +15,34 @@ public enum HTTPResponseEncoder {
     static let managedNames = ["Date", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type"]
 
     /// Encodes a whole response. `isHead` keeps `Content-Length` but drops the body (RFC 9110 §9.3.2).
+    /// `extra` goes out after the response's own fields, as if it were the last of them: the connection's
+    /// `X-Request-Id`, added without copying the response's field list to append to it.
     public static func encode(
         _ response: HTTPResponse, version: HTTPVersion, keepAlive: Bool, isHead: Bool, date: String,
-        into buffer: inout [UInt8]
+        extra: HTTPHeaders.Field? = nil, into buffer: inout [UInt8]
     ) {
         let framing: Framing = response.status.forbidsBody ? .none : .length(response.body.count)
         encodeHead(
             status: response.status, headers: response.headers, framing: framing, version: version,
-            keepAlive: keepAlive, date: date, into: &buffer)
+            keepAlive: keepAlive, date: date, extra: extra, into: &buffer)
         if !isHead, !response.status.forbidsBody { buffer.append(contentsOf: response.body) }
     }
 
     public static func encodeHead(
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, version: HTTPVersion, keepAlive: Bool,
-        date: String, into buffer: inout [UInt8]
+        date: String, extra: HTTPHeaders.Field? = nil, into buffer: inout [UInt8]
     ) {
-        buffer.append(contentsOf: version.text.utf8)
+        appendBytes(version.text, into: &buffer)
         buffer.append(ASCII.space)
         appendDecimal(status.code, into: &buffer)
         buffer.append(ASCII.space)
-        buffer.append(contentsOf: status.reason.utf8)
+        appendBytes(status.reason, into: &buffer)
         appendCRLF(into: &buffer)
         appendField("Date", date, into: &buffer)
         if let contentType = headers["Content-Type"] { appendField("Content-Type", contentType, into: &buffer) }
         switch framing {
         case .length(let length):
-            buffer.append(contentsOf: "Content-Length: ".utf8)
+            appendBytes("Content-Length: ", into: &buffer)
             appendDecimal(length, into: &buffer)
             appendCRLF(into: &buffer)
         case .chunked:
@@ -53,9 +55,10 @@ public enum HTTPResponseEncoder {
         } else if version == .http10 {
             appendField("Connection", "keep-alive", into: &buffer)
         }
-        for field in headers where !managedNames.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) {
+        for field in headers where !isManaged(field.name) {
             appendField(field.name, field.value, into: &buffer)
         }
+        if let extra, !isManaged(extra.name) { appendField(extra.name, extra.value, into: &buffer) }
         appendCRLF(into: &buffer)
     }
 
@@ -77,13 +80,31 @@ public enum HTTPResponseEncoder {
         Array("\(version.text) 100 Continue\r\n\r\n".utf8)
     }
 
+    static func isManaged(_ name: String) -> Bool {
+        for managed in managedNames where HTTPHeaders.namesMatch(managed, name) { return true }
+        return false
+    }
+
     @inline(__always) static func appendField(_ name: String, _ value: String, into buffer: inout [UInt8]) {
-        buffer.append(contentsOf: name.utf8)
+        appendBytes(name, into: &buffer)
         buffer.append(ASCII.colon)
         buffer.append(ASCII.space)
         // Values come from our own handlers; CR and LF are dropped anyway so no handler can split a response.
-        for byte in value.utf8 where byte != ASCII.cr && byte != ASCII.lf { buffer.append(byte) }
+        var value = value
+        value.withUTF8 { bytes in
+            if !bytes.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf }) {
+                buffer.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes where byte != ASCII.cr && byte != ASCII.lf { buffer.append(byte) }
+        }
         appendCRLF(into: &buffer)
+    }
+
+    /// A string's bytes in one copy (appending its `utf8` view goes element by element).
+    @inline(__always) static func appendBytes(_ text: String, into buffer: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
     }
 
     @inline(__always) static func appendCRLF(into buffer: inout [UInt8]) {

@@ -3,8 +3,15 @@
 /// it is refused with 400: servers and proxies that parse an odd host differently disagree on where a request
 /// goes, and a name echoed into logs or redirects must not carry spaces, slashes or `@`.
 enum HostValidation {
-    static func isValid(_ value: String.UTF8View) -> Bool {
-        var bytes = value[...]
+    static func isValid(_ value: String) -> Bool {
+        // On the bytes in place: checked on every request, and walking a string's UTF-8 view index by index cost
+        // several times the check itself.
+        var value = value
+        return value.withUTF8 { isValid($0[...]) }
+    }
+
+    private static func isValid(_ value: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        var bytes = value
         // RFC 9112 §3.2: an empty Host is what a client sends when the target has no authority.
         if bytes.isEmpty { return true }
         if bytes.first == UInt8(ascii: "[") {
@@ -22,7 +29,7 @@ enum HostValidation {
 
     /// `reg-name = *( unreserved / pct-encoded / sub-delims )`, without the comma: a comma is how an intermediary
     /// joins two `Host` fields into one (RFC 9110 §5.3), so it is refused like a repeated `Host`.
-    private static func isRegisteredName(_ bytes: Substring.UTF8View.SubSequence) -> Bool {
+    private static func isRegisteredName(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = bytes[index]
@@ -42,7 +49,7 @@ enum HostValidation {
 
     /// `IPv6address` (loosely: hex digits, colons and dots for an embedded IPv4, at least one colon) or
     /// `IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )`.
-    private static func isIPLiteral(_ bytes: Substring.UTF8View.SubSequence) -> Bool {
+    private static func isIPLiteral(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         guard let first = bytes.first else { return false }
         if first == UInt8(ascii: "v") || first == UInt8(ascii: "V") {
             let rest = bytes.dropFirst()

@@ -4,27 +4,30 @@ public enum PercentDecoding {
     /// an unspecialized generic across the module boundary cost more than the decoding.
     /// `plusAsSpace` applies the form-encoding rule for query strings.
     public static func decode(_ text: Substring, plusAsSpace: Bool = false) -> String? {
-        let utf8 = text.utf8
+        var text = text
+        return text.withUTF8 { decode($0, plusAsSpace: plusAsSpace) }
+    }
+
+    /// The same on bytes that are UTF-8 already (a slice of a request target), so a caller holding the bytes
+    /// makes no substring to decode them.
+    public static func decode(_ utf8: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool = false) -> String? {
         guard utf8.contains(UInt8(ascii: "%")) || (plusAsSpace && utf8.contains(UInt8(ascii: "+"))) else {
-            return String(text)
+            return String(decoding: utf8, as: UTF8.self)
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index < utf8.endIndex {
+        var index = 0
+        while index < utf8.count {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%") {
-                let first = utf8.index(after: index)
-                guard first < utf8.endIndex else { return nil }
-                let second = utf8.index(after: first)
-                guard second < utf8.endIndex, let high = ASCII.hexValue(utf8[first]), let low = ASCII.hexValue(utf8[second])
+                guard index + 2 < utf8.count, let high = ASCII.hexValue(utf8[index + 1]), let low = ASCII.hexValue(utf8[index + 2])
                 else { return nil }
                 bytes.append(UInt8(high << 4 | low))
-                index = utf8.index(after: second)
+                index += 3
                 continue
             }
             bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? ASCII.space : byte)
-            index = utf8.index(after: index)
+            index += 1
         }
         return String(validating: bytes, as: UTF8.self)
     }

@@ -241,12 +241,11 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         defer { refreshDeadline() }
         awaitingResponse = false
         let keepAlive = holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
-        var response = response
-        // Handlers never set it, so append rather than search-and-replace.
-        response.headers.add("X-Request-Id", requestID)
+        // Handlers never set it, so it is appended rather than searched for and replaced; handed to the encoder,
+        // not added to the response, whose field list the sender still shares (adding would copy it).
         HTTPResponseEncoder.encode(
             response, version: head.version, keepAlive: keepAlive, isHead: head.method == "HEAD",
-            date: context.dates.current(), into: &output)
+            date: context.dates.current(), extra: HTTPHeaders.Field(name: "X-Request-Id", value: requestID), into: &output)
         context.accessLog(head, response.status, requestStart, requestID, peer)
         self.head = nil
         let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)

@@ -54,6 +54,17 @@ import Testing
         #expect(route(router, "GET", "/v1/users/u1/extra/x/y").status == .notFound)
     }
 
+    /// Paths are matched on their bytes: a trailing or doubled slash is another path, an absolute-form target
+    /// routes by its path, a literal compares case-sensitively, and `*` matches nothing.
+    @Test(arguments: [
+        ("/v1/users/u1", 200), ("/v1/users/u1/", 404), ("//v1/users/u1", 404), ("/v1/users/u1/flags/k/", 404),
+        ("http://example.com/v1/users/u1?x=1", 200), ("/V1/users/u1", 404), ("/v1/users", 404), ("*", 404),
+        ("/v1/users/u1/flags/k", 200), ("/v1/users/u%31", 200)
+    ])
+    func route_pathShape_decidesTheMatch(target: String, status: Int) {
+        #expect(route(router, "GET", target).status.code == status)
+    }
+
     @Test func route_malformedEscape_is400() {
         #expect(route(router, "GET", "/v1/users/%zz").status == .badRequest)
     }

@@ -96,6 +96,20 @@ import Testing
         #expect(HTTPRequestHead(method: "GET", target: "http://h:1/p?q").path == "/p")
         #expect(HTTPRequestHead(method: "GET", target: "http://h").path == "/")
     }
+
+    /// Path and query are cut at byte offsets: every shape of target, short (stored inline) and long, with and
+    /// without a fragment or an empty query, and non-ASCII text kept whole.
+    @Test(
+        arguments: [
+            ("/", "/", nil), ("/a", "/a", nil), ("/a?", "/a", ""), ("/a#f", "/a", nil), ("/a?b=1#f", "/a", "b=1"),
+            ("/v1/users/some-long-user-id/flags/promo-banner?explain=1", "/v1/users/some-long-user-id/flags/promo-banner", "explain=1"),
+            ("https://example.com//x/y?z", "//x/y", "z"), ("http://h:8080", "/", nil), ("*", "*", nil), ("/é/ü?ß=1", "/é/ü", "ß=1")
+        ] as [(String, String, String?)])
+    func pathAndQuery_cutAtTheirDelimiters(target: String, path: String, query: String?) {
+        let head = HTTPRequestHead(method: "GET", target: target)
+        #expect(head.path == path)
+        #expect(head.query.map(String.init) == query)
+    }
 }
 
 struct ParseFailed: Error {}

@@ -13,8 +13,8 @@ public enum JSONWriter {
 
     public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null: append("null", into: &out)
+        case .bool(let flag): flag ? append("true", into: &out) : append("false", into: &out)
         case .number(let number): out.append(contentsOf: number.text.utf8)
         case .string(let text): writeString(text, into: &out)
         case .array(let items):
@@ -40,32 +40,48 @@ public enum JSONWriter {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Escapes `"`, `\` and control characters; everything else goes out as UTF-8.
+    /// Fixed JSON text (punctuation and member names written by hand) in one copy: appending a string's `utf8`
+    /// view goes byte by byte.
+    @inline(__always) public static func append(_ text: StaticString, into out: inout [UInt8]) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    /// Escapes `"`, `\` and control characters; everything else goes out as UTF-8. Runs between escapes are
+    /// copied whole: most strings have no escape at all, and a byte-by-byte append cost more than the rest of the
+    /// writing.
     public static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""):
-                out.append(0x5C)
-                out.append(0x22)
-            case UInt8(ascii: "\\"):
-                out.append(0x5C)
-                out.append(0x5C)
-            case 0x0A:
-                out.append(0x5C)
-                out.append(UInt8(ascii: "n"))
-            case 0x0D:
-                out.append(0x5C)
-                out.append(UInt8(ascii: "r"))
-            case 0x09:
-                out.append(0x5C)
-                out.append(UInt8(ascii: "t"))
-            case 0x00..<0x20, 0x7F:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
-            default: out.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for position in 0..<bytes.count {
+                let byte = bytes[position]
+                guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
+                runStart = position + 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    out.append(0x5C)
+                    out.append(0x22)
+                case UInt8(ascii: "\\"):
+                    out.append(0x5C)
+                    out.append(0x5C)
+                case 0x0A:
+                    out.append(0x5C)
+                    out.append(UInt8(ascii: "n"))
+                case 0x0D:
+                    out.append(0x5C)
+                    out.append(UInt8(ascii: "r"))
+                case 0x09:
+                    out.append(0x5C)
+                    out.append(UInt8(ascii: "t"))
+                default:
+                    out.append(contentsOf: "\\u00".utf8)
+                    out.append(hexDigits[Int(byte >> 4)])
+                    out.append(hexDigits[Int(byte & 0xF)])
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
         out.append(UInt8(ascii: "\""))
     }

@@ -49,6 +49,32 @@ public struct Evaluation: Sendable, Equatable {
             errorMessage: "flag '\(key)' is not defined")
     }
 
+    /// The members of `json`, in its order and bytes, without the braces, written straight into `out`: the
+    /// one-flag answer puts its `key` first and so builds no `JSONObject` per request.
+    public func writeJSONMembers(into out: inout [UInt8]) {
+        JSONWriter.append(#""value":"#, into: &out)
+        JSONWriter.write(value ?? .null, into: &out)
+        if let variant {
+            JSONWriter.append(#","variant":"#, into: &out)
+            JSONWriter.writeString(variant, into: &out)
+        }
+        JSONWriter.append(#","reason":"#, into: &out)
+        JSONWriter.writeString(reason.rawValue, into: &out)
+        if let index {
+            JSONWriter.append(#","index":"#, into: &out)
+            JSONWriter.write(.int(index), into: &out)
+        }
+        JSONWriter.append(matched ? #","matched":true"# : #","matched":false"#, into: &out)
+        if let errorCode {
+            JSONWriter.append(#","errorCode":"#, into: &out)
+            JSONWriter.writeString(errorCode.rawValue, into: &out)
+        }
+        if let errorMessage {
+            JSONWriter.append(#","errorMessage":"#, into: &out)
+            JSONWriter.writeString(errorMessage, into: &out)
+        }
+    }
+
     /// `{value, variant?, reason, index?, matched}` as the REST API answers it.
     public var json: JSONValue {
         var object: JSONObject = ["value": value ?? .null]

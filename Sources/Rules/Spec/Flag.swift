@@ -37,6 +37,9 @@ public final class Flag: Sendable, Equatable {
     public let valueType: ValueType
     public let description: String?
     public let metadata: JSONObject
+    /// `metadata` as JSON, written once here: every answer about this flag carries it, and the rule set is
+    /// immutable. Empty when there is no metadata.
+    public let metadataJSON: [UInt8]
     /// The definition as written, for `GET /v1/rules/{key}`.
     public let source: JSONValue
 
@@ -50,6 +53,7 @@ public final class Flag: Sendable, Equatable {
         self.valueType = valueType
         self.description = description
         self.metadata = metadata
+        metadataJSON = metadata.isEmpty ? [] : JSONWriter.write(.object(metadata))
         self.source = source
     }
 

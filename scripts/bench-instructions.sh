@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Instructions and allocations per request, counted by callgrind: a number that a busy or shared machine does not
+# blur, unlike requests per second. For each binary, `specd serve --loops 1` runs under valgrind twice, answering
+# nothing and then N requests over one keep-alive curl connection on loopback (N distinct users); the difference
+# divided by N is the cost of one request, start-up and shutdown cancelled out.
+#   GET  /v1/users/u{i}/flags/promo-banner   (one decision; unknown users, so no context is stored)
+#   POST /v1/users/d{i}/events/appStarted    (a donation, --fsync never; DONATIONS=0 skips it)
+# Given two binaries, prints both and the ratio B/A, measured in the same run.
+#   [N=2000] [DONATIONS=1] scripts/bench-instructions.sh BIN_A [BIN_B]
+# Binaries stripped of debug info (`strip --strip-debug`) start much faster under valgrind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-2000}
+DONATIONS=${DONATIONS:-1}
+[ $# -ge 1 ] || {
+  echo "usage: scripts/bench-instructions.sh BIN_A [BIN_B]" >&2
+  exit 2
+}
+command -v valgrind >/dev/null || {
+  echo "valgrind is required (apt-get install valgrind)" >&2
+  exit 2
+}
+source scripts/lib.sh
+
+# run BIN COUNT KIND OUT: total instructions of the daemon answering COUNT requests of KIND (get | donate).
+run() {
+  local bin=$1 count=$2 kind=$3 out=$4 dir port pid
+  dir=$(mktemp -d "$WORK/run.XXXX")
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" serve --port 0 --port-file "$dir/port" \
+    --data-dir "$dir/data" --log-level warn --loops 1 --fsync never >/dev/null 2>"$dir/err" &
+  pid=$!
+  for _ in $(seq 600); do [ -s "$dir/port" ] && break; sleep 0.1; done
+  [ -s "$dir/port" ] || {
+    echo "specd did not start under valgrind" >&2
+    cat "$dir/err" >&2
+    exit 1
+  }
+  port=$(cat "$dir/port")
+  if [ "$count" -gt 0 ]; then
+    case $kind in
+      get) curl -s -o /dev/null "http://127.0.0.1:$port/v1/users/u[1-$count]/flags/promo-banner" ;;
+      donate) curl -s -o /dev/null -X POST "http://127.0.0.1:$port/v1/users/d[1-$count]/events/appStarted" ;;
+    esac
+  fi
+  kill -TERM "$pid"
+  wait "$pid" || true
+}
+
+# totals OUT -> "instructions mallocs swift_allocObjects": the summary line and the calls made to each allocator,
+# summed over every caller (callgrind names a function once, then refers to it by its number).
+totals() {
+  awk '
+    /^summary:/ { ir = $2 }
+    /^c?fn=\(/ {
+      match($0, /\([0-9]+\)/); id = substr($0, RSTART, RLENGTH)
+      rest = substr($0, RSTART + RLENGTH); sub(/^ /, "", rest)
+      if (rest != "") name[id] = rest
+      if ($0 ~ /^cfn=/) callee = name[id]
+    }
+    /^calls=/ {
+      split(substr($0, 7), parts, " ")
+      if (callee == "malloc") mallocs += parts[1]
+      if (callee == "swift_allocObject") objects += parts[1]
+    }
+    END { printf "%d %d %d\n", ir, mallocs, objects }' "$1"
+}
+
+# measure BIN KIND -> "instructions/request mallocs/request objects/request"
+measure() {
+  local bin=$1 kind=$2 zero full
+  run "$bin" 0 "$kind" "$WORK/zero.out"
+  run "$bin" "$N" "$kind" "$WORK/full.out"
+  zero=$(totals "$WORK/zero.out")
+  full=$(totals "$WORK/full.out")
+  awk -v z="$zero" -v f="$full" -v n="$N" 'BEGIN {
+    split(z, a, " "); split(f, b, " ")
+    printf "%.0f %.1f %.1f\n", (b[1] - a[1]) / n, (b[2] - a[2]) / n, (b[3] - a[3]) / n }'
+}
+
+kinds=(get)
+[ "$DONATIONS" = 0 ] || kinds+=(donate)
+printf '%-8s %-7s %14s %12s %14s\n' binary request instructions mallocs allocObjects
+declare -A per
+for kind in "${kinds[@]}"; do
+  label=A
+  for bin in "$@"; do
+    read -r ir mallocs objects <<<"$(measure "$bin" "$kind")"
+    per[$label.$kind]=$ir
+    printf '%-8s %-7s %14s %12s %14s\n' "$label" "$kind" "$ir" "$mallocs" "$objects"
+    label=B
+  done
+  if [ $# -ge 2 ]; then printf '%-8s %-7s %14s\n' "B/A" "$kind" "$(ratio "${per[B.$kind]}" "${per[A.$kind]}")"; fi
+done
