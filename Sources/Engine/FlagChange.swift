@@ -17,12 +17,11 @@ public struct FlagChange: Sendable {
         let request = RequestAttributes(userID: user, appVersion: appVersion)
         let old = EvaluationInput(context: before ?? UserContext(), now: now, request: request)
         let new = EvaluationInput(context: after ?? UserContext(), now: now, request: request)
-        return ruleSet.flagsAffected(by: UserContext.changedInputs(from: before, to: after)).compactMap { key in
-            guard let flag = ruleSet.flags[key] else { return nil }
+        return ruleSet.flagsAffected(from: before, to: after).compactMap { flag in
             let previous = flag.evaluate(old)
             let current = flag.evaluate(new)
             guard previous.value != current.value || previous.variant != current.variant else { return nil }
-            return FlagChange(key: key, current: current, previous: previous)
+            return FlagChange(key: flag.key, current: current, previous: previous)
         }
     }
 }
