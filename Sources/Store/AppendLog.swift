@@ -5,13 +5,11 @@ import Synchronization
 /// order is log order; one flusher at a time writes whatever has queued with one `write` and acknowledges every
 /// record that write covered.
 ///
-/// Callers flush themselves (`flush`, after releasing their own locks): whoever gets the file lock writes everything
-/// queued — and under `always` fsyncs it before acknowledging any of it — while the others leave their records to
-/// it (group commit). A lone writer thus pays no hand-off to another thread and back; busy ones still share writes
-/// and fsyncs. An event loop flushes once at the end of its round, so under `always` it fsyncs its round's batch
-/// itself before it replies, as Redis does. Under `interval` and `never` a record is acknowledged once it is in the
-/// file; the writer thread fsyncs on the interval, takes batches handed off by busy loops, makes rotations nobody
-/// flushed and closes retired segments.
+/// Under `always` the flusher is a writer thread that fsyncs each write before acknowledging it (group commit).
+/// Under `interval` and `never` a record is acknowledged once it is in the file, so callers flush themselves
+/// (`flush`, after releasing their own locks): whoever gets the file lock writes everything queued, the others
+/// leave their records to it. A lone writer thus pays no hand-off to another thread and back; busy ones still
+/// share writes. The thread then only fsyncs on the interval and closes retired segments.
 ///
 /// What to write, fsync, open and close, and whom to tell, is decided by a `GroupCommit` value kept under
 /// `condition`; this class only holds the locks, runs the thread and makes the file calls it asks for.
@@ -80,28 +78,30 @@ public final class AppendLog: @unchecked Sendable {
     }
 
     /// Assigns the next seq and queues the record. Call it while holding whatever orders your writes: the seq
-    /// order is the order in the file. Call `flush` once your locks are released: nothing else writes it.
+    /// order is the order in the file. Under `interval` and `never`, call `flush` once your locks are released.
     public func append(_ payload: [UInt8]) throws(StorageFailure) -> UInt64 {
         condition.lock()
         defer { condition.unlock() }
-        return try state.append(payload)
+        let seq = try state.append(payload)
+        if !state.inline { condition.signal() }
+        return seq
     }
 
-    /// Writes (and under `always` fsyncs) what has queued, unless another thread is writing — it then writes ours
-    /// after its own. Completions of every record written run here, on this thread, so call it holding no lock
-    /// they may need.
+    /// Inline mode: writes what has queued, unless another thread is writing — it then writes ours after its own.
+    /// Completions of every record written run here, on this thread, so call it holding no lock they may need.
     public func flush() {
+        guard policy != .always else { return }
         flushQueued(waitForLock: false)
     }
 
     /// A batch above this many records is left to the writer thread by `flush(handingOffAbove:)` callers here.
     public static let handOffAbove = 4
 
-    /// For a thread with more work waiting (an event loop at the end of a busy round) or with many others
-    /// writing: a small batch is written here at once; under `interval` and `never` a larger one goes to the
-    /// writer thread, which then writes big batches while this thread gets back to its work and the completions
-    /// run on another core. Under `always` every batch is written and fsynced here (see `GroupCommit.handOff`).
+    /// Inline mode, for a thread with more work waiting (an event loop at the end of a busy round) or with many
+    /// others writing: a small batch is written here at once; a larger one goes to the writer thread, which then
+    /// writes big batches while this thread gets back to its work and the completions run on another core.
     public func flush(handingOffAbove limit: Int) {
+        guard policy != .always else { return }
         let handOff = condition.withLock { () -> GroupCommit<Completion>.HandOff in
             let handOff = state.handOff(above: limit)
             if handOff == .leftToWriter(wake: true) { condition.signal() }

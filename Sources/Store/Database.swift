@@ -68,9 +68,8 @@ public final class Database: Sendable {
     }
 
     /// Writes made by threads that run rounds (event loops) reach the log in one `write` per round, as Redis
-    /// writes its append-only file before its loop sleeps: a lone request pays no hand-off to another thread.
-    /// Under `always` the loop fsyncs its round's batch too before the answers go out; under `interval` and
-    /// `never` a busy round hands its batch to the log's writer thread. `addRoundHook` installs the end-of-round call and
+    /// writes its append-only file before its loop sleeps: a lone request pays no hand-off to another thread, a
+    /// busy round hands its batch to the log's writer thread. `addRoundHook` installs the end-of-round call and
     /// says whether the threads have rounds at all; without them, writers flush at once.
     public func batchLogWritesPerRound(addRoundHook: (@escaping @Sendable () -> Void) -> Bool, isRoundThread: @escaping @Sendable () -> Bool) {
         let log = log

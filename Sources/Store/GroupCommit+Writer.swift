@@ -1,6 +1,6 @@
-/// The writer thread's side: when it sleeps, what a round of it does, and the stop. Callers flush under every
-/// policy (see `AppendLog`); the writer thread makes rotations nobody flushed, writes batches handed off to it
-/// (`interval`, `never`), fsyncs on the interval, closes retired segments, and writes what is left at the stop.
+/// The writer thread's side: when it sleeps, what a round of it does, and the stop. Under `always` it is the
+/// flusher; under `interval` and `never` it fsyncs on the interval, makes rotations nobody flushed, writes batches
+/// handed off to it, closes retired segments, and writes what is left at the stop.
 extension GroupCommit {
     /// How long the writer thread may sleep, given the instant now.
     enum Sleep: Equatable {
@@ -10,22 +10,22 @@ extension GroupCommit {
     }
 
     func sleep(now: ContinuousClock.Instant) -> Sleep {
-        let work = stopping || !retiring.isEmpty || cut != nil || handOffRequested
+        let work = stopping || !retiring.isEmpty || cut != nil || handOffRequested || (!inline && !queued.isEmpty)
         if work { return .awake }
         guard policy == .interval, unsyncedSeq > 0, failure == nil else { return .untilWoken }
         let due = lastSync + interval
         return now >= due ? .awake : .until(due)
     }
 
-    /// What the writer does once awake: `drain` takes the file lock and flushes (the stop, a cut, a hand-off), then
-    /// it does the chores.
+    /// What the writer does once awake: `drain` takes the file lock and flushes (the stop, a cut, a hand-off, or
+    /// anything queued under `always`), then it does the chores.
     struct Round: Equatable {
         let stop: Bool
         let drain: Bool
     }
 
     mutating func beginRound() -> Round {
-        let round = Round(stop: stopping, drain: stopping || cut != nil || handOffRequested)
+        let round = Round(stop: stopping, drain: stopping || cut != nil || handOffRequested || !inline)
         handOffRequested = false
         return round
     }

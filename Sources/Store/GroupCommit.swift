@@ -83,6 +83,9 @@ struct GroupCommit<Waiter> {
         lastSync = now
     }
 
+    /// Callers flush (`interval`, `never`); under `always` the writer thread does, fsyncing each write.
+    var inline: Bool { policy != .always }
+
     static func segmentName(firstSeq: UInt64) -> String {
         let digits = String(firstSeq)
         return "segment-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".log"
@@ -108,18 +111,14 @@ struct GroupCommit<Waiter> {
 
     /// What a `flush(handingOffAbove:)` caller does.
     enum HandOff: Equatable {
-        /// The batch is small, or the policy is `always`: write it on this thread.
+        /// The batch is small: write it on this thread.
         case flushHere
         /// The batch is left to the writer thread; `wake` when this call is the one that asked for it.
         case leftToWriter(wake: Bool)
     }
 
-    /// Under `always` a batch is never handed off, whatever its size: every request in it waits for its fsync
-    /// anyway, so the caller (a loop at its round's end) gains nothing by going back to its work, and the hand-off
-    /// would cost a wake-up of the writer and a hop of each completion back to its loop — Redis, too, writes and
-    /// fsyncs its append-only file on its loop before it replies.
     mutating func handOff(above limit: Int) -> HandOff {
-        guard policy != .always, queuedRecords > limit else { return .flushHere }
+        guard queuedRecords > limit else { return .flushHere }
         guard !handOffRequested else { return .leftToWriter(wake: false) }
         handOffRequested = true
         return .leftToWriter(wake: true)

@@ -23,7 +23,7 @@ import Glibc
 
     static var rounds: Int { ProcessInfo.processInfo.environment["SPECD_CRASH_ROUNDS"].flatMap(Int.init) ?? 100 }
 
-    /// One data directory per policy. `always` acknowledges after the fsync (the flusher's); `interval` once
+    /// One data directory per policy. `always` acknowledges after the fsync (the writer thread); `interval` once
     /// the caller's own write reached the file, which a killed process cannot take back.
     final class Lineage {
         let policy: FsyncPolicy

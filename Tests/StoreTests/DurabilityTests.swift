@@ -245,9 +245,8 @@ import Testing
         let log = try AppendLog(directory: directory, fileSystem: gated, policy: .always, nextSeq: 1)
         defer { log.close() }
         let firstSegment = directory + "/" + AppendLog.segmentName(firstSeq: 1)
-        // A flusher takes record 1 and stops inside its write; 2 and 3, the cut and 4 then form one batch.
+        // The writer takes record 1 and stops inside its write; 2 and 3, the cut and 4 then form one batch.
         _ = try log.append([1])
-        Thread.detachNewThread { log.flush() }
         gated.waitUntilBlocked()
         _ = try log.append([2])
         let beforeCut = try log.append([3])

@@ -141,25 +141,11 @@ import Glibc
         #expect(commit.sleep(now: clockStart) != .awake)
     }
 
-    /// Callers flush under every policy: a queued record alone never wakes the writer thread (under `always` a
-    /// loop fsyncs its round's batch itself, with no thread woken per request).
-    @Test(arguments: [FsyncPolicy.always, .interval, .never])
-    func queuedRecords_leaveTheWriterAsleep_underEveryPolicy(policy: FsyncPolicy) throws {
+    @Test(arguments: [FsyncPolicy.always, .interval])
+    func queuedRecords_wakeTheWriterOnlyUnderAlways(policy: FsyncPolicy) throws {
         var commit = makeCommit(policy)
         try appendRecords(&commit, 1)
-        #expect(commit.sleep(now: clockStart) != .awake)
-        #expect(commit.beginRound().drain == false)
-    }
-
-    /// Under `always` the round-end flush writes and fsyncs the batch in place whatever its size: every request
-    /// in it waits for that fsync, so a hand-off would only add a wake-up and a hop back per round.
-    @Test func handOff_underAlways_flushesHereWhateverTheBatch() throws {
-        var commit = makeCommit(.always)
-        try appendRecords(&commit, 50)
-        #expect(commit.handOff(above: 4) == .flushHere)
-        #expect(commit.sleep(now: clockStart) != .awake)
-        let flushed = runFlush(&commit)
-        #expect(flushed.settled.successes.count == 50)
-        #expect(flushed.journal.last == "fsync 3")
+        #expect((commit.sleep(now: clockStart) == .awake) == (policy == .always))
+        #expect(commit.beginRound().drain == (policy == .always))
     }
 }
