@@ -12,7 +12,7 @@ import Testing
         let firedJSON: [JSONValue] = fired.map { ["trigger": .string($0.trigger), "at": .string(ISO8601.format($0.at))] }
         let body: JSONValue = [
             "seq": .int(Int(seq)), "event": summary.map { ContextJSON.summary($0, includeRecent: false) } ?? .null,
-            "changed": .array(changes.map(\.json)), "fired": .array(firedJSON),
+            "changed": .array(changes.map(\.json)), "fired": .array(firedJSON)
         ]
         return JSONWriter.write(body)
     }

@@ -24,7 +24,7 @@ import Testing
         for key in readKeys {
             leaves += [
                 #"{"counter": {"key": "\#(key)", "gte": 1}}"#, #"{"eventExists": "\#(key)"}"#, #"{"flag": "\#(key)"}"#,
-                #"{"attr": {"key": "\#(key)", "eq": 1}}"#, #"{"donations": {"event": "\#(key)", "gte": 1}}"#,
+                #"{"attr": {"key": "\#(key)", "eq": 1}}"#, #"{"donations": {"event": "\#(key)", "gte": 1}}"#
             ]
         }
         leaves += [#"{"segment": "vip"}"#, #"{"sinceLaunch": "1d"}"#, #"{"hourIn": [9, 17]}"#, #"{"always": true}"#]
