@@ -56,16 +56,10 @@ extension API {
                 case .failure(let error):
                     sink.send(writeError(error, donation: true).response)
                 case .success(let outcome):
-                    var summary = JSONValue.null
-                    for case .donated(let name, let donation) in outcome.applied.effects where name == event {
-                        summary = ContextJSON.summary(donation, includeRecent: false)
-                    }
-                    let fired: [JSONValue] = outcome.fired.map { ["trigger": .string($0.trigger), "at": .string(ISO8601.format($0.at))] }
-                    let body: JSONValue = [
-                        "seq": .int(Int(outcome.seq)), "event": summary, "changed": .array(outcome.changes.map(\.json)),
-                        "fired": .array(fired)
-                    ]
-                    sink.send(.json(.ok, JSONWriter.write(body)))
+                    var summary: DonationSummary?
+                    for case .donated(let name, let donation) in outcome.applied.effects where name == event { summary = donation }
+                    let body = DonationAnswer.encode(seq: outcome.seq, summary: summary, changes: outcome.changes, fired: outcome.fired)
+                    sink.send(.json(.ok, body))
                 }
             }
         } catch {

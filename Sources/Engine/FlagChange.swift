@@ -8,6 +8,17 @@ public struct FlagChange: Sendable {
 
     public var json: JSONValue { ["key": .string(key), "value": current.value ?? .null, "previous": previous.value ?? .null] }
 
+    /// `json`'s bytes, written straight into an answer's body (a donation's, on every write).
+    public func write(into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"key":"#.utf8)
+        JSONWriter.writeString(key, into: &out)
+        out.append(contentsOf: #","value":"#.utf8)
+        JSONWriter.write(current.value ?? .null, into: &out)
+        out.append(contentsOf: #","previous":"#.utf8)
+        JSONWriter.write(previous.value ?? .null, into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
     /// The flags whose answer differs between two states of one user. Only flags that read something the write
     /// changed are evaluated.
     static func between(
@@ -17,12 +28,11 @@ public struct FlagChange: Sendable {
         let request = RequestAttributes(userID: user, appVersion: appVersion)
         let old = EvaluationInput(context: before ?? UserContext(), now: now, request: request)
         let new = EvaluationInput(context: after ?? UserContext(), now: now, request: request)
-        return ruleSet.flagsAffected(by: UserContext.changedInputs(from: before, to: after)).compactMap { key in
-            guard let flag = ruleSet.flags[key] else { return nil }
+        return ruleSet.flagsAffected(from: before, to: after).compactMap { flag in
             let previous = flag.evaluate(old)
             let current = flag.evaluate(new)
             guard previous.value != current.value || previous.variant != current.variant else { return nil }
-            return FlagChange(key: key, current: current, previous: previous)
+            return FlagChange(key: flag.key, current: current, previous: previous)
         }
     }
 }

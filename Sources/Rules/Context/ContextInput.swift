@@ -69,9 +69,21 @@ extension UserContext {
 }
 
 extension RuleSet {
-    /// The flags (in declaration order) whose answer can depend on any of these inputs.
+    /// The flags (in declaration order) whose answer can depend on any of these inputs. The definition; writes use
+    /// `flagsAffected(from:to:)`, which gives the same flags from a precomputed index.
     public func flagsAffected(by changed: Set<ContextInput>) -> [String] {
         guard !changed.isEmpty else { return [] }
         return flagKeys.filter { key in flagInputs[key].map { !$0.isDisjoint(with: changed) } ?? true }
+    }
+}
+
+extension RuleSet {
+    /// The flags, in declaration order, whose answer can differ between two states of one user: the flags
+    /// `flagsAffected(by: UserContext.changedInputs(from: old, to: new))` names, found with one index lookup per
+    /// changed key instead of a set of changed inputs tested against every flag's.
+    public func flagsAffected(from old: UserContext?, to new: UserContext?) -> [Flag] {
+        var affected: [Flag] = []
+        inputIndex.affected(from: old, to: new).forEach { affected.append(orderedFlags[$0]) }
+        return affected
     }
 }

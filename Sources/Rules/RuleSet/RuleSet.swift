@@ -15,6 +15,8 @@ public struct RuleSet: Sendable {
     public let warnings: [Diagnostic]
     /// Each flag's context inputs, computed once per rule set.
     let flagInputs: ByteKeyedTable<Set<ContextInput>>
+    /// The same inputs inverted, by flag position, for the write path (`flagsAffected(from:to:)`).
+    let inputIndex: InputIndex
 
     init(flags: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
         self.flags = ByteKeyedTable(flags.map { ($0.key, $0) })
@@ -26,6 +28,7 @@ public struct RuleSet: Sendable {
         version = ContentHash.hex(JSONWriter.write(source))
         self.warnings = warnings
         flagInputs = ByteKeyedTable(flags.compactMap { flag in flag.inputs.map { (flag.key, $0) } })
+        inputIndex = InputIndex(flags: flags)
     }
 
     /// An empty set (no flags, no triggers).

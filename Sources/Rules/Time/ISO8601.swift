@@ -66,13 +66,9 @@ public enum ISO8601 {
 
     /// `2026-01-01T09:00:00Z` in UTC. Never traps: the ends of the Int64 range come out as expanded years.
     public static func format(_ instant: Instant, fraction: Fraction = .whenNonZero) -> String {
-        let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: instant.milliseconds)
-        let secondOfDay = Int(millisecondOfDay / 1000)
-        let millis = Int(millisecondOfDay % 1000)
-        var text =
-            CivilDate(daysSinceEpoch: Int(days)).description + "T" + CivilDate.pad(secondOfDay / 3600, 2) + ":"
-            + CivilDate.pad(secondOfDay / 60 % 60, 2) + ":" + CivilDate.pad(secondOfDay % 60, 2)
-        if millis != 0 || fraction == .milliseconds { text += "." + CivilDate.pad(millis, 3) }
-        return text + "Z"
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        write(instant, fraction: fraction, into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }

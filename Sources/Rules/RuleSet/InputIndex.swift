@@ -1,0 +1,90 @@
+/// Which flags read each piece of a user's context, built once per rule set: a write then finds the flags its change
+/// can reach with one lookup per key it changed, uniting precomputed bit sets, where testing every flag's input set
+/// against a set of changed inputs hashed strings for each flag on every write.
+///
+/// The answer is the one `RuleSet.flagsAffected(by: UserContext.changedInputs(from:to:))` gives, the readable
+/// definition it is tested against: a flag is reached when any input it reads differs; a flag whose inputs are
+/// unknown (`Flag.inputs == nil`) is reached by every write that changes any input; a write that changes no input
+/// reaches nothing. Keys are compared as bytes (`CompactMap`), as in the context itself.
+struct InputIndex: Sendable {
+    private let flagCount: Int
+    /// Flags whose inputs are unknown (JSON Logic may read any attribute).
+    private var unknown: FlagBits
+    private var counters = CompactMap<FlagBits>()
+    private var events = CompactMap<FlagBits>()
+    private var flags = CompactMap<FlagBits>()
+    private var attributes = CompactMap<FlagBits>()
+    private var donations = CompactMap<FlagBits>()
+    private var segments: FlagBits
+    private var launchedAt: FlagBits
+    private var timeZone: FlagBits
+
+    /// `flags` in declaration order: a flag's bit is its position there.
+    init(flags declared: [Flag]) {
+        flagCount = declared.count
+        let none = FlagBits(count: declared.count)
+        unknown = none
+        segments = none
+        launchedAt = none
+        timeZone = none
+        for (position, flag) in declared.enumerated() {
+            guard let inputs = flag.inputs else {
+                unknown.insert(position)
+                continue
+            }
+            for input in inputs {
+                switch input {
+                case .counter(let key): Self.add(position, key, to: &counters, none)
+                case .event(let key): Self.add(position, key, to: &events, none)
+                case .flag(let key): Self.add(position, key, to: &flags, none)
+                case .attribute(let key): Self.add(position, key, to: &attributes, none)
+                case .donation(let key): Self.add(position, key, to: &donations, none)
+                case .segments: segments.insert(position)
+                case .launchedAt: launchedAt.insert(position)
+                case .timeZone: timeZone.insert(position)
+                }
+            }
+        }
+    }
+
+    private static func add(_ position: Int, _ key: String, to table: inout CompactMap<FlagBits>, _ none: FlagBits) {
+        var bits = table[key] ?? none
+        bits.insert(position)
+        table[key] = bits
+    }
+
+    /// The flags whose answer can differ between two states of one user (`nil` = no user).
+    func affected(from old: UserContext?, to new: UserContext?) -> FlagBits {
+        var reached = FlagBits(count: flagCount)
+        guard old != nil || new != nil else { return reached }
+        let before = old ?? UserContext()
+        let after = new ?? UserContext()
+        var changed = false
+        // Every differing key counts as a change, read by a flag or not: it is what lets the unknown-input flags in.
+        func compare<Value>(_ a: CompactMap<Value>, _ b: CompactMap<Value>, _ readers: CompactMap<FlagBits>) {
+            for entry in a.entries where b[entry.key] != entry.value {
+                changed = true
+                if let bits = readers[entry.key] { reached.formUnion(bits) }
+            }
+            for entry in b.entries where !a.contains(entry.key) {
+                changed = true
+                if let bits = readers[entry.key] { reached.formUnion(bits) }
+            }
+        }
+        compare(before.counters, after.counters, counters)
+        compare(before.events, after.events, events)
+        compare(before.flags, after.flags, flags)
+        compare(before.attributes, after.attributes, attributes)
+        compare(before.donations, after.donations, donations)
+        func compare(_ differs: Bool, _ readers: FlagBits) {
+            guard differs else { return }
+            changed = true
+            reached.formUnion(readers)
+        }
+        compare(before.segments != after.segments, segments)
+        compare(before.launchedAt != after.launchedAt, launchedAt)
+        compare(before.timeZone != after.timeZone, timeZone)
+        if changed { reached.formUnion(unknown) }
+        return reached
+    }
+}

@@ -1,0 +1,115 @@
+import Rules
+import TestRandom
+import Testing
+
+/// The write path's precomputed index (`flagsAffected(from:to:)`) against its definition, the string sets of
+/// `flagsAffected(by: UserContext.changedInputs(from:to:))`, on random users and random writes.
+///
+/// One difference is intended: `ContextInput` compares its keys as `String`s, so the definition lets a change to
+/// the NFD spelling of a key reach the readers of its NFC spelling too; the index compares bytes, as the context
+/// does, and leaves them out. Evaluating those readers changed nothing (they read the other key), so the flag
+/// changes a write reports are the same. The random keys thus have no canonically equivalent pair, and the pair has
+/// its own test.
+@Suite struct InputIndexTests {
+    /// Keys shared by the rules and the contexts: one non-ASCII, one no flag reads.
+    static let keys = ["a", "b", "caf\u{E9}", "unread"]
+    static let nfd = "cafe\u{301}"
+
+    /// More than 64 flags, so the bit sets span words; every kind of input, flags with two inputs, flags with no
+    /// input, and flagd flags (inputs unknown: reached by any change).
+    static let rules = makeRules(reading: Array(keys.dropLast()))
+
+    static func makeRules(reading readKeys: [String]) -> RuleSet {
+        var leaves: [String] = []
+        for key in readKeys {
+            leaves += [
+                #"{"counter": {"key": "\#(key)", "gte": 1}}"#, #"{"eventExists": "\#(key)"}"#, #"{"flag": "\#(key)"}"#,
+                #"{"attr": {"key": "\#(key)", "eq": 1}}"#, #"{"donations": {"event": "\#(key)", "gte": 1}}"#
+            ]
+        }
+        leaves += [#"{"segment": "vip"}"#, #"{"sinceLaunch": "1d"}"#, #"{"hourIn": [9, 17]}"#, #"{"always": true}"#]
+        var flags: [String] = []
+        for (index, leaf) in leaves.enumerated() {
+            flags.append(#""f\#(index)": {"when": \#(leaf)}"#)
+            flags.append(#""g\#(index)": {"when": {"all": [\#(leaf), \#(leaves[(index * 7 + 3) % leaves.count])]}}"#)
+            flags.append(#""h\#(index)": {"cases": [{"when": \#(leaf), "value": 1}], "fallback": 0}"#)
+            flags.append(#""k\#(index)": {"when": {"not": \#(leaf)}}"#)
+        }
+        for index in 0..<2 {
+            flags.append(
+                #""d\#(index)": {"state": "ENABLED", "defaultVariant": "off", "variants": {"on": true, "off": false}, "#
+                    + #""targeting": {"if": [{"==": [{"var": "a"}, 1]}, "on", "off"]}}"#)
+        }
+        return try! ruleSet(#"{"flags": {\#(flags.joined(separator: ", "))}}"#)
+    }
+
+    static func randomContext(_ random: inout SplitMix) -> UserContext? {
+        if random.next(upTo: 8) == 0 { return nil }
+        var context = UserContext()
+        for key in keys {
+            if random.next(upTo: 2) == 0 { context.counters[key] = random.next(upTo: 3) }
+            if random.next(upTo: 2) == 0 { context.events[key] = t0 + Int64(random.next(upTo: 3)) }
+            if random.next(upTo: 2) == 0 { context.flags[key] = random.next(upTo: 2) == 0 }
+            if random.next(upTo: 2) == 0 { context.attributes[key] = .int(random.next(upTo: 3)) }
+            if random.next(upTo: 2) == 0 { context.donations[key] = DonationSummary(count: random.next(upTo: 3)) }
+        }
+        if random.next(upTo: 2) == 0 { context.segments.insert(["vip", "beta"][random.next(upTo: 2)]) }
+        if random.next(upTo: 2) == 0 { context.launchedAt = t0 + Int64(random.next(upTo: 2)) }
+        if random.next(upTo: 2) == 0 { context.timeZone = ["Europe/Paris", "Asia/Tokyo"][random.next(upTo: 2)] }
+        if random.next(upTo: 2) == 0 { context.triggerFires["t"] = t0 }
+        return context
+    }
+
+    /// A write changes a few things of a user (often nothing a flag reads, sometimes nothing at all).
+    static func randomWrite(_ context: UserContext?, _ random: inout SplitMix) -> UserContext? {
+        if random.next(upTo: 10) == 0 { return randomContext(&random) }
+        var after = context ?? UserContext()
+        for _ in 0..<random.next(upTo: 3) {
+            let key = keys[random.next(upTo: keys.count)]
+            switch random.next(upTo: 10) {
+            case 0: after.counters[key] = after.counters[key] == nil ? 1 : nil
+            case 1: after.events[key] = t0 + 9
+            case 2: after.flags[key] = !(after.flags[key] ?? false)
+            case 3: after.attributes[key] = .string("x")
+            case 4: after.donations[key, default: DonationSummary()].count += 1
+            case 5: after.segments.insert("vip")
+            case 6: after.launchedAt = t0 + 5
+            case 7: after.timeZone = "UTC"
+            case 8: after.triggerFires[key] = t0 + 1
+            default: break
+            }
+        }
+        return after
+    }
+
+    @Test(arguments: [1, 2, 3, 4]) func flagsAffected_fromIndex_equalsTheStringSetDefinition(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        let rules = Self.rules
+        #expect(rules.flagKeys.count > 64)
+        for _ in 0..<500 {
+            let before = Self.randomContext(&random)
+            let after = Self.randomWrite(before, &random)
+            let expected = rules.flagsAffected(by: UserContext.changedInputs(from: before, to: after))
+            #expect(rules.flagsAffected(from: before, to: after).map(\.key) == expected)
+        }
+    }
+
+    @Test func flagsAffected_byAnUnreadKey_isOnlyTheFlagdFlags() {
+        var before = UserContext()
+        before.counters["unread"] = 1
+        let after = UserContext()
+        #expect(Self.rules.flagsAffected(from: before, to: after).map(\.key) == ["d0", "d1"])
+        #expect(Self.rules.flagsAffected(from: after, to: after).isEmpty)
+    }
+
+    /// Leaves 10…14 read the NFC spelling, 15…19 the NFD one; `g` flags also read another leaf, `d` are flagd.
+    @Test func flagsAffected_byNfdKey_leavesTheNfcReadersOut() {
+        let rules = Self.makeRules(reading: ["a", "b", "caf\u{E9}", Self.nfd])
+        var before = UserContext()
+        before.counters["caf\u{E9}"] = 1
+        var after = before
+        after.counters[Self.nfd] = 1
+        let keys = rules.flagsAffected(from: before, to: after).map(\.key)
+        #expect(keys == ["g12", "f15", "g15", "h15", "k15", "d0", "d1"])
+    }
+}
