@@ -57,7 +57,7 @@ extension API {
                     sink.send(writeError(error, donation: true).response)
                 case .success(let outcome):
                     var summary: DonationSummary?
-                    for case .donated(let name, let donation) in outcome.applied.effects where name == event { summary = donation }
+                    for case .donated(let name, let donation) in outcome.applied.effects where name.bytesEqual(event) { summary = donation }
                     let body = DonationAnswer.encode(seq: outcome.seq, summary: summary, changes: outcome.changes, fired: outcome.fired)
                     sink.send(.json(.ok, body))
                 }
