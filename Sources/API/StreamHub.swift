@@ -95,6 +95,8 @@ public final class StreamHub: Sendable {
         var retainedBytes = 0
         var dropped = 0
         var sent = 0
+        /// Where event bytes are assembled before their exact-size copy is kept.
+        var scratch: [UInt8] = []
     }
 
     /// Closed streams remembered per user for resume (the newest).
@@ -303,13 +305,14 @@ public final class StreamHub: Sendable {
         let value = evaluation.value ?? .null
         withState { state in
             let id = nextID(&state, seq: seq)
-            let data = DomainEvent.flagChanged(
-                user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion
-            ).streamData(seq: id.seq)
-            let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: "flag", data: JSONWriter.string(data)))
+            let bytes = Self.flagEventBytes(
+                id: id,
+                .flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion),
+                scratch: &state.scratch)
             let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, appVersion: appVersion, bytes: bytes, at: .now)
             retain(&state, event)
-            let frame = EventFrame(bytes)
+            // Framed only once a stream takes it: most writes have no listener.
+            var frame: EventFrame?
             var refetch: EventFrame?
             let numbers = targets(state, user: user)
             let direct = numbers.count <= Self.directFanOut
@@ -323,7 +326,8 @@ public final class StreamHub: Sendable {
                     if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
                     subscriber.stream.send(refetch!, direct: direct)
                 } else {
-                    subscriber.stream.send(frame, direct: direct)
+                    if frame == nil { frame = EventFrame(bytes) }
+                    subscriber.stream.send(frame!, direct: direct)
                 }
                 state.sent += 1
             }
@@ -361,6 +365,23 @@ public final class StreamHub: Sendable {
                 }
                 subscriber.stream.send(frame, direct: direct)
                 state.sent += 1
+            }
+        }
+    }
+
+    /// A flag event's SSE bytes, `id`, `event: flag` and one `data` line, in a buffer of exactly their size (it may
+    /// be retained for the whole resume window). Compact JSON has no line break, so this is `SSEEncoder.encode`'s
+    /// output without splitting the text into lines first; `scratch` is reused across events.
+    static func flagEventBytes(id: EventID, _ event: DomainEvent, scratch: inout [UInt8]) -> [UInt8] {
+        scratch.removeAll(keepingCapacity: true)
+        JSONWriter.append("id: ", into: &scratch)
+        scratch.append(contentsOf: id.description.utf8)
+        JSONWriter.append("\nevent: flag\ndata: ", into: &scratch)
+        event.writeStreamData(seq: id.seq, into: &scratch)
+        JSONWriter.append("\n\n", into: &scratch)
+        return scratch.withUnsafeBufferPointer { source in
+            [UInt8](unsafeUninitializedCapacity: source.count) { target, count in
+                count = target.initialize(fromContentsOf: source)
             }
         }
     }

@@ -43,6 +43,33 @@ extension DomainEvent {
         }
     }
 
+    /// `streamData(seq:)` as JSON bytes appended to `out`, the same bytes `JSONWriter` makes of it. A flag change is
+    /// written member by member: it is the event every write makes, and building the object first cost more than
+    /// the rest of publishing it.
+    public func writeStreamData(seq: UInt64, into out: inout [UInt8]) {
+        guard case .flagChanged(let user, let key, let evaluation, let previous, _, _) = self else {
+            JSONWriter.write(streamData(seq: seq), into: &out)
+            return
+        }
+        JSONWriter.append(#"{"user":"#, into: &out)
+        JSONWriter.writeString(user, into: &out)
+        JSONWriter.append(#","key":"#, into: &out)
+        JSONWriter.writeString(key, into: &out)
+        JSONWriter.append(#","value":"#, into: &out)
+        JSONWriter.write(evaluation.value ?? .null, into: &out)
+        if let variant = evaluation.variant {
+            JSONWriter.append(#","variant":"#, into: &out)
+            JSONWriter.writeString(variant, into: &out)
+        }
+        JSONWriter.append(#","previous":"#, into: &out)
+        JSONWriter.write(previous ?? .null, into: &out)
+        JSONWriter.append(#","reason":"#, into: &out)
+        JSONWriter.writeString(evaluation.reason.rawValue, into: &out)
+        JSONWriter.append(#","seq":"#, into: &out)
+        out.append(contentsOf: String(Int(clamping: seq)).utf8)
+        out.append(UInt8(ascii: "}"))
+    }
+
     /// Whether a user's stream that last saw `lastSeen` for this flag hears this change: only a real change is sent.
     public static func isNews(_ value: JSONValue, lastSeen: JSONValue?) -> Bool { lastSeen != value }
 }

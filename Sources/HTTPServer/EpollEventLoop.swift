@@ -141,10 +141,19 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 }
             }
             runPendingTasks()
-            // Work the round deferred, such as one log write for every request it read; it may queue tasks.
+            // Work the round deferred, such as one log write for every request it read. It may queue tasks, and
+            // tasks may defer more work: the hooks run again after tasks that ran, so nothing deferred waits for
+            // the next event. Bounded, so a stream of tasks cannot keep the loop from its sockets; the last pass
+            // wakes the loop so its leftovers are handled without waiting for the tick.
             if !iterationHooks.isEmpty {
-                for hook in iterationHooks { hook() }
-                runPendingTasks()
+                var passes = 0
+                var ranTasks = false
+                repeat {
+                    for hook in iterationHooks { hook() }
+                    passes += 1
+                    ranTasks = runPendingTasks()
+                } while ranTasks && passes < Self.maximumHookPasses
+                if ranTasks { wake() }
             }
             let now = ContinuousClock.now
             if now >= nextScan {
@@ -169,7 +178,13 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         }
     }
 
-    private func runPendingTasks() {
+    /// How many times the round's hooks run when each run is followed by tasks that deferred more work.
+    static let maximumHookPasses = 4
+
+    /// Returns whether it ran any task.
+    @discardableResult
+    private func runPendingTasks() -> Bool {
+        var ran = false
         while true {
             let tasks = pendingTasks.withLock { tasks -> [@Sendable () -> Void] in
                 // Nothing queued is the common case, twice a round: answered without touching the queue, since
@@ -178,7 +193,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 defer { tasks.removeAll(keepingCapacity: true) }
                 return tasks
             }
-            if tasks.isEmpty { return }
+            if tasks.isEmpty { return ran }
+            ran = true
             for task in tasks { task() }
         }
     }

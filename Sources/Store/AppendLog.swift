@@ -33,6 +33,9 @@ public final class AppendLog: @unchecked Sendable {
     var state: GroupCommit<Completion>
     var failureHandler: (@Sendable (StorageFailure) -> Void)?
     let fsyncCount = Atomic<Int>(0)
+    /// Threads that call `flush(handingOffAbove:)` at the end of each round (event loops); see `append`. Set once,
+    /// before any write, by `wakeWriterAtRoundEnds`; read on every append, so no lock.
+    nonisolated(unsafe) var roundThreads: (@Sendable () -> Bool)?
     /// Where the writer thread's settled batches are completed.
     let completions = DispatchQueue(label: "specd.log.completions")
     /// The writer thread's id, set when it starts: `deliver` asks whether it runs there.
@@ -83,7 +86,10 @@ public final class AppendLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let seq = try state.append(payload)
-        if !state.inline { condition.signal() }
+        // Under `always`, a thread that flushes at its round's end wakes the writer once then, for the whole
+        // round: woken per record, the writer would take (and fsync) batches of one, and on a shared core preempt
+        // the loop each time.
+        if !state.inline, !(roundThreads?() ?? false) { condition.signal() }
         return seq
     }
 
@@ -101,13 +107,22 @@ public final class AppendLog: @unchecked Sendable {
     /// others writing: a small batch is written here at once; a larger one goes to the writer thread, which then
     /// writes big batches while this thread gets back to its work and the completions run on another core.
     public func flush(handingOffAbove limit: Int) {
-        guard policy != .always else { return }
+        guard policy != .always else {
+            condition.withLock { if state.hasUnflushed { condition.signal() } }
+            return
+        }
         let handOff = condition.withLock { () -> GroupCommit<Completion>.HandOff in
             let handOff = state.handOff(above: limit)
             if handOff == .leftToWriter(wake: true) { condition.signal() }
             return handOff
         }
         if handOff == .flushHere { flushQueued(waitForLock: false) }
+    }
+
+    /// Threads for which `isRoundThread` holds promise to call `flush(handingOffAbove:)` after each round: under
+    /// `always` their records wake the writer then, once per round. Call before any write.
+    public func wakeWriterAtRoundEnds(isRoundThread: @escaping @Sendable () -> Bool) {
+        roundThreads = isRoundThread
     }
 
     /// Calls `completion` once `seq` is acknowledged under the policy, or failed. May call it at once.

@@ -73,7 +73,10 @@ public final class Database: Sendable {
     /// says whether the threads have rounds at all; without them, writers flush at once.
     public func batchLogWritesPerRound(addRoundHook: (@escaping @Sendable () -> Void) -> Bool, isRoundThread: @escaping @Sendable () -> Bool) {
         let log = log
-        if addRoundHook({ log.flush(handingOffAbove: AppendLog.handOffAbove) }) { flushesLater = isRoundThread }
+        if addRoundHook({ log.flush(handingOffAbove: AppendLog.handOffAbove) }) {
+            flushesLater = isRoundThread
+            log.wakeWriterAtRoundEnds(isRoundThread: isRoundThread)
+        }
     }
 
     /// Recovers and opens. Throws `.corrupt` (exit 2) when the data cannot be trusted.

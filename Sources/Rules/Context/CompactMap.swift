@@ -123,10 +123,23 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
         index = nil
     }
 
-    public func makeIterator() -> AnyIterator<(String, Value)> {
-        var iterator = storage.makeIterator()
-        return AnyIterator { iterator.next().map { ($0.key, $0.value) } }
+    /// A concrete iterator, inlinable: an `AnyIterator` here cost a boxed closure and generic metadata lookups
+    /// on every loop over a context's maps (a snapshot walks seven per user).
+    public struct Iterator: IteratorProtocol {
+        @usableFromInline var base: IndexingIterator<[Entry]>
+
+        @inlinable
+        init(_ storage: [Entry]) { base = storage.makeIterator() }
+
+        @inlinable
+        public mutating func next() -> (String, Value)? {
+            guard let entry = base.next() else { return nil }
+            return (entry.key, entry.value)
+        }
     }
+
+    @inlinable
+    public func makeIterator() -> Iterator { Iterator(storage) }
 
     /// Key order carries no meaning: maps with the same pairs are equal.
     public static func == (lhs: CompactMap, rhs: CompactMap) -> Bool {

@@ -5,13 +5,20 @@
 /// Looked up on every evaluation, so it hashes with `String` (fast) and confirms the bytes of the one entry found;
 /// keys that `String` equates but whose bytes differ — only ever a handful — live in a short side list.
 public struct ByteKeyedTable<Value: Sendable>: Sendable {
-    private struct Entry: Sendable {
-        let key: String
-        let value: Value
+    // Inlinable, so the engine's lookups are specialized: through the generic entry points every lookup asked
+    // the runtime for the entry type's metadata (~2 k instructions a lookup, two lookups a donation).
+    @usableFromInline struct Entry: Sendable {
+        @usableFromInline let key: String
+        @usableFromInline let value: Value
+
+        @usableFromInline init(key: String, value: Value) {
+            self.key = key
+            self.value = value
+        }
     }
 
-    private var primary: [String: Entry] = [:]
-    private var equivalents: [Entry] = []
+    @usableFromInline var primary: [String: Entry] = [:]
+    @usableFromInline var equivalents: [Entry] = []
 
     /// Later entries with the same bytes replace earlier ones (the compiler refuses duplicates before this).
     init<S: Sequence>(_ entries: S) where S.Element == (String, Value) {
@@ -25,6 +32,7 @@ public struct ByteKeyedTable<Value: Sendable>: Sendable {
         }
     }
 
+    @inlinable
     public subscript(key: String) -> Value? {
         guard let entry = primary[key] else { return nil }
         if sameUTF8(entry.key, key) { return entry.value }

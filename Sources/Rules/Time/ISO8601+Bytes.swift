@@ -26,7 +26,9 @@ extension ISO8601 {
         out.append(UInt8(ascii: "Z"))
     }
 
-    /// Decimal digits, zero-padded on the left to `width`.
+    /// Decimal digits, zero-padded on the left to `width`. Written most significant first into space reserved
+    /// once: appending digit by digit and reversing cost ~700 instructions a field, seven fields a date, and a
+    /// donation's answer writes two dates.
     private static func appendDigits(_ value: UInt, width: Int, into out: inout [UInt8]) {
         var digits = 1
         var scale: UInt = 10
@@ -34,13 +36,17 @@ extension ISO8601 {
             digits += 1
             scale = scale.multipliedReportingOverflow(by: 10).partialValue
         }
-        for _ in digits..<max(width, digits) { out.append(UInt8(ascii: "0")) }
+        let count = max(width, digits)
         let start = out.count
-        var rest = value
-        for _ in 0..<digits {
-            out.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        out.withUnsafeMutableBufferPointer { buffer in
+            var rest = value
+            var position = start + count - 1
+            for _ in 0..<digits {
+                buffer[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+                position -= 1
+            }
         }
-        out[start...].reverse()
     }
 }
