@@ -92,6 +92,23 @@ enum StoreBenchmark {
         return context
     }
 
+    /// The actions that build `typicalContext(index)` through the reducer, as live writes would.
+    static func typicalActions(_ index: Int, start: Instant) -> [Action] {
+        let template = typicalContext(index)
+        var actions: [Action] = template.counters.map { .setCounter(counter: $0.0, value: $0.1) }
+        actions += template.events.map { .recordEvent(event: $0.0, at: $0.1) }
+        actions += template.flags.map { .setFlag(flag: $0.0, value: $0.1) }
+        actions += template.attributes.map { .setAttribute(key: $0.0, value: $0.1) }
+        actions += template.segments.map { .addSegment($0) }
+        actions += [
+            .donate(event: "appStarted", at: start - 172_800_000, appVersion: "1.0"),
+            .donate(event: "appStarted", at: start - 86_400_000, appVersion: "1.1"),
+            .donate(event: "appStarted", at: start, appVersion: "1.2"),
+            .donate(event: "paywallViewed", at: start, appVersion: "1.2")
+        ]
+        return actions
+    }
+
     static func residentBytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
         let fields = text.split(separator: " ")
@@ -104,19 +121,7 @@ enum StoreBenchmark {
         let start = Instant(milliseconds: 1_773_144_000_000)
         for index in 0..<userCount {
             // Through the reducer, as live writes would build it (no log: memory only).
-            let template = typicalContext(index)
-            var actions: [Action] = template.counters.map { .setCounter(counter: $0.0, value: $0.1) }
-            actions += template.events.map { .recordEvent(event: $0.0, at: $0.1) }
-            actions += template.flags.map { .setFlag(flag: $0.0, value: $0.1) }
-            actions += template.attributes.map { .setAttribute(key: $0.0, value: $0.1) }
-            actions += template.segments.map { .addSegment($0) }
-            actions += [
-                .donate(event: "appStarted", at: start - 172_800_000, appVersion: "1.0"),
-                .donate(event: "appStarted", at: start - 86_400_000, appVersion: "1.1"),
-                .donate(event: "appStarted", at: start, appVersion: "1.2"),
-                .donate(event: "paywallViewed", at: start, appVersion: "1.2")
-            ]
-            _ = try? store.apply(Mutation(user: "user-\(index)", now: start, actions: actions))
+            _ = try? store.apply(Mutation(user: "user-\(index)", now: start, actions: typicalActions(index, start: start)))
         }
         let after = residentBytes()
         print(

@@ -6,6 +6,12 @@ extension ISO8601 {
         let date = CivilDate(daysSinceEpoch: Int(days))
         let secondOfDay = Int(millisecondOfDay / 1000)
         let millis = Int(millisecondOfDay % 1000)
+        if (0...9999).contains(date.year) {
+            writeFixedWidth(
+                year: date.year, month: date.month, day: date.day, secondOfDay: secondOfDay, millis: millis,
+                withFraction: millis != 0 || fraction == .milliseconds, into: &out)
+            return
+        }
         // The ends of the Int64 range are expanded years (more than four digits, or negative), never a trap.
         if date.year < 0 { out.append(UInt8(ascii: "-")) }
         appendDigits(date.year.magnitude, width: 4, into: &out)
@@ -24,6 +30,40 @@ extension ISO8601 {
             appendDigits(UInt(millis), width: 3, into: &out)
         }
         out.append(UInt8(ascii: "Z"))
+    }
+
+    /// The common case, a four-digit year: 20 or 24 bytes of fixed layout, made on the stack and appended at once.
+    private static func writeFixedWidth(
+        year: Int, month: Int, day: Int, secondOfDay: Int, millis: Int, withFraction: Bool, into out: inout [UInt8]
+    ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            func put(_ value: Int, _ width: Int, at end: Int) {
+                var rest = value
+                for position in stride(from: end - 1, through: end - width, by: -1) {
+                    text[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 4)
+            text[4] = UInt8(ascii: "-")
+            put(month, 2, at: 7)
+            text[7] = UInt8(ascii: "-")
+            put(day, 2, at: 10)
+            text[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, 2, at: 13)
+            text[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, 2, at: 16)
+            text[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, 2, at: 19)
+            var length = 19
+            if withFraction {
+                text[19] = UInt8(ascii: ".")
+                put(millis, 3, at: 23)
+                length = 23
+            }
+            text[length] = UInt8(ascii: "Z")
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0...length]))
+        }
     }
 
     /// Decimal digits, zero-padded on the left to `width`. Written most significant first into space reserved
