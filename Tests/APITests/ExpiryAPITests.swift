@@ -40,7 +40,8 @@ import Testing
         defer { api.stop() }
         _ = try api.call(
             "PATCH", "/v1/users/u1/context",
-            json: #"{"ops": [{"op": "addSegment", "segment": "beta", "expiresAt": "2026-03-10T13:00:00Z"}, {"op": "setAttribute", "key": "plan", "value": "pro", "ttl": 60}]}"#
+            json:
+                #"{"ops": [{"op": "addSegment", "segment": "beta", "expiresAt": "2026-03-10T13:00:00Z"}, {"op": "setAttribute", "key": "plan", "value": "pro", "ttl": 60}]}"#
         )
         let context = try api.call("GET", "/v1/users/u1").body
         #expect(context?["segments"] == ["beta"])
@@ -69,7 +70,7 @@ import Testing
         .init(op: #"{"op": "addSegment", "segment": "s", "ttl": "soon"}"#, field: "ops[0].ttl"),
         .init(op: #"{"op": "addSegment", "segment": "s", "expiresAt": "tomorrow"}"#, field: "ops[0].expiresAt"),
         .init(op: #"{"op": "increment", "counter": "c", "ttl": "1h"}"#, field: "ops[0].ttl"),
-        .init(op: #"{"op": "removeSegment", "segment": "s", "expiresAt": "2026-03-11T00:00:00Z"}"#, field: "ops[0].expiresAt"),
+        .init(op: #"{"op": "removeSegment", "segment": "s", "expiresAt": "2026-03-11T00:00:00Z"}"#, field: "ops[0].expiresAt")
     ]
 
     @Test(arguments: badOps)

@@ -10,7 +10,9 @@ import Testing
 @Suite struct ExpiryReducerTests {
     let until = t0 + 60_000
 
-    func apply(_ actions: Action..., to state: UserContext? = nil, at now: Instant = t0, limits: ContextLimits = .unlimited) throws
+    func apply(
+        _ actions: Action..., to state: UserContext? = nil, at now: Instant = t0, limits: ContextLimits = .unlimited
+    ) throws
         -> UserContext?
     {
         try Reducer.apply(Mutation(user: "u", now: now, actions: actions), to: state, limits: limits).state
@@ -45,7 +47,7 @@ import Testing
         .init(name: "clear flags", action: .clear(.flags), kind: .flag),
         .init(name: "addSegment without ttl", action: .addSegment("k"), kind: .segment),
         .init(name: "removeSegment", action: .removeSegment("k"), kind: .segment),
-        .init(name: "clear segments", action: .clear(.segments), kind: .segment),
+        .init(name: "clear segments", action: .clear(.segments), kind: .segment)
     ]
 
     @Test(arguments: clearings)
@@ -117,8 +119,9 @@ import Testing
     static let expiring = Mutation(
         user: "u", now: t0,
         actions: [
-            .setExpiringAttribute(key: "plan", value: ["tier": "pro"], expiresAt: t0 + 1), .setExpiringFlag(flag: "beta", value: true, expiresAt: t0 + 2),
-            .setExpiringFlag(flag: "off", value: false, expiresAt: .init(milliseconds: .max)), .addExpiringSegment("vip", expiresAt: t0 - 5),
+            .setExpiringAttribute(key: "plan", value: ["tier": "pro"], expiresAt: t0 + 1),
+            .setExpiringFlag(flag: "beta", value: true, expiresAt: t0 + 2),
+            .setExpiringFlag(flag: "off", value: false, expiresAt: .init(milliseconds: .max)), .addExpiringSegment("vip", expiresAt: t0 - 5)
         ])
 
     @Test func expiringActions_roundTripThroughTheLog_withTags20to22() throws {
@@ -189,7 +192,7 @@ import Testing
         ("an unknown kind", [1, 1, 7, 1, 0x61, 0]),
         ("an expiry of a value the user lacks", [1, 1, 0, 1, 0x7A, 0]),
         ("the same expiry twice", [1, 2, 1, 4, 0x62, 0x65, 0x74, 0x61, 0, 1, 4, 0x62, 0x65, 0x74, 0x61, 0]),
-        ("a cut section", [1, 3]),
+        ("a cut section", [1, 3])
     ])
     func malformedTrailingSections_areRefused(_ name: String, _ section: [UInt8]) {
         var writer = BinaryWriter()

@@ -105,7 +105,9 @@ public struct ValueExpiries: Sendable, Equatable {
 
     /// Entries in a stable order (kind, then key bytes), for output and snapshots.
     public var sorted: [Entry] {
-        entries.sorted { $0.kind.rawValue != $1.kind.rawValue ? $0.kind.rawValue < $1.kind.rawValue : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        entries.sorted {
+            $0.kind.rawValue != $1.kind.rawValue ? $0.kind.rawValue < $1.kind.rawValue : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
+        }
     }
 
     /// The order entries were added in carries no meaning.

@@ -32,7 +32,7 @@ import Testing
         .init(spec: #"{"flag": {"key": "beta", "equals": true, "ifMissing": true}}"#, offset: 0, holds: true),
         .init(spec: #"{"segment": "vip"}"#, offset: -1, holds: true),
         .init(spec: #"{"segment": "vip"}"#, offset: 0, holds: false),
-        .init(spec: #"{"segments": {"all": ["vip"]}}"#, offset: 1, holds: false),
+        .init(spec: #"{"segments": {"all": ["vip"]}}"#, offset: 1, holds: false)
     ]
 
     @Test(arguments: boundaries)

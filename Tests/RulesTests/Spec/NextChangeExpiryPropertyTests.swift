@@ -32,7 +32,7 @@ import Testing
         #"{"prerequisite": {"flag": "pre-decision", "equals": "c"}}"#,
         #"{"prerequisite": {"flag": "pre-variant", "variant": "on"}}"#,
         #"{"all": [{"segment": "vip"}, {"cooldown": {"event": "e", "for": "2h"}}]}"#,
-        #"{"any": [{"prerequisite": {"flag": "pre-vip", "equals": false}}, {"hourIn": [9, 17]}]}"#,
+        #"{"any": [{"prerequisite": {"flag": "pre-vip", "equals": false}}, {"hourIn": [9, 17]}]}"#
     ]
 
     static func randomUser(_ generator: inout SplitMix) -> UserContext {

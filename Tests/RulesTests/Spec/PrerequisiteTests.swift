@@ -52,7 +52,7 @@ import Testing
         .init(flag: "gold", segments: [], attributes: ["tier": "silver"], expected: false),
         // A dependent declared before its prerequisite.
         .init(flag: "dependent-first", segments: [], attributes: ["plan": "pro"], expected: true),
-        .init(flag: "dependent-first", segments: [], attributes: ["plan": "free"], expected: false),
+        .init(flag: "dependent-first", segments: [], attributes: ["plan": "free"], expected: false)
     ]
 
     @Test(arguments: cases)
@@ -128,7 +128,9 @@ let prerequisiteValidationCases: [ValidationCase] = [
         rules: #"{"flags": {"f": {"when": {"prerequisite": {"flag": "f", "equals": true}}}}}"#),
     .init(
         code: "cycle", path: "/flags/b/when/prerequisite/flag",
-        rules: #"{"flags": {"a": {"when": {"prerequisite": {"flag": "b", "equals": true}}}, "b": {"when": {"prerequisite": {"flag": "a", "equals": true}}}}}"#),
+        rules:
+            #"{"flags": {"a": {"when": {"prerequisite": {"flag": "b", "equals": true}}}, "b": {"when": {"prerequisite": {"flag": "a", "equals": true}}}}}"#
+    ),
     // Through a named spec: a → spec s → a.
     .init(
         code: "cycle", path: "/flags/a/when/ref",
@@ -163,7 +165,7 @@ let prerequisiteValidationCases: [ValidationCase] = [
         rules: #"{"flags": {"g": {"when": {"always": true}}, "f": {"when": {"prerequisite": {"flag": "g", "value": true}}}}}"#),
     .init(
         code: "missing_field", path: "/flags/f/when/prerequisite/flag",
-        rules: #"{"flags": {"f": {"when": {"prerequisite": {"equals": true}}}}}"#),
+        rules: #"{"flags": {"f": {"when": {"prerequisite": {"equals": true}}}}}"#)
 ]
 
 @Suite struct PrerequisiteValidationTests {
