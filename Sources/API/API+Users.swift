@@ -129,6 +129,7 @@ extension API {
     func readUser(_ request: Request) throws(APIError) -> HTTPResponse {
         let user = try user(request)
         guard let context = store.context(of: user) else { throw APIError.notFound("no user '\(user)'") }
-        return .json(.ok, JSONWriter.write(ContextJSON.encode(user: user, context)))
+        // As the context reads now: expired values are gone, pending expiries show under `expires`.
+        return .json(.ok, JSONWriter.write(ContextJSON.encode(user: user, context.removingExpired(at: clock.now()))))
     }
 }

@@ -154,7 +154,8 @@ enum OpenAPIDocument {
         "Context": object([
             "user": string, "launchedAt": string, "tz": string, "counters": map(integer), "events": map(string),
             "flags": map(boolean), "attributes": ["type": "object"], "segments": array(string),
-            "donations": map(ref("DonationSummary")), "triggers": map(string)
+            "donations": map(ref("DonationSummary")), "triggers": map(string),
+            "expires": object(["attributes": map(string), "flags": map(string), "segments": map(string)], additional: false)
         ]),
         "Evaluation": object(
             [

@@ -16,8 +16,9 @@ public enum OperationDecoder {
 
     public static let fields: [String: [String]] = [
         "increment": ["counter", "by"], "decrement": ["counter", "by"], "setCounter": ["counter", "value"],
-        "resetCounter": ["counter"], "recordEvent": ["event", "at"], "removeEvent": ["event"], "setFlag": ["flag", "value"],
-        "toggleFlag": ["flag"], "setAttribute": ["key", "value"], "removeAttribute": ["key"], "addSegment": ["segment"],
+        "resetCounter": ["counter"], "recordEvent": ["event", "at"], "removeEvent": ["event"], "setFlag": ["flag", "value", "ttl", "expiresAt"],
+        "toggleFlag": ["flag"], "setAttribute": ["key", "value", "ttl", "expiresAt"], "removeAttribute": ["key"],
+        "addSegment": ["segment", "ttl", "expiresAt"],
         "removeSegment": ["segment"], "setTimeZone": ["tz"], "setLaunchedAt": ["at"], "clear": ["scope"]
     ]
 
@@ -41,13 +42,21 @@ public enum OperationDecoder {
         case "resetCounter": return .resetCounter(counter: try reader.key("counter"))
         case "recordEvent": return .recordEvent(event: try reader.key("event"), at: try reader.instant("at") ?? now)
         case "removeEvent": return .removeEvent(event: try reader.key("event"))
-        case "setFlag": return .setFlag(flag: try reader.key("flag"), value: try reader.boolean("value"))
+        case "setFlag":
+            let (flag, value) = (try reader.key("flag"), try reader.boolean("value"))
+            if let expiresAt = try expiry(reader, now: now) { return .setExpiringFlag(flag: flag, value: value, expiresAt: expiresAt) }
+            return .setFlag(flag: flag, value: value)
         case "toggleFlag": return .toggleFlag(flag: try reader.key("flag"))
         case "setAttribute":
             guard let value = op["value"] else { throw InvalidField(path + ".value", "\(path).value is required") }
-            return .setAttribute(key: try reader.key("key"), value: value)
+            let key = try reader.key("key")
+            if let expiresAt = try expiry(reader, now: now) { return .setExpiringAttribute(key: key, value: value, expiresAt: expiresAt) }
+            return .setAttribute(key: key, value: value)
         case "removeAttribute": return .removeAttribute(key: try reader.key("key"))
-        case "addSegment": return .addSegment(try reader.key("segment"))
+        case "addSegment":
+            let segment = try reader.key("segment")
+            if let expiresAt = try expiry(reader, now: now) { return .addExpiringSegment(segment, expiresAt: expiresAt) }
+            return .addSegment(segment)
         case "removeSegment": return .removeSegment(try reader.key("segment"))
         case "setTimeZone":
             let zone = try reader.key("tz")

@@ -22,6 +22,13 @@ public enum Action: Sendable, Equatable {
     case resetDonations(event: String)
     case erase
     case recordTriggerFire(trigger: String, at: Instant)
+    /// `setAttribute` with `ttl` / `expiresAt` (resolved to an instant before logging): from `expiresAt` on the
+    /// attribute reads as missing.
+    case setExpiringAttribute(key: String, value: JSONValue, expiresAt: Instant)
+    /// `setFlag` with `ttl` / `expiresAt`.
+    case setExpiringFlag(flag: String, value: Bool, expiresAt: Instant)
+    /// `addSegment` with `ttl` / `expiresAt`.
+    case addExpiringSegment(String, expiresAt: Instant)
 
     public enum ClearScope: String, Sendable, CaseIterable {
         case counters, events, flags, attributes, segments, all

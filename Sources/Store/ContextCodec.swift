@@ -60,6 +60,12 @@ enum ContextCodec {
             writer.string(key)
             writer.instant(value)
         }
+        // Trailing sections (a record without any is a pre-v2 one): `tag, fields`, ascending by tag, each written
+        // only when it has something.
+        if !context.expiries.isEmpty {
+            writer.byte(1)
+            encodeExpiries(context.expiries, into: &writer)
+        }
     }
 
     static func decode(_ reader: inout BinaryReader) throws(BinaryReader.Failure) -> (String, UserContext) {
@@ -88,6 +94,16 @@ enum ContextCodec {
             context.donations[event] = summary
         }
         for _ in 0..<(try reader.count()) { context.triggerFires[try reader.string()] = try reader.instant() }
+        var lastTag: UInt8 = 0
+        while !reader.isAtEnd {
+            let tag = try reader.byte()
+            guard tag > lastTag else { throw .malformed }
+            lastTag = tag
+            switch tag {
+            case 1: context.expiries = try decodeExpiries(&reader, of: context)
+            default: throw .malformed
+            }
+        }
         return (user, context)
     }
 }

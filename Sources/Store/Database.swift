@@ -22,6 +22,8 @@ public final class Database: Sendable {
         /// trying again on every write, and every attempt rotates the log.
         public var snapshotRetryBackoff: Duration
         public var snapshotRetryBackoffLimit: Duration
+        /// The wall clock snapshots read to leave expired values out (tests give their own).
+        public var clock: @Sendable () -> Instant = { Instant(seconds: Date().timeIntervalSince1970) }
 
         public init(
             directory: String, fsync: FsyncPolicy = .interval, fsyncInterval: Duration = .milliseconds(100),
@@ -218,7 +220,8 @@ public final class Database: Sendable {
     /// Writes the snapshot and reads it back; one that fails the check is removed, so recovery never prefers it
     /// over the chain it failed to replace.
     private func writeVerified(_ shards: [[ByteKey: UserContext]], seq: UInt64) throws(IOError) {
-        let written = try SnapshotFile.write(shards, seq: seq, directory: options.directory, fileSystem: fileSystem)
+        let written = try SnapshotFile.write(
+            shards, seq: seq, directory: options.directory, fileSystem: fileSystem, now: options.clock())
         do throws(IOError) {
             try SnapshotFile.verify(written.path, seq: seq, users: written.users, fileSystem: fileSystem)
         } catch {

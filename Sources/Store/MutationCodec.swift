@@ -89,6 +89,20 @@ enum MutationCodec {
             writer.byte(19)
             writer.string(trigger)
             writer.instant(at)
+        case .setExpiringAttribute(let key, let value, let expiresAt):
+            writer.byte(20)
+            writer.string(key)
+            writer.json(value)
+            writer.instant(expiresAt)
+        case .setExpiringFlag(let flag, let value, let expiresAt):
+            writer.byte(21)
+            writer.string(flag)
+            writer.byte(value ? 1 : 0)
+            writer.instant(expiresAt)
+        case .addExpiringSegment(let segment, let expiresAt):
+            writer.byte(22)
+            writer.string(segment)
+            writer.instant(expiresAt)
         }
     }
 
@@ -116,6 +130,9 @@ enum MutationCodec {
         case 17: return .resetDonations(event: try reader.string())
         case 18: return .erase
         case 19: return .recordTriggerFire(trigger: try reader.string(), at: try reader.instant())
+        case 20: return .setExpiringAttribute(key: try reader.string(), value: try reader.json(), expiresAt: try reader.instant())
+        case 21: return .setExpiringFlag(flag: try reader.string(), value: try reader.byte() == 1, expiresAt: try reader.instant())
+        case 22: return .addExpiringSegment(try reader.string(), expiresAt: try reader.instant())
         default: throw .malformed
         }
     }

@@ -71,6 +71,14 @@ public enum Reducer {
         _ context: inout UserContext, _ action: Action, index: Int, now: Instant, policy: HistoryPolicy,
         limits: ContextLimits, effects: inout [Effect]
     ) throws(ReducerError) {
+        if context.expiries.hasExpired(at: now) {
+            // Expired values are gone before the action reads or counts anything; on a copy, so a refused
+            // action leaves the state as it was.
+            var live = context.removingExpired(at: now)
+            try reduce(&live, action, index: index, now: now, policy: policy, limits: limits, effects: &effects)
+            context = live
+            return
+        }
         switch action {
         case .increment(let counter, let amount):
             try requireKey(counter, index, limits)
@@ -164,7 +172,17 @@ public enum Reducer {
             effects.append(.triggerFired(trigger: trigger, at: at))
         case .erase:
             break
+        case .setExpiringAttribute(let key, let value, let expiresAt):
+            try reduce(&context, .setAttribute(key: key, value: value), index: index, now: now, policy: policy, limits: limits, effects: &effects)
+            expire(.attribute, key, at: expiresAt, now: now, in: &context)
+        case .setExpiringFlag(let flag, let value, let expiresAt):
+            try reduce(&context, .setFlag(flag: flag, value: value), index: index, now: now, policy: policy, limits: limits, effects: &effects)
+            expire(.flag, flag, at: expiresAt, now: now, in: &context)
+        case .addExpiringSegment(let segment, let expiresAt):
+            try reduce(&context, .addSegment(segment), index: index, now: now, policy: policy, limits: limits, effects: &effects)
+            expire(.segment, segment, at: expiresAt, now: now, in: &context)
         }
+        if !context.expiries.isEmpty { clearExpiry(after: action, in: &context) }
     }
 
     static func clear(_ context: inout UserContext, _ scope: Action.ClearScope) {

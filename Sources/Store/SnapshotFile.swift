@@ -19,9 +19,10 @@ enum SnapshotFile {
     }
 
     /// Streams the shards out in 1 MiB pieces so a large state never needs one huge buffer. Returns the path and
-    /// the number of users written.
+    /// the number of users written. Values expired at `now` are left out: they read as missing already, and
+    /// this is where they leave the state for good (docs/api.md, "Expiring values").
     static func write(
-        _ shards: [[ByteKey: UserContext]], seq: UInt64, directory: String, fileSystem: FileSystem
+        _ shards: [[ByteKey: UserContext]], seq: UInt64, directory: String, fileSystem: FileSystem, now: Instant? = nil
     ) throws(IOError) -> (path: String, users: Int) {
         let final = (directory as NSString).appendingPathComponent(name(seq: seq))
         let temporary = final + ".tmp"
@@ -36,7 +37,7 @@ enum SnapshotFile {
             for shard in shards {
                 for (user, context) in shard {
                     var record = BinaryWriter()
-                    ContextCodec.encode(user: user.string, context, into: &record)
+                    ContextCodec.encode(user: user.string, now.map { context.removingExpired(at: $0) } ?? context, into: &record)
                     writer.fixed32(UInt32(record.bytes.count))
                     writer.bytes += record.bytes
                     if writer.bytes.count >= 1 << 20 {

@@ -278,7 +278,8 @@ public struct ScenarioRunner {
     }
 
     private func stored(_ kind: Scenario.StoredValue, key: String, of user: String) -> JSONValue {
-        let context = engine.store.context(of: user) ?? UserContext()
+        // As the context reads at the scenario's instant: an expired value is missing.
+        let context = (engine.store.context(of: user) ?? UserContext()).removingExpired(at: clock.now())
         switch kind {
         case .counter: return .int(context.counters[key] ?? 0)
         case .event: return context.events[key].map { .string(ISO8601.format($0)) } ?? .null

@@ -10,6 +10,9 @@ public enum ContextInput: Hashable, Sendable {
     case donation(String)
     case launchedAt
     case timeZone
+    /// Anything: what a spec reads through a flagd prerequisite, whose JSON Logic may read any attribute. A flag
+    /// reading it has unknown inputs (`Flag.inputs == nil`).
+    case unknown
 }
 
 extension Spec {
@@ -31,6 +34,7 @@ extension Spec {
         case .attribute(let key, _): return [.attribute(key)]
         case .donations(let event, _, _), .donationRecency(let event, _, _, _), .donationVersion(let event, _, _): return [.donation(event)]
         case .rollout(_, _, let by): return by.map { [.attribute($0)] } ?? []
+        case .prerequisite(let flag, _): return flag.inputs ?? [.unknown]
         }
     }
 }
@@ -39,8 +43,8 @@ extension Flag {
     /// `nil` when unknown (JSON Logic may read any attribute): such a flag is re-evaluated on every write.
     public var inputs: Set<ContextInput>? {
         switch body {
-        case .boolean(let spec): return spec.inputs
-        case .cases(let cases, _): return cases.reduce(into: []) { $0.formUnion($1.when.inputs) }
+        case .boolean(let spec): return spec.inputs.known
+        case .cases(let cases, _): return cases.reduce(into: Set<ContextInput>()) { $0.formUnion($1.when.inputs) }.known
         case .flagd: return nil
         }
     }
@@ -86,4 +90,9 @@ extension RuleSet {
         inputIndex.affected(from: old, to: new).forEach { affected.append(orderedFlags[$0]) }
         return affected
     }
+}
+
+extension Set<ContextInput> {
+    /// These inputs, or `nil` when they include `.unknown`: a prerequisite's unknown inputs are its dependent's.
+    var known: Set<ContextInput>? { contains(.unknown) ? nil : self }
 }

@@ -33,6 +33,7 @@ public enum ContextJSON {
         if !context.triggerFires.isEmpty {
             object["triggers"] = .object(JSONObject(context.triggerFires.sorted.map { ($0.key, JSONValue.string(ISO8601.format($0.value))) }))
         }
+        if !context.expiries.isEmpty { object["expires"] = expires(context.expiries) }
         return .object(object)
     }
 
@@ -58,6 +59,7 @@ public enum ContextJSON {
     ) throws(FieldError) -> UserContext {
         guard case .object(let object) = value else { throw FieldError(field: base, message: "\(base) must be an object") }
         var context = UserContext()
+        var expires: JSONValue?
         for (key, member) in object {
             let field = base + "." + key
             switch key {
@@ -110,10 +112,13 @@ public enum ContextJSON {
                 }
             case "triggers":
                 for (name, at) in try members(member, field) { context.triggerFires[name] = try instant(at, field + "." + name) }
+            case "expires":
+                expires = member
             default:
                 throw FieldError(field: field, message: "\(field) is not a context field")
             }
         }
+        if let expires { try decodeExpires(expires, field: base + ".expires", into: &context) }
         return context
     }
 

@@ -11,6 +11,8 @@ public struct UserContext: Sendable, Equatable {
     public var donations: CompactMap<DonationSummary> = [:]
     /// When each trigger last fired for this user (throttles survive rule replacement).
     public var triggerFires: CompactMap<Instant> = [:]
+    /// When the expiring attributes, flags and segments stop counting.
+    public var expiries = ValueExpiries()
 
     public init() {}
 }

@@ -105,6 +105,14 @@ public enum DefaultRules {
         {"not": {"eventExists": "tour_finished"}}
       ]}
     },
+    "priority-support-banner": {
+      "description": "A dependent flag: advertise priority support to users who have the support chat, until they open it.",
+      "when": {"all": [{"prerequisite": {"flag": "support-chat", "equals": true}}, {"not": {"eventExists": "support_opened"}}]}
+    },
+    "checkout-survey": {
+      "description": "A dependent flag by variant: ask about the new checkout only those who get it.",
+      "when": {"all": [{"prerequisite": {"flag": "checkout", "variant": "new"}}, {"not": {"eventExists": "survey_answered"}}]}
+    },
     "returning-user-welcome": {
       "when": {"all": [
         {"firstDonationVersion": {"event": "appStarted", "lt": "2.0"}},

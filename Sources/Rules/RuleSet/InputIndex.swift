@@ -42,6 +42,7 @@ struct InputIndex: Sendable {
                 case .segments: segments.insert(position)
                 case .launchedAt: launchedAt.insert(position)
                 case .timeZone: timeZone.insert(position)
+                case .unknown: unknown.insert(position)
                 }
             }
         }

@@ -20,28 +20,17 @@ public enum RuleSetCompiler {
         let flagsJSON = section(root, "flags", &diagnostics)
         let triggersJSON = section(root, "triggers", &diagnostics)
         var specs = SpecCompiler(named: named)
+        let flagd = FlagdCompiler(evaluators: section(root, "$evaluators", &diagnostics), setMetadata: section(root, "metadata", &diagnostics))
+        specs.flagResolution = FlagResolution(definitions: flagsJSON, format: format, flagd: flagd)
         // Every named spec is checked once on its own, used or not.
         for name in named.keys {
             specs.flagKey = name
             _ = specs.compile(.object(["ref": .string(name)]), at: JSONPointer("/specs").appending(name))
         }
         var flags: [Flag] = []
-        let flagd = FlagdCompiler(evaluators: section(root, "$evaluators", &diagnostics), setMetadata: section(root, "metadata", &diagnostics))
-        for (key, definition) in flagsJSON {
-            specs.flagKey = key
-            let isFlagd = format == .flagd || (format == .auto && FlagdCompiler.isFlagd(definition))
-            if format == .specd, FlagdCompiler.isFlagd(definition) {
-                specs.error(
-                    JSONPointer("/flags").appending(key).appending("state"), "unknown_field", "a flagd definition in a set loaded as specd format")
-                continue
-            }
-            if isFlagd {
-                if let flag = flagd.compile(key: key, definition, specs: &specs) { flags.append(flag) }
-                continue
-            }
-            var compiler = FlagCompiler(key: key, path: JSONPointer("/flags").appending(key), specs: specs)
-            if let flag = compiler.compile(definition) { flags.append(flag) }
-            specs = compiler.specs
+        // In declaration order; a flag a prerequisite needed earlier is compiled already and handed back.
+        for key in flagsJSON.keys {
+            if let flag = specs.resolveFlag(key) { flags.append(flag) }
         }
         var triggers: [Trigger] = []
         for (key, definition) in triggersJSON {

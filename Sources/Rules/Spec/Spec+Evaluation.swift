@@ -138,6 +138,8 @@ extension Spec {
         case .rollout(let basisPoints, let prefix, let by):
             guard let value = Spec.bucketingValue(by, input) else { return false }
             return Bucketing.bucket(prefix + value, totalWeight: 10_000) < UInt64(basisPoints)
+        case .prerequisite(let flag, let test):
+            return test.holds(flag.evaluate(input))
         }
     }
 

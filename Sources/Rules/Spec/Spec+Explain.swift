@@ -109,6 +109,8 @@ extension Spec {
             guard let value = Spec.bucketingValue(by, input) else { return leaf("rollout", "bucketing attribute '\(by ?? "")' missing") }
             let bucket = Bucketing.bucket(prefix + value, totalWeight: 10_000)
             return leaf("rollout", "bucket \(bucket) of 10000, below \(basisPoints) holds")
+        case .prerequisite(let flag, let test):
+            return Spec.explainPrerequisite(flag, test, input)
         }
     }
 }

@@ -14,8 +14,9 @@ extension Flag {
         case .boolean(let spec):
             return spec.nextChange(input)
         case .flagd:
-            // JSON Logic may read $flagd.timestamp, but flagd gives no next-change notion: writes and reloads only.
-            return nil
+            // JSON Logic may read $flagd.timestamp, but flagd gives no next-change notion: writes, reloads and the
+            // attributes it reads expiring only.
+            return expiryChange(input)
         case .cases(let cases, _):
             // Only cases up to the one that matched can change the answer: later ones are not consulted.
             var earliest: Instant?
@@ -73,7 +74,10 @@ extension Spec {
             return Spec.nextLocalBoundary(after: now, unit: 86_400_000, zone: zone, limit: 9, changes: test)
         case .always, .flag, .counter, .maxCount, .eventExists, .eventDate, .segment, .segmentsAny, .segmentsAll,
             .subscription, .attribute, .donations, .donationVersion, .appVersion, .rollout:
-            return nil
+            // No clock in these leaves: only a value they read expiring can change them.
+            return expiryChange(input)
+        case .prerequisite(let flag, let test):
+            return Spec.prerequisiteChange(flag, test, input)
         }
     }
 

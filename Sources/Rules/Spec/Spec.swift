@@ -31,4 +31,6 @@ public indirect enum Spec: Sendable, Equatable {
     case donationVersion(event: String, first: Bool, VersionTest)
     case appVersion(VersionTest)
     case rollout(basisPoints: Int, prefix: String, by: String?)
+    /// Another flag, compiled in (as `ref` inlines its spec), answers as the test asks for the same user and instant.
+    case prerequisite(Flag, PrerequisiteTest)
 }

@@ -10,6 +10,8 @@ struct SpecCompiler {
     /// The flag being compiled; rollouts salt with it.
     var flagKey = ""
     private var resolving: [String] = []
+    /// The document's flags, for `prerequisite` nodes.
+    var flagResolution = FlagResolution()
 
     init(named: JSONObject) {
         self.named = named
@@ -19,7 +21,7 @@ struct SpecCompiler {
         "all", "any", "none", "not", "atLeast", "ref", "always", "flag", "counter", "maxCount", "timeSince", "cooldown",
         "sinceLaunch", "eventExists", "eventDate", "dateRange", "hourIn", "weekday", "segment", "segments",
         "subscription", "attr", "donations", "lastDonation", "firstDonation", "lastDonationVersion", "firstDonationVersion",
-        "appVersion", "rollout"
+        "appVersion", "rollout", "prerequisite"
     ]
 
     mutating func error(_ path: JSONPointer, _ code: String, _ message: String) {

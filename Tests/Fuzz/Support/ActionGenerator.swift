@@ -8,7 +8,7 @@ extension FuzzInput {
 
     mutating func action() -> Action {
         let counter = pick(["a", "b", "views", key()])
-        switch byte() % 20 {
+        switch byte() % 23 {
         case 0: return .increment(counter: counter, by: amount())
         case 1: return .decrement(counter: counter, by: amount())
         case 2: return .setCounter(counter: counter, value: amount())
@@ -27,6 +27,9 @@ extension FuzzInput {
         case 15, 16: return .donate(event: pick(RuleGenerator.events), at: instant(), appVersion: bool() ? pick(["1.2", "2.0", "", key()]) : nil)
         case 17: return .resetDonations(event: pick(RuleGenerator.events))
         case 18: return byte() % 4 == 0 ? .erase : .recordTriggerFire(trigger: key(), at: instant())
+        case 19: return .setExpiringAttribute(key: key(), value: attributeValue(), expiresAt: instant())
+        case 20: return .setExpiringFlag(flag: key(), value: bool(), expiresAt: instant())
+        case 21: return .addExpiringSegment(key(), expiresAt: instant())
         default: return .recordTriggerFire(trigger: pick(["t0", "t1"]), at: instant())
         }
     }

@@ -40,6 +40,14 @@ import Testing
                 #""d\#(index)": {"state": "ENABLED", "defaultVariant": "off", "variants": {"on": true, "off": false}, "#
                     + #""targeting": {"if": [{"==": [{"var": "a"}, 1]}, "on", "off"]}}"#)
         }
+        // Dependent flags: a prerequisite's inputs are its dependents' (chains of two, a decision by value, a
+        // flagd prerequisite whose unknown inputs make its dependent's unknown).
+        for index in stride(from: 0, to: leaves.count, by: 3) {
+            flags.append(#""p\#(index)": {"when": {"prerequisite": {"flag": "g\#(index)", "equals": true}}}"#)
+            flags.append(#""q\#(index)": {"when": {"any": [{"segment": "beta"}, {"prerequisite": {"flag": "p\#(index)", "equals": false}}]}}"#)
+            flags.append(#""r\#(index)": {"when": {"prerequisite": {"flag": "h\#(index)", "equals": 1}}}"#)
+        }
+        flags.append(#""pd": {"when": {"prerequisite": {"flag": "d0", "variant": "on"}}}"#)
         return try! ruleSet(#"{"flags": {\#(flags.joined(separator: ", "))}}"#)
     }
 
@@ -94,11 +102,28 @@ import Testing
         }
     }
 
+    /// Soundness by brute force: every flag whose answer differs between the two states is among those the
+    /// index names, prerequisite chains included.
+    @Test(arguments: [5, 6]) func flagsAffected_includesEveryFlagWhoseAnswerChanged(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        let rules = Self.rules
+        for _ in 0..<300 {
+            let before = Self.randomContext(&random)
+            let after = Self.randomWrite(before, &random)
+            let reached = Set(rules.flagsAffected(from: before, to: after).map(\.key))
+            for key in rules.flagKeys {
+                let old = rules.evaluate(key, input(before ?? UserContext())).value
+                let new = rules.evaluate(key, input(after ?? UserContext())).value
+                if old != new { #expect(reached.contains(key), "\(key) changed but was not reached") }
+            }
+        }
+    }
+
     @Test func flagsAffected_byAnUnreadKey_isOnlyTheFlagdFlags() {
         var before = UserContext()
         before.counters["unread"] = 1
         let after = UserContext()
-        #expect(Self.rules.flagsAffected(from: before, to: after).map(\.key) == ["d0", "d1"])
+        #expect(Self.rules.flagsAffected(from: before, to: after).map(\.key) == ["d0", "d1", "pd"])
         #expect(Self.rules.flagsAffected(from: after, to: after).isEmpty)
     }
 
@@ -110,6 +135,6 @@ import Testing
         var after = before
         after.counters[Self.nfd] = 1
         let keys = rules.flagsAffected(from: before, to: after).map(\.key)
-        #expect(keys == ["g12", "f15", "g15", "h15", "k15", "d0", "d1"])
+        #expect(keys == ["g12", "f15", "g15", "h15", "k15", "d0", "d1", "p12", "q12", "p15", "q15", "r15", "pd"])
     }
 }
