@@ -11,8 +11,9 @@ let package = Package(
     targets: [
         .target(name: "HTTP"),
         .target(name: "Rules"),
-        .target(name: "Store", dependencies: ["Rules"]),
+        .target(name: "Store", dependencies: ["Rules", "CCRC32C"]),
         .target(name: "CLinux"),
+        .target(name: "CCRC32C"),
         // Each arrow points one way: HTTPServer knows nothing of rules or users, Engine nothing of HTTP, and only
         // `specd` (the composition root) sees everything.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux"]),
@@ -39,6 +40,6 @@ let package = Package(
 )
 
 // Swift 6 language mode everywhere; strict concurrency comes with it.
-for target in package.targets where target.name != "CLinux" {
+for target in package.targets where target.name != "CLinux" && target.name != "CCRC32C" {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]
 }

@@ -67,6 +67,18 @@ struct BinaryReader {
         try byte() == 1 ? try string() : nil
     }
 
+    /// `string()`, shared through `interner` with every earlier string of the same bytes.
+    mutating func string(interning interner: inout StringInterner) throws(Failure) -> String {
+        let length = try count()
+        let text = bytes.withUnsafeBufferPointer { interner.string(UnsafeBufferPointer(rebasing: $0[offset..<(offset + length)])) }
+        offset += length
+        return text
+    }
+
+    mutating func optionalString(interning interner: inout StringInterner) throws(Failure) -> String? {
+        try byte() == 1 ? try string(interning: &interner) : nil
+    }
+
     mutating func json() throws(Failure) -> JSONValue {
         let length = try count()
         defer { offset += length }

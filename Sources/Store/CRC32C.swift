@@ -1,5 +1,11 @@
-/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), table-driven, eight bytes at a time.
+import CCRC32C
+
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78): the CPU's instruction where it has one, else
+/// table-driven, eight bytes at a time.
 enum CRC32C {
+    /// Whether `specd_crc32c_update` may be called on this CPU.
+    static let hardware = specd_crc32c_hardware() != 0
+
     static let tables: [[UInt32]] = {
         var tables = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 8)
         for index in 0..<256 {
@@ -17,6 +23,14 @@ enum CRC32C {
     }()
 
     static func checksum(_ bytes: UnsafeRawBufferPointer, initial: UInt32 = 0) -> UInt32 {
+        if hardware, let base = bytes.baseAddress {
+            return ~specd_crc32c_update(~initial, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
+        return tableChecksum(bytes, initial: initial)
+    }
+
+    /// The portable form, for CPUs without the instruction (and for the tests that compare the two).
+    static func tableChecksum(_ bytes: UnsafeRawBufferPointer, initial: UInt32 = 0) -> UInt32 {
         var crc = ~initial
         var index = 0
         let count = bytes.count

@@ -69,31 +69,52 @@ enum ContextCodec {
     }
 
     static func decode(_ reader: inout BinaryReader) throws(BinaryReader.Failure) -> (String, UserContext) {
+        var interner = StringInterner()
+        return try decode(&reader, interning: &interner)
+    }
+
+    /// Keys, event names and versions come from `interner`, shared with the users decoded before (see
+    /// `StringInterner`); user ids are each user's own. Maps are sized once from their counts.
+    static func decode(
+        _ reader: inout BinaryReader, interning interner: inout StringInterner
+    ) throws(BinaryReader.Failure) -> (String, UserContext) {
         let user = try reader.string()
         var context = UserContext()
         if try reader.byte() == 1 { context.launchedAt = try reader.instant() }
-        context.timeZone = try reader.optionalString()
-        for _ in 0..<(try reader.count()) { context.counters[try reader.string()] = try reader.int() }
-        for _ in 0..<(try reader.count()) { context.events[try reader.string()] = try reader.instant() }
-        for _ in 0..<(try reader.count()) { context.flags[try reader.string()] = try reader.byte() == 1 }
-        for _ in 0..<(try reader.count()) { context.attributes[try reader.string()] = try reader.json() }
-        for _ in 0..<(try reader.count()) { context.segments.insert(try reader.string()) }
-        for _ in 0..<(try reader.count()) {
-            let event = try reader.string()
+        context.timeZone = try reader.optionalString(interning: &interner)
+        var count = try reader.count()
+        context.counters.reserveCapacity(count)
+        for _ in 0..<count { context.counters[try reader.string(interning: &interner)] = try reader.int() }
+        count = try reader.count()
+        context.events.reserveCapacity(count)
+        for _ in 0..<count { context.events[try reader.string(interning: &interner)] = try reader.instant() }
+        count = try reader.count()
+        context.flags.reserveCapacity(count)
+        for _ in 0..<count { context.flags[try reader.string(interning: &interner)] = try reader.byte() == 1 }
+        count = try reader.count()
+        context.attributes.reserveCapacity(count)
+        for _ in 0..<count { context.attributes[try reader.string(interning: &interner)] = try reader.json() }
+        for _ in 0..<(try reader.count()) { context.segments.insert(try reader.string(interning: &interner)) }
+        count = try reader.count()
+        context.donations.reserveCapacity(count)
+        for _ in 0..<count {
+            let event = try reader.string(interning: &interner)
             var summary = DonationSummary(count: try reader.int())
             for slot in 0..<2 {
                 guard try reader.byte() == 1 else { continue }
-                let mark = DonationSummary.Mark(at: try reader.instant(), appVersion: try reader.optionalString())
+                let mark = DonationSummary.Mark(at: try reader.instant(), appVersion: try reader.optionalString(interning: &interner))
                 if slot == 0 { summary.first = mark } else { summary.last = mark }
             }
             var previous: Int64 = 0
-            for _ in 0..<(try reader.count()) {
+            let recent = try reader.count()
+            summary.recent.reserveCapacity(recent)
+            for _ in 0..<recent {
                 previous = previous &+ (try reader.signed())
                 summary.recent.append(Instant(milliseconds: previous))
             }
             context.donations[event] = summary
         }
-        for _ in 0..<(try reader.count()) { context.triggerFires[try reader.string()] = try reader.instant() }
+        for _ in 0..<(try reader.count()) { context.triggerFires[try reader.string(interning: &interner)] = try reader.instant() }
         var lastTag: UInt8 = 0
         while !reader.isAtEnd {
             let tag = try reader.byte()

@@ -90,11 +90,11 @@ public final class Database: Sendable {
         } catch {
             throw .unreadable(error)
         }
-        var users: [ByteKey: UserContext] = [:]
         let shardCount = max(1, options.shardCount)
+        var users = [[ByteKey: UserContext]](repeating: [:], count: shardCount)
         var buckets = [[Mutation]](repeating: [], count: shardCount)
         let report = try Recovery.run(
-            directory: options.directory, fileSystem: fileSystem, repair: true,
+            directory: options.directory, fileSystem: fileSystem, repair: true, shardCount: shardCount,
             apply: { mutation in
                 buckets[UserStore.shardIndex(of: mutation.user, shardCount: shardCount)].append(mutation)
             }, loadSnapshot: { users = $0 })
@@ -108,9 +108,8 @@ public final class Database: Sendable {
             throw .unreadable(error)
         }
         completions = (0..<shardCount).map { _ in OrderedCompletions() }
-        store = UserStore(
-            shardCount: shardCount, policy: options.history, limits: options.limits, log: log, initial: users,
-            maxUsers: options.maxUsers)
+        store = UserStore(shardTables: users, policy: options.history, limits: options.limits, log: log, maxUsers: options.maxUsers)
+        users = []
         store.replay(buckets)
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
     }

@@ -27,6 +27,8 @@ struct SnapshotDecoder {
     private var pending: [UInt8] = []
     private var consumed = 0
     private var crc: UInt32 = 0
+    /// Keys shared across the users decoded (see `StringInterner`).
+    private var interner = StringInterner()
     /// The most bytes ever held at once (tests check that it stays near one chunk, not the file).
     private(set) var peakBufferedBytes = 0
 
@@ -118,7 +120,7 @@ struct SnapshotDecoder {
                 let user: String
                 do throws(BinaryReader.Failure) {
                     var record = BinaryReader(pending, from: offset + 4, to: offset + 4 + length)
-                    (user, context) = try ContextCodec.decode(&record)
+                    (user, context) = try ContextCodec.decode(&record, interning: &interner)
                     guard record.isAtEnd else { throw .malformed }
                 } catch {
                     throw .corrupt(offset: start, reason: "user \(index) of \(count) is malformed (\(error))")

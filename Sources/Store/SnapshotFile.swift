@@ -107,14 +107,24 @@ enum SnapshotFile {
     }
 
     /// Loads the snapshot at `path` into one dictionary, streaming it (`stream`).
-    static func load(_ path: String, fileSystem: FileSystem) throws(ReadFailure) -> (seq: UInt64, users: [ByteKey: UserContext]) {
-        var users: [ByteKey: UserContext] = [:]
+    /// The users, spread over `shardCount` tables by `UserStore.shardIndex`. One id twice is damage: an id always
+    /// lands in the same shard, so checking each shard finds it.
+    static func load(
+        _ path: String, fileSystem: FileSystem, shardCount: Int = 1
+    ) throws(ReadFailure) -> (seq: UInt64, users: [[ByteKey: UserContext]]) {
+        let shardCount = max(1, shardCount)
+        var shards = [[ByteKey: UserContext]](repeating: [:], count: shardCount)
         let size = fileSystem.size(path) ?? 0
+        var reserved = false
         let header = try stream(path, fileSystem: fileSystem) { user, context throws(ReadFailure) in
-            if users.isEmpty { users.reserveCapacity(min(size / minimumUserBytes, 1 << 20)) }
-            try add(user, context, to: &users)
+            if !reserved {
+                reserved = true
+                let each = min(size / minimumUserBytes, 1 << 20) / shardCount
+                for index in shards.indices { shards[index].reserveCapacity(each) }
+            }
+            try add(user, context, to: &shards[UserStore.shardIndex(of: user.string, shardCount: shardCount)])
         }
-        return (header.seq, users)
+        return (header.seq, shards)
     }
 
     enum ReadFailure: Error, Equatable, CustomStringConvertible {

@@ -40,6 +40,21 @@ public final class UserStore: Sendable {
         total.store(initial.count, ordering: .relaxed)
     }
 
+    /// Takes recovered users already spread as `shardIndex` spreads them (`SnapshotFile.load`): each table moves
+    /// into its shard whole, with no per-user copy.
+    public convenience init(
+        shardTables: [[ByteKey: UserContext]], policy: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(),
+        log: AppendLog? = nil, maxUsers: Int = 0
+    ) {
+        self.init(shardCount: shardTables.count, policy: policy, limits: limits, log: log, maxUsers: maxUsers)
+        var count = 0
+        for (index, table) in shardTables.enumerated() {
+            count += table.count
+            shards[index].users.withLock { $0 = table }
+        }
+        total.store(count, ordering: .relaxed)
+    }
+
     @inline(__always)
     public var shardCount: Int { shards.count }
 

@@ -29,7 +29,7 @@ enum CheckDataCommand {
         do {
             let report = try Recovery.run(
                 directory: directory, fileSystem: PosixFileSystem(), repair: false,
-                apply: { _ in }, loadSnapshot: { users = $0.count })
+                apply: { _ in }, loadSnapshot: { users = $0.reduce(0) { $0 + $1.count } })
             let base = report.snapshot.map { "snapshot \($0) (seq \(report.snapshotSeq), \(users) users)" } ?? "snapshot none"
             let summary = "\(base), \(report.replayedRecords) later records, last seq \(report.lastSeq)"
             guard report.damagedSnapshots.isEmpty else {

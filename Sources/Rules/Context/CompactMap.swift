@@ -117,6 +117,13 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
         return old
     }
 
+    /// Room for `count` entries in all, for a decoder that knows how many follow: growing by two at a time (the
+    /// right policy for live writes) would copy the array every other entry.
+    @inlinable
+    public mutating func reserveCapacity(_ count: Int) {
+        storage.reserveCapacity(count)
+    }
+
     @inlinable
     public mutating func removeAll() {
         storage = []
