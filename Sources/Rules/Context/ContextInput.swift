@@ -31,6 +31,12 @@ extension Spec {
         case .attribute(let key, _): return [.attribute(key)]
         case .donations(let event, _, _), .donationRecency(let event, _, _, _), .donationVersion(let event, _, _): return [.donation(event)]
         case .rollout(_, _, let by): return by.map { [.attribute($0)] } ?? []
+        case .backoffCooldown(let cooldown): return cooldown.inputs
+        case .dayNightCooldown(let cooldown): return cooldown.inputs
+        case .launchAge(let test): return test.inputs
+        case .number(let key, _): return [.attribute(key)]
+        case .comparison(let comparison): return comparison.inputs
+        case .history(let test): return test.inputs
         }
     }
 }
@@ -42,6 +48,7 @@ extension Flag {
         case .boolean(let spec): return spec.inputs
         case .cases(let cases, _): return cases.reduce(into: []) { $0.formUnion($1.when.inputs) }
         case .flagd: return nil
+        case .pick(let pick): return pick.inputs
         }
     }
 }

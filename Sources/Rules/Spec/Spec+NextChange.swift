@@ -24,6 +24,8 @@ extension Flag {
                 if candidate.when.holds(input) { break }
             }
             return earliest
+        case .pick(let pick):
+            return pick.nextChange(input)
         }
     }
 }
@@ -74,6 +76,11 @@ extension Spec {
         case .always, .flag, .counter, .maxCount, .eventExists, .eventDate, .segment, .segmentsAny, .segmentsAll,
             .subscription, .attribute, .donations, .donationVersion, .appVersion, .rollout:
             return nil
+        case .backoffCooldown(let cooldown): return cooldown.nextChange(input)
+        case .dayNightCooldown(let cooldown): return cooldown.nextChange(input)
+        case .launchAge(let test): return test.nextChange(input)
+        case .number, .comparison: return nil
+        case .history(let test): return test.nextChange(input)
         }
     }
 

@@ -31,4 +31,16 @@ public indirect enum Spec: Sendable, Equatable {
     case donationVersion(event: String, first: Bool, VersionTest)
     case appVersion(VersionTest)
     case rollout(basisPoints: Int, prefix: String, by: String?)
+    /// `cooldown` with `backoff`: the length grows with a counter.
+    case backoffCooldown(BackoffCooldown)
+    /// `cooldown` with `day` / `night` lengths chosen by the local hour.
+    case dayNightCooldown(DayNightCooldown)
+    /// `sinceLaunch` in its object form, with an explicit comparison.
+    case launchAge(LaunchAgeTest)
+    /// `attr` with `between` or `eq` + `tolerance`: numbers only.
+    case number(key: String, NumberTest)
+    /// `counter` / `attr` with `{"$counter": k}` or `{"$attr": k}` on the right-hand side.
+    case comparison(ContextComparison)
+    /// `history`: a statistic over donations per local calendar period.
+    case history(HistoryTest)
 }
