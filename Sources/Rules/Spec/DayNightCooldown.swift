@@ -70,7 +70,8 @@ public struct DayNightCooldown: Sendable, Equatable {
         let zone = zone(input)
         let night = isNight(input.now, in: zone)
         let applied = length(at: input.now, in: zone)
-        let head = "local hour \(TimeZones.local(input.now, in: zone).hour) in \(zone ?? "UTC") is \(night ? "night" : "day"), cooldown \(applied / 1000)s"
+        let head =
+            "local hour \(TimeZones.local(input.now, in: zone).hour) in \(zone ?? "UTC") is \(night ? "night" : "day"), cooldown \(applied / 1000)s"
         guard let at = input.context.events[event] else { return head + "; \(event) never happened" }
         let remaining = Saturating.subtract(applied, input.now - at)
         return head + "; \(event) at \(at)" + (remaining > 0 ? "; remaining: \(Saturating.add(remaining, 999) / 1000)s" : "")

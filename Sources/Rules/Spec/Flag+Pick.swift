@@ -24,7 +24,9 @@ extension Flag {
         let explained = pick.cases.enumerated().map { index, candidate -> JSONValue in
             ["index": .int(index), "weight": .int(candidate.weight), "when": candidate.when.explain(input).json]
         }
-        return ["pick": "weighted", "cases": .array(explained), "chosen": pick.choose(input).map { .int($0) } ?? .null,
-                "hasFallback": .bool(pick.fallback != nil)]
+        return [
+            "pick": "weighted", "cases": .array(explained), "chosen": pick.choose(input).map { .int($0) } ?? .null,
+            "hasFallback": .bool(pick.fallback != nil)
+        ]
     }
 }

@@ -11,7 +11,10 @@ extension HistoryTest {
         let now = input.now
         var counts = counts(recent, now: now, zone: zone)
         let initial = holds(counts)
-        enum Step { case leave(Int64), enter(Int64) }
+        enum Step {
+            case leave(Int64)
+            case enter(Int64)
+        }
         var steps: [(at: Instant, step: Step)] = []
         let span = Int64(periods)
         for index in counts.keys {

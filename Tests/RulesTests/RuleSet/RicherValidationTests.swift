@@ -63,10 +63,13 @@ import Testing
             code: "missing_field", path: "/flags/f/when/history",
             rules: flag(#"{"history": {"event": "e", "over": "30d", "per": "day", "stat": "max"}}"#)),
         .init(
-            code: "missing_field", path: "/flags/f/when/history/per", rules: flag(#"{"history": {"event": "e", "over": "30d", "stat": "max", "gt": 1}}"#)),
+            code: "missing_field", path: "/flags/f/when/history/per",
+            rules: flag(#"{"history": {"event": "e", "over": "30d", "stat": "max", "gt": 1}}"#)),
         .init(
             code: "non_positive_weight", path: "/flags/f/cases/1/weight",
-            rules: #"{"flags": {"f": {"pick": "weighted", "cases": [{"when": {"always": true}, "weight": 1, "value": 1}, {"when": {"always": true}, "weight": 0, "value": 2}]}}}"#),
+            rules:
+                #"{"flags": {"f": {"pick": "weighted", "cases": [{"when": {"always": true}, "weight": 1, "value": 1}, {"when": {"always": true}, "weight": 0, "value": 2}]}}}"#
+        ),
         .init(
             code: "non_positive_weight", path: "/flags/f/cases/0/weight",
             rules: #"{"flags": {"f": {"pick": "weighted", "cases": [{"when": {"always": true}, "value": 1}]}}}"#),
@@ -76,15 +79,20 @@ import Testing
         .init(code: "empty_combinator", path: "/flags/f/cases", rules: #"{"flags": {"f": {"pick": "weighted", "cases": []}}}"#),
         .init(
             code: "unknown_field", path: "/flags/f/cases/0/split",
-            rules: #"{"flags": {"f": {"pick": "weighted", "cases": [{"when": {"always": true}, "weight": 1, "split": [{"weight": 1, "value": 1}]}]}}}"#),
+            rules:
+                #"{"flags": {"f": {"pick": "weighted", "cases": [{"when": {"always": true}, "weight": 1, "split": [{"weight": 1, "value": 1}]}]}}}"#),
         .init(
             code: "mixed_value_types", path: "/flags/f/cases/1/value",
-            rules: #"{"flags": {"f": {"pick": "weighted", "cases": [{"when": {"always": true}, "weight": 1, "value": 1}, {"when": {"always": true}, "weight": 1, "value": "x"}]}}}"#),
+            rules:
+                #"{"flags": {"f": {"pick": "weighted", "cases": [{"when": {"always": true}, "weight": 1, "value": 1}, {"when": {"always": true}, "weight": 1, "value": "x"}]}}}"#
+        ),
         .init(
             code: "unknown_field", path: "/flags/f/pick", rules: #"{"flags": {"f": {"when": {"always": true}, "pick": "weighted"}}}"#),
         .init(
             code: "weight_overflow", path: "/flags/f/cases",
-            rules: #"{"flags": {"f": {"pick": "weighted", "cases": [{"when": {"always": true}, "weight": 9223372036854775807, "value": 1}, {"when": {"always": true}, "weight": 1, "value": 2}]}}}"#)
+            rules:
+                #"{"flags": {"f": {"pick": "weighted", "cases": [{"when": {"always": true}, "weight": 9223372036854775807, "value": 1}, {"when": {"always": true}, "weight": 1, "value": 2}]}}}"#
+        )
     ]
 
     @Test(arguments: cases) func richerNode_reportsCodeAtPath(_ validation: ValidationCase) throws {

@@ -17,12 +17,12 @@ import Testing
 
     /// Now: Tuesday 2026-03-10 12:00 UTC (13:00 in Paris). Seven days: 03-04 … 03-10 in Paris.
     static let week = user([
-        "2026-03-10T08:00:00Z", "2026-03-10T09:00:00Z",  // today: 2
-        "2026-03-09T22:59:00Z",  // 23:59 Paris on the 9th: yesterday
-        "2026-03-09T23:00:00Z",  // 00:00 Paris on the 10th: today (3)
-        "2026-03-06T12:00:00Z", "2026-03-06T13:00:00Z", "2026-03-06T14:00:00Z", "2026-03-06T15:00:00Z",  // 4
-        "2026-03-03T22:59:00Z",  // 23:59 Paris on the 3rd: just outside the week
-        "2026-03-10T12:00:00.001Z"  // after now: not yet
+        "2026-03-10T08:00:00Z", "2026-03-10T09:00:00Z", // today: 2
+        "2026-03-09T22:59:00Z", // 23:59 Paris on the 9th: yesterday
+        "2026-03-09T23:00:00Z", // 00:00 Paris on the 10th: today (3)
+        "2026-03-06T12:00:00Z", "2026-03-06T13:00:00Z", "2026-03-06T14:00:00Z", "2026-03-06T15:00:00Z", // 4
+        "2026-03-03T22:59:00Z", // 23:59 Paris on the 3rd: just outside the week
+        "2026-03-10T12:00:00.001Z" // after now: not yet
     ])
 
     static let cases: [NodeCase] = [
@@ -42,7 +42,9 @@ import Testing
         NodeCase("empty history: every bucket 0", spec("max", "eq", "0"), context { $0.timeZone = "Europe/Paris" }, true),
         NodeCase("empty history: mean 0", spec("mean", "lt", "0.5"), context(), true),
         NodeCase("empty history: activePeriods 0", spec("activePeriods", "gte", "1"), context(), false),
-        NodeCase("UTC when the user has no zone", spec("max", "eq", "2"), user(["2026-03-09T23:00:00Z", "2026-03-10T01:00:00Z", "2026-03-10T02:00:00Z"], zone: nil), true)
+        NodeCase(
+            "UTC when the user has no zone", spec("max", "eq", "2"),
+            user(["2026-03-09T23:00:00Z", "2026-03-10T01:00:00Z", "2026-03-10T02:00:00Z"], zone: nil), true)
     ]
 
     @Test(arguments: cases) func statistic(_ node: NodeCase) throws { try RicherSpecTests.check(node) }
@@ -50,13 +52,13 @@ import Testing
     /// Median and p90 by nearest rank (`⌈q × n / 100⌉`), on even and odd numbers of periods. Paris days:
     /// 03-07: 3, 03-08: 0, 03-09: 2, 03-10 (today): 1.
     @Test(arguments: [
-        ("2d", "median", 1),  // [2, 1] sorted [1, 2]: rank 1, the lower middle
-        ("2d", "p90", 2),  // rank 2
-        ("4d", "median", 1),  // sorted [0, 1, 2, 3]: rank 2
-        ("4d", "p90", 3),  // rank 4
-        ("10d", "median", 0),  // sorted [0 × 7, 1, 2, 3]: rank 5
-        ("10d", "p90", 2),  // rank 9
-        ("1d", "median", 1)  // one period: rank 1
+        ("2d", "median", 1), // [2, 1] sorted [1, 2]: rank 1, the lower middle
+        ("2d", "p90", 2), // rank 2
+        ("4d", "median", 1), // sorted [0, 1, 2, 3]: rank 2
+        ("4d", "p90", 3), // rank 4
+        ("10d", "median", 0), // sorted [0 × 7, 1, 2, 3]: rank 5
+        ("10d", "p90", 2), // rank 9
+        ("1d", "median", 1) // one period: rank 1
     ])
     func percentiles_nearestRank(over: String, stat: String, expected: Int) throws {
         let user = Self.user([

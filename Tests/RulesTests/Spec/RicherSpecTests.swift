@@ -87,10 +87,10 @@ import Testing
 
     /// (last event, now, expected next change) in Paris, DST days included.
     @Test(arguments: [
-        ("2026-03-10T19:00:00Z", "2026-03-10T19:30:00Z", "2026-03-10T20:00:00Z"),  // day: the hour passes first
-        ("2026-03-10T20:30:00Z", "2026-03-10T20:45:00Z", "2026-03-11T04:30:00Z"),  // night falls first: then 8h
-        ("2026-03-10T19:30:00Z", "2026-03-10T20:45:00Z", "2026-03-10T21:00:00Z"),  // holding, night falls: stops
-        ("2026-03-10T23:00:00Z", "2026-03-11T05:00:00Z", "2026-03-11T07:00:00Z"),  // 08:00 local ends the night
+        ("2026-03-10T19:00:00Z", "2026-03-10T19:30:00Z", "2026-03-10T20:00:00Z"), // day: the hour passes first
+        ("2026-03-10T20:30:00Z", "2026-03-10T20:45:00Z", "2026-03-11T04:30:00Z"), // night falls first: then 8h
+        ("2026-03-10T19:30:00Z", "2026-03-10T20:45:00Z", "2026-03-10T21:00:00Z"), // holding, night falls: stops
+        ("2026-03-10T23:00:00Z", "2026-03-11T05:00:00Z", "2026-03-11T07:00:00Z"), // 08:00 local ends the night
         // 2026-03-29: the night [22, 7] ends at 08:00 CEST = 06:00 UTC, not 07:00 as CET would say.
         ("2026-03-29T01:30:00Z", "2026-03-29T02:00:00Z", "2026-03-29T06:00:00Z"),
         // 2026-10-25: back to CET at 01:00 UTC; the night ends at 08:00 CET = 07:00 UTC.
@@ -140,7 +140,7 @@ import Testing
         context { user in for (key, value) in values { user.attributes[key] = value } }
     }
 
-    static let big = "9007199254740993"  // 2^53 + 1: not a double
+    static let big = "9007199254740993" // 2^53 + 1: not a double
 
     static let numberCases: [NodeCase] = [
         NodeCase("between, low end", #"{"attr": {"key": "s", "between": [10, 20]}}"#, attributes(["s": .int(10)]), true),
