@@ -10,10 +10,26 @@ public struct ContextComparison: Sendable, Equatable {
         case counter(String)
         case attribute(String)
 
-        func read(_ context: UserContext) -> JSONValue? {
+        /// The value as the comparison reads it: numbers apart, so a counter costs no `JSONNumber` (and its text).
+        enum Reading {
+            case number(NumberOrder.Value)
+            case other(JSONValue)
+        }
+
+        func read(_ context: UserContext) -> Reading? {
             switch self {
-            case .counter(let key): return .int(context.counters[key] ?? 0)
-            case .attribute(let key): return context.attributes[key]
+            case .counter(let key): return .number(.integer(context.counters[key] ?? 0))
+            case .attribute(let key):
+                guard let value = context.attributes[key] else { return nil }
+                if case .number(let number) = value { return .number(NumberOrder.Value(number)) }
+                return .other(value)
+            }
+        }
+
+        func show(_ context: UserContext) -> String {
+            switch self {
+            case .counter(let key): return String(context.counters[key] ?? 0)
+            case .attribute(let key): return context.attributes[key].map(JSONWriter.string) ?? "missing"
             }
         }
 
@@ -50,15 +66,13 @@ public struct ContextComparison: Sendable, Equatable {
     }
 
     func holds(_ input: EvaluationInput) -> Bool {
-        guard let a = left.read(input.context), let b = right.read(input.context) else { return false }
-        if case .number(let x) = a, case .number(let y) = b {
-            let first = NumberOrder.Value(x)
-            let second = NumberOrder.Value(y)
-            if let tolerance { return NumberOrder.near(first, second, tolerance: NumberOrder.Value(tolerance)) }
-            guard let order = NumberOrder.compare(first, second) else { return false }
+        guard let first = left.read(input.context), let second = right.read(input.context) else { return false }
+        if case .number(let x) = first, case .number(let y) = second {
+            if let tolerance { return NumberOrder.near(x, y, tolerance: NumberOrder.Value(tolerance)) }
+            guard let order = NumberOrder.compare(x, y) else { return false }
             return holds(order)
         }
-        guard tolerance == nil, a.typeName == b.typeName else { return false }
+        guard case .other(let a) = first, case .other(let b) = second, tolerance == nil, a.typeName == b.typeName else { return false }
         switch op {
         case .eq: return a == b
         case .ne: return a != b
@@ -81,9 +95,7 @@ public struct ContextComparison: Sendable, Equatable {
     }
 
     func why(_ input: EvaluationInput) -> String {
-        func show(_ operand: Operand) -> String {
-            "\(operand.text) = \(operand.read(input.context).map(JSONWriter.string) ?? "missing")"
-        }
+        func show(_ operand: Operand) -> String { "\(operand.text) = \(operand.show(input.context))" }
         return "\(show(left)) \(op.rawValue)\(tolerance.map { " (± \($0))" } ?? "") \(show(right))"
     }
 

@@ -87,7 +87,7 @@ public struct HistoryTest: Sendable, Equatable {
         case .real(let number): value = JSONNumber(number).text
         }
         return "\(event) per \(period.unit.rawValue) in \(zone ?? "UTC"), "
-            + (shown < periods ? "last \(shown) of \(periods)" : "\(periods)") + " periods [\(buckets)] (today last); "
+            + (shown < periods ? "last \(shown) of \(periods)" : "\(periods)") + " periods [\(buckets)] (current last); "
             + "\(statistic.rawValue) \(value), \(op.rawValue) \(threshold)"
     }
 

@@ -6,7 +6,16 @@ enum NumberOrder {
         case real(Double)
 
         init(_ number: JSONNumber) {
-            if let integer = number.int { self = .integer(integer) } else { self = .real(number.double) }
+            let value = number.double
+            // Below 2^53 the double is exact, so no text needs parsing (evaluation reads attributes on every call);
+            // only larger integers go back to the lexical form, which keeps them exact over the whole Int range.
+            if value.magnitude < 9.007_199_254_740_992e15 {
+                self = value == value.rounded(.towardZero) ? .integer(Int(value)) : .real(value)
+            } else if let integer = number.int {
+                self = .integer(integer)
+            } else {
+                self = .real(value)
+            }
         }
 
         var double: Double {
