@@ -94,6 +94,17 @@ import Testing
         #expect(!spec.holds(input(user, at("2026-03-10T23:00:00Z"))))
     }
 
+    @Test func nextChange_whenTheLastHourOfTheDayRepeats_isTheRealMidnight() throws {
+        // São Paulo, 2018-02-18: at 00:00 BRST (02:00 UTC) clocks went back to 23:00 BRT on the 17th, so the 17th
+        // ends at 03:00 UTC. Donations at its first instant and in its repeated last hour share one bucket.
+        let spec = try compileSpec(Self.spec("max", "eq", "2", over: "1d"))
+        let user = Self.user(["2018-02-17T02:00:00Z", "2018-02-18T02:30:00Z"], zone: "America/Sao_Paulo")
+        let now = at("2018-02-18T02:45:00Z")
+        #expect(spec.holds(input(user, now)))
+        #expect(spec.nextChange(input(user, now)) == at("2018-02-18T03:00:00Z"))
+        #expect(spec.holds(input(user, at("2018-02-18T02:59:59.999Z"))))
+    }
+
     @Test func nextChange_aFutureDonationEnters() throws {
         let spec = try compileSpec(Self.spec("activePeriods", "gte", "1"))
         let user = Self.user(["2026-03-12T08:00:00Z"])

