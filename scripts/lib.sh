@@ -37,11 +37,11 @@ start_specd() {
   exit 1
 }
 
-# start_nginx PORT BODY: nginx (2 workers) answering `return 200 BODY` for every path.
+# start_nginx PORT BODY: nginx ($NGINX_WORKERS workers, default 2) answering `return 200 BODY` for every path.
 start_nginx() {
   mkdir -p "$WORK/nginx"
   cat > "$WORK/nginx/nginx.conf" <<CONF
-worker_processes 2;
+worker_processes ${NGINX_WORKERS:-2};
 pid $WORK/nginx/nginx.pid;
 error_log $WORK/nginx/error.log warn;
 events { worker_connections 4096; }

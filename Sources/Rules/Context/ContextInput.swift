@@ -35,6 +35,12 @@ extension Spec {
         case .donations(let event, _, _), .donationRecency(let event, _, _, _), .donationVersion(let event, _, _): return [.donation(event)]
         case .rollout(_, _, let by): return by.map { [.attribute($0)] } ?? []
         case .prerequisite(let flag, _): return flag.inputs ?? [.unknown]
+        case .backoffCooldown(let cooldown): return cooldown.inputs
+        case .dayNightCooldown(let cooldown): return cooldown.inputs
+        case .launchAge(let test): return test.inputs
+        case .number(let key, _): return [.attribute(key)]
+        case .comparison(let comparison): return comparison.inputs
+        case .history(let test): return test.inputs
         }
     }
 }
@@ -46,6 +52,7 @@ extension Flag {
         case .boolean(let spec): return spec.inputs.known
         case .cases(let cases, _): return cases.reduce(into: Set<ContextInput>()) { $0.formUnion($1.when.inputs) }.known
         case .flagd: return nil
+        case .pick(let pick): return pick.inputs.known
         }
     }
 }

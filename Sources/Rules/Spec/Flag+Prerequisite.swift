@@ -17,7 +17,7 @@ extension Flag {
     var answerTypes: Set<ValueType> {
         switch body {
         case .boolean: return [.boolean]
-        case .cases: return [valueType]
+        case .cases, .pick: return [valueType]
         case .flagd(let flagd): return Set(flagd.variants.values.compactMap(ValueType.init(of:)))
         }
     }
@@ -26,7 +26,7 @@ extension Flag {
     var variantNames: [String] {
         switch body {
         case .boolean: return []
-        case .cases: return source["variants"]?.objectValue?.keys ?? []
+        case .cases, .pick: return source["variants"]?.objectValue?.keys ?? []
         case .flagd(let flagd): return flagd.variants.keys
         }
     }

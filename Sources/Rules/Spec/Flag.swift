@@ -29,6 +29,8 @@ public final class Flag: Sendable, Equatable {
         case cases([Case], fallback: Outcome?)
         /// A flagd definition: JSON Logic targeting naming a variant.
         case flagd(FlagdTargeting)
+        /// `pick: "weighted"`: a deterministic weighted draw among the cases that hold.
+        case pick(WeightedPick)
     }
 
     public let key: String
@@ -67,6 +69,7 @@ public final class Flag: Sendable, Equatable {
         case .cases(let cases, _): return cases.isEmpty
         case .flagd(let flagd): return flagd.targeting == nil
         case .boolean: return false
+        case .pick(let pick): return pick.cases.isEmpty
         }
     }
 }

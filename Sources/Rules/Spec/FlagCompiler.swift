@@ -12,7 +12,7 @@ struct FlagCompiler {
         self.specs = specs
     }
 
-    static let fieldNames = ["when", "cases", "fallback", "variants", "defaultVariant", "enabled", "description", "metadata"]
+    static let fieldNames = ["when", "cases", "fallback", "variants", "defaultVariant", "enabled", "description", "metadata", "pick"]
 
     mutating func compile(_ definition: JSONValue) -> Flag? {
         guard let fields = specs.fields(definition, at: path, required: [], optional: Self.fieldNames) else { return nil }
@@ -24,11 +24,13 @@ struct FlagCompiler {
         let metadata = compileMetadata(fields["metadata"])
         let body: Flag.Body?
         if let when = fields["when"] {
-            for other in ["cases", "fallback", "variants", "defaultVariant"] where fields[other] != nil {
+            for other in ["cases", "fallback", "variants", "defaultVariant", "pick"] where fields[other] != nil {
                 specs.error(path.appending(other), "unknown_field", "a boolean flag ('when') has no '\(other)'")
             }
             body = specs.compile(when, at: path.appending("when")).map { .boolean($0) }
             valueType = .boolean
+        } else if fields["pick"] != nil {
+            body = compilePick(fields)
         } else if fields["cases"] != nil || fields["variants"] != nil || fields["fallback"] != nil {
             body = compileCases(fields)
         } else {
@@ -53,7 +55,7 @@ struct FlagCompiler {
         return object
     }
 
-    private mutating func compileCases(_ fields: JSONObject) -> Flag.Body? {
+    mutating func compileCases(_ fields: JSONObject) -> Flag.Body? {
         var ok = true
         if let value = fields["variants"] {
             guard case .object(let object) = value, !object.isEmpty else {

@@ -45,10 +45,12 @@ extension Flag {
             return Evaluation(
                 key: key, value: decided.value, variant: decided.variant, reason: reason, index: cases.count,
                 matched: true)
+        case .pick(let pick):
+            return evaluatePick(pick, input)
         }
     }
 
-    private func resolve(_ outcome: Outcome, _ input: EvaluationInput) -> (value: JSONValue, variant: String?, isSplit: Bool) {
+    func resolve(_ outcome: Outcome, _ input: EvaluationInput) -> (value: JSONValue, variant: String?, isSplit: Bool) {
         switch outcome {
         case .value(let value, let variant):
             return (value, variant, false)
@@ -140,6 +142,12 @@ extension Spec {
             return Bucketing.bucket(prefix + value, totalWeight: 10_000) < UInt64(basisPoints)
         case .prerequisite(let flag, let test):
             return test.holds(flag.evaluate(input))
+        case .backoffCooldown(let cooldown): return cooldown.holds(input)
+        case .dayNightCooldown(let cooldown): return cooldown.holds(input)
+        case .launchAge(let test): return test.holds(input)
+        case .number(let key, let test): return test.holds(input.context.attributes[key])
+        case .comparison(let comparison): return comparison.holds(input)
+        case .history(let test): return test.holds(input)
         }
     }
 

@@ -15,6 +15,8 @@ extension Flag {
                 if node.result { break }
             }
             return ["cases": .array(explained), "hasFallback": .bool(fallback != nil)]
+        case .pick(let pick):
+            return explainPick(pick, input)
         }
     }
 }
@@ -111,6 +113,13 @@ extension Spec {
             return leaf("rollout", "bucket \(bucket) of 10000, below \(basisPoints) holds")
         case .prerequisite(let flag, let test):
             return Spec.explainPrerequisite(flag, test, input)
+        case .backoffCooldown(let cooldown): return leaf("cooldown", cooldown.why(input))
+        case .dayNightCooldown(let cooldown): return leaf("cooldown", cooldown.why(input))
+        case .launchAge(let test): return leaf("sinceLaunch", test.why(input))
+        case .number(let key, let test):
+            return leaf("attr", "\(key) = \(context.attributes[key].map(JSONWriter.string) ?? "missing"), \(test.text)")
+        case .comparison(let comparison): return leaf(comparison.left.isCounter ? "counter" : "attr", comparison.why(input))
+        case .history(let test): return leaf("history", test.why(input))
         }
     }
 }

@@ -25,6 +25,8 @@ extension Flag {
                 if candidate.when.holds(input) { break }
             }
             return earliest
+        case .pick(let pick):
+            return pick.nextChange(input)
         }
     }
 }
@@ -78,6 +80,13 @@ extension Spec {
             return expiryChange(input)
         case .prerequisite(let flag, let test):
             return Spec.prerequisiteChange(flag, test, input)
+        case .backoffCooldown(let cooldown): return cooldown.nextChange(input)
+        case .dayNightCooldown(let cooldown): return cooldown.nextChange(input)
+        case .launchAge(let test): return test.nextChange(input)
+        case .number, .comparison:
+            // Attribute readers with no clock of their own: only an expiring value can change them.
+            return expiryChange(input)
+        case .history(let test): return test.nextChange(input)
         }
     }
 

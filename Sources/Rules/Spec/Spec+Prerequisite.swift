@@ -44,6 +44,12 @@ extension Flag {
                 if node.result { break }
             }
             return nodes
+        case .pick(let pick):
+            // Every case is consulted for a draw: each one's tree, in order.
+            return pick.cases.enumerated().map { index, candidate in
+                let node = candidate.when.explain(input)
+                return ExplainNode(node: "case", result: node.result, why: "case \(index) of '\(key)' (weight \(candidate.weight))", children: [node])
+            }
         case .flagd:
             return []
         }

@@ -33,4 +33,16 @@ public indirect enum Spec: Sendable, Equatable {
     case rollout(basisPoints: Int, prefix: String, by: String?)
     /// Another flag, compiled in (as `ref` inlines its spec), answers as the test asks for the same user and instant.
     case prerequisite(Flag, PrerequisiteTest)
+    /// `cooldown` with `backoff`: the length grows with a counter.
+    case backoffCooldown(BackoffCooldown)
+    /// `cooldown` with `day` / `night` lengths chosen by the local hour.
+    case dayNightCooldown(DayNightCooldown)
+    /// `sinceLaunch` in its object form, with an explicit comparison.
+    case launchAge(LaunchAgeTest)
+    /// `attr` with `between` or `eq` + `tolerance`: numbers only.
+    case number(key: String, NumberTest)
+    /// `counter` / `attr` with `{"$counter": k}` or `{"$attr": k}` on the right-hand side.
+    case comparison(ContextComparison)
+    /// `history`: a statistic over donations per local calendar period.
+    case history(HistoryTest)
 }

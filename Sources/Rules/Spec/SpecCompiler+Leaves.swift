@@ -1,6 +1,7 @@
 extension SpecCompiler {
     mutating func compileLeaf(_ name: String, _ value: JSONValue, object: JSONObject, path: JSONPointer) -> Spec? {
         let at = path.appending(name)
+        if Self.isRicherForm(name, value, object: object) { return compileRicherLeaf(name, value, object: object, path: path) }
         switch name {
         case "flag":
             if case .string(let key) = value { return .flag(key: key, equals: true, ifMissing: false) }

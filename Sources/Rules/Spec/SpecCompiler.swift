@@ -21,7 +21,7 @@ struct SpecCompiler {
         "all", "any", "none", "not", "atLeast", "ref", "always", "flag", "counter", "maxCount", "timeSince", "cooldown",
         "sinceLaunch", "eventExists", "eventDate", "dateRange", "hourIn", "weekday", "segment", "segments",
         "subscription", "attr", "donations", "lastDonation", "firstDonation", "lastDonationVersion", "firstDonationVersion",
-        "appVersion", "rollout", "prerequisite"
+        "appVersion", "rollout", "prerequisite", "history"
     ]
 
     mutating func error(_ path: JSONPointer, _ code: String, _ message: String) {
@@ -52,7 +52,7 @@ struct SpecCompiler {
             }
             return nil
         }
-        let siblings: Set<String> = name == "hourIn" || name == "weekday" ? ["tz"] : []
+        let siblings: Set<String> = name == "hourIn" || name == "weekday" || name == "cooldown" ? ["tz"] : []
         for key in object.keys where key != name && !siblings.contains(key) {
             error(path.appending(key), "unknown_field", "unknown field '\(key)' beside '\(name)'")
         }

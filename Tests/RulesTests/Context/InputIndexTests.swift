@@ -17,9 +17,15 @@ import Testing
 
     /// More than 64 flags, so the bit sets span words; every kind of input, flags with two inputs, flags with no
     /// input, and flagd flags (inputs unknown: reached by any change).
-    static let rules = makeRules(reading: Array(keys.dropLast()))
+    static let rules = makeRules(reading: Array(keys.dropLast()), references: true)
 
-    static func makeRules(reading readKeys: [String]) -> RuleSet {
+    /// Context values on the right-hand side: the flag reads both keys, so a write to either reaches it.
+    static let referenceLeaves = [
+        #"{"counter": {"key": "a", "gte": {"$counter": "b"}}}"#, #"{"attr": {"key": "b", "lt": {"$attr": "a"}}}"#,
+        #"{"attr": {"key": "caf\u00e9", "eq": {"$counter": "a"}, "tolerance": 1}}"#, #"{"counter": {"key": "b", "ne": {"$attr": "caf\u00e9"}}}"#
+    ]
+
+    static func makeRules(reading readKeys: [String], references: Bool = false) -> RuleSet {
         var leaves: [String] = []
         for key in readKeys {
             leaves += [
@@ -34,6 +40,11 @@ import Testing
             flags.append(#""g\#(index)": {"when": {"all": [\#(leaf), \#(leaves[(index * 7 + 3) % leaves.count])]}}"#)
             flags.append(#""h\#(index)": {"cases": [{"when": \#(leaf), "value": 1}], "fallback": 0}"#)
             flags.append(#""k\#(index)": {"when": {"not": \#(leaf)}}"#)
+        }
+        // Appended after the others (their partners taken from the first leaves), so the flags above keep their names.
+        for (index, leaf) in (references ? referenceLeaves : []).enumerated() {
+            flags.append(#""r\#(index)": {"when": \#(leaf)}"#)
+            flags.append(#""s\#(index)": {"when": {"all": [\#(leaf), \#(leaves[index])]}}"#)
         }
         for index in 0..<2 {
             flags.append(
@@ -107,7 +118,9 @@ import Testing
     @Test(arguments: [5, 6]) func flagsAffected_includesEveryFlagWhoseAnswerChanged(seed: UInt64) {
         var random = SplitMix(seed: seed)
         let rules = Self.rules
-        for _ in 0..<300 {
+        // Right-hand side references (`$counter`, `$attr`) included: a key missing from a flag's inputs would
+        // leave its flag out here.
+        for _ in 0..<400 {
             let before = Self.randomContext(&random)
             let after = Self.randomWrite(before, &random)
             let reached = Set(rules.flagsAffected(from: before, to: after).map(\.key))

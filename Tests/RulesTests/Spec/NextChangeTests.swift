@@ -73,7 +73,11 @@ import Testing
             #"{"hourIn": [9, 17], "tz": "Europe/Paris"}"#,
             #"{"weekday": [6, 7]}"#,
             #"{"dateRange": {"from": "2026-03-10T13:00:00Z", "to": "2026-03-10T15:00:00Z"}}"#,
-            #"{"all": [{"cooldown": {"event": "e", "for": "30m"}}, {"not": {"hourIn": [14, 15]}}]}"#
+            #"{"all": [{"cooldown": {"event": "e", "for": "30m"}}, {"not": {"hourIn": [14, 15]}}]}"#,
+            #"{"cooldown": {"event": "e", "for": "40m", "backoff": {"counter": "n", "factor": 3, "max": "2h"}}}"#,
+            #"{"cooldown": {"event": "e", "day": "30m", "night": "2h", "nightHours": [20, 6]}, "tz": "America/New_York"}"#,
+            #"{"sinceLaunch": {"lt": "90m"}}"#,
+            #"{"history": {"event": "d", "over": "3h", "per": "hour", "stat": "activePeriods", "gte": 2}}"#
         ]
         let compiled = try specs.map { try compileSpec($0) }
         var checked = 0

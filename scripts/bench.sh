@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Every performance goal of specd next to a peer measured in the same run, and one table of ratios at the end.
+#
+#   row            specd                                              peer (same run, same pinning)
+#   read           GET /v1/users/{u}/flags/promo-banner, wrk -c32     nginx `return 200` of the same body, 1 worker
+#   write-always   POST /v1/users/{u}/events/appStarted, fsync always Redis INCR, appendfsync always (redis-benchmark -c32)
+#   write-never    the same donation, fsync never                     Redis INCR, no append-only file
+#   sse-p99        10 000 streams on one user, delivery p99           nginx + nchan, 10 000 EventSource subscribers
+#   cold-start     1 M users (snapshot + 100 k records) to /readyz    Redis loading the same users as hashes (RDB)
+#   bytes/user     resident memory per user after that start          Redis resident memory per user after its load
+#
+# The server under test runs on SERVER_CPU (1) and the load generator on LOAD_CPU (0); PIN=0 turns pinning off.
+# Medians over ROUNDS. Loopback only; every load loop is bounded in time and count. Peers come from apt.
+#   ROUNDS=2 DURATION=5 USERS=1000000 [SKIP="sse cold"] [SPECD_BIN=path SPECD_BENCH_BIN=path] scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-2}
+DURATION=${DURATION:-5}
+CONNECTIONS=${CONNECTIONS:-32}
+THREADS=1
+USERS=${USERS:-1000000}
+TAIL=${TAIL:-100000}
+SKIP=${SKIP:-}
+export SERVER_CPU=${SERVER_CPU:-1} LOAD_CPU=${LOAD_CPU:-0}
+source scripts/lib.sh
+ensure_wrk_nginx
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "installing redis-server from apt" >&2
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools >/dev/null
+fi
+pin_cores
+
+if [ -n "${SPECD_BIN:-}" ] && [ -n "${SPECD_BENCH_BIN:-}" ]; then
+  BIN=$SPECD_BIN
+  BENCH=$SPECD_BENCH_BIN
+else
+  swift build -c release --product specd >/dev/null
+  swift build -c release --product specd-bench >/dev/null
+  BIN=$(swift build -c release --show-bin-path)/specd
+  BENCH=$(swift build -c release --show-bin-path)/specd-bench
+fi
+RESULTS="$WORK/results"
+: >"$RESULTS"
+record() { echo "$1 $2 $3" >>"$RESULTS"; } # row side value
+
+# redis PORT DIR [ARGS...]: a pinned redis-server, cleaned up on exit.
+start_redis() {
+  local port=$1 dir=$2
+  shift 2
+  mkdir -p "$dir"
+  "${SERVER_PIN[@]}" redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save "" --logfile "$dir/redis.log" "$@" >/dev/null &
+  PIDS+=($!)
+  for _ in $(seq 100); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && return 0; sleep 0.1; done
+  echo "redis did not start" >&2
+  exit 1
+}
+# redis_incr PORT REQUESTS -> requests/s of INCR over 10 000 keys, 32 connections, from the load CPU.
+redis_incr() {
+  timeout $((DURATION * 4 + 60)) "${LOAD_PIN[@]}" redis-benchmark -p "$1" -t incr -c "$CONNECTIONS" -n "$2" -r 10000 --csv |
+    awk -F'","' '/INCR/ {print $2}'
+}
+rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+
+echo "== read and write rows ($ROUNDS rounds of ${DURATION}s)" >&2
+NGINX_WORKERS=1
+NGINX_PORT=$(free_port)
+start_nginx "$NGINX_PORT" '{"key":"promo-banner","value":false,"reason":"DEFAULT","matched":false}'
+start_specd never "$BIN" --fsync never --log-level warn
+start_specd always "$BIN" --fsync always --log-level warn
+NEVER_PORT=$(cat "$WORK/never.port")
+ALWAYS_PORT=$(cat "$WORK/always.port")
+REDIS_ALWAYS=$(free_port)
+REDIS_NONE=$(free_port)
+start_redis "$REDIS_ALWAYS" "$WORK/redis-always" --appendonly yes --appendfsync always
+start_redis "$REDIS_NONE" "$WORK/redis-none" --appendonly no
+for round in $(seq "$ROUNDS"); do
+  read -r rps p99 _ <<<"$(wrk_measure "$NGINX_PORT" bench/wrk/users-get.lua)"
+  record read peer "$rps"
+  record read-p99 peer "$p99"
+  read -r rps p99 bad <<<"$(wrk_measure "$NEVER_PORT" bench/wrk/users-get.lua)"
+  record read specd "$rps"
+  record read-p99 specd "$p99"
+  read -r rps _ bad2 <<<"$(wrk_measure "$ALWAYS_PORT" bench/wrk/users-donate.lua)"
+  record write-always specd "$rps"
+  record write-always peer "$(redis_incr "$REDIS_ALWAYS" $((40000 * DURATION)))"
+  read -r rps _ bad3 <<<"$(wrk_measure "$NEVER_PORT" bench/wrk/users-donate.lua)"
+  record write-never specd "$rps"
+  record write-never peer "$(redis_incr "$REDIS_NONE" $((100000 * DURATION)))"
+  echo "round $round: non-2xx answers read $bad, durable $bad2, never $bad3" >&2
+done
+
+if [[ " $SKIP " != *" sse "* ]]; then
+  echo "== sse-p99 (10 000 streams on one user)" >&2
+  out=$(SPECD_BIN=$BIN SPECD_BENCH_BIN=$BENCH SUBSCRIBERS=10000 MODES=one ROUNDS=$ROUNDS CHANGES=20 scripts/bench-sse.sh 2>&1 || true)
+  echo "$out" | tail -4 >&2
+  specd=$(awk '$1 == "one" && $2 == "10000" && $3 == "specd" {print $5}' <<<"$out" | tail -1)
+  peer=$(awk '$1 == "one" && $2 == "10000" && $3 == "nchan" {print $5}' <<<"$out" | tail -1)
+  [ -n "$specd" ] && record sse-p99 specd "$specd"
+  [ -n "$peer" ] && record sse-p99 peer "$peer"
+fi
+
+if [[ " $SKIP " != *" cold "* ]]; then
+  echo "== cold start and memory ($USERS users)" >&2
+  "$BENCH" seed-data "$WORK/cold" "$USERS" "$TAIL" >&2
+  for round in $(seq "$ROUNDS"); do
+    # Each round starts from the same files: a start takes no snapshot, and the copy is fresh.
+    rm -rf "$WORK/cold-run" && cp -r "$WORK/cold" "$WORK/cold-run"
+    port_file="$WORK/cold.port"
+    rm -f "$port_file"
+    started=$(date +%s.%N)
+    "${SERVER_PIN[@]}" "$BIN" serve --port 0 --port-file "$port_file" --data-dir "$WORK/cold-run" --log-level warn >/dev/null 2>&1 &
+    pid=$!
+    PIDS+=($pid)
+    for _ in $(seq 12000); do
+      [ -s "$port_file" ] && curl -sf "http://127.0.0.1:$(cat "$port_file")/readyz" >/dev/null 2>&1 && break
+      sleep 0.01
+    done
+    record cold-start specd "$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')"
+    record bytes/user specd "$(awk -v k="$(rss_kib "$pid")" -v u="$USERS" 'BEGIN {print k * 1024 / u}')"
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  # The same users as Redis hashes (the fields a typical context holds), saved as an RDB, then loaded at start.
+  RDB_PORT=$(free_port)
+  start_redis "$RDB_PORT" "$WORK/redis-rdb" --appendonly no --dbfilename users.rdb
+  python3 - "$USERS" <<'PY' | redis-cli -p "$RDB_PORT" --pipe >/dev/null
+import sys
+users = int(sys.argv[1])
+out = sys.stdout
+def command(*parts):
+    out.write("*%d\r\n" % len(parts))
+    for part in parts:
+        data = str(part)
+        out.write("$%d\r\n%s\r\n" % (len(data.encode()), data))
+base = 1773144000000
+for i in range(users):
+    t = base + i
+    command("HSET", "user:user-%d" % i,
+            "launchedAt", t, "c:screen_views", i % 50, "c:promo_banner_count", 1, "c:rating_prompt_count", 0,
+            "c:editor_opened", 3, "c:purchases", i % 7,
+            "e:last_promo_banner", t, "e:installed", t - 86400000, "e:last_tip_shown", t - 3600000,
+            "f:promo", 1, "f:tips_disabled", 0,
+            "a:subscription_status", '"premium"', "a:country", '"FR"', "s:vip", 1,
+            "d:appStarted", '{"count":3,"first":[%d,"1.0"],"last":[%d,"1.2"],"recent":[%d,%d,%d]}' % (t - 172800000, t, t - 172800000, t - 86400000, t),
+            "d:paywallViewed", '{"count":1,"first":[%d,"1.2"],"last":[%d,"1.2"],"recent":[%d]}' % (t, t, t))
+PY
+  redis-cli -p "$RDB_PORT" save >/dev/null
+  redis-cli -p "$RDB_PORT" shutdown nosave >/dev/null 2>&1 || true
+  sleep 0.5
+  for round in $(seq "$ROUNDS"); do
+    started=$(date +%s.%N)
+    "${SERVER_PIN[@]}" redis-server --bind 127.0.0.1 --port "$RDB_PORT" --dir "$WORK/redis-rdb" --dbfilename users.rdb --save "" \
+      --appendonly no --logfile "$WORK/redis-rdb/load.log" >/dev/null &
+    pid=$!
+    PIDS+=($pid)
+    for _ in $(seq 12000); do
+      redis-cli -p "$RDB_PORT" ping 2>/dev/null | grep -q PONG && break
+      sleep 0.01
+    done
+    record cold-start peer "$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')"
+    record bytes/user peer "$(awk -v k="$(rss_kib "$pid")" -v u="$USERS" 'BEGIN {print k * 1024 / u}')"
+    redis-cli -p "$RDB_PORT" shutdown nosave >/dev/null 2>&1 || true
+    wait "$pid" 2>/dev/null || true
+  done
+fi
+
+# One table: medians per row and side, the ratio, and the goal it is held to.
+python3 - "$RESULTS" <<'PY'
+import statistics, sys
+values = {}
+for line in open(sys.argv[1]):
+    row, side, value = line.split()
+    try:
+        values.setdefault(row, {}).setdefault(side, []).append(float(value))
+    except ValueError:
+        pass
+# row: (unit, peer name, ratio wanted, goal text); ratio is specd/peer, or peer/specd where lower is better.
+rows = [
+    ("read", "req/s", "nginx return 200, 1 worker", "specd/peer", ">= 0.6"),
+    ("read-p99", "ms", "nginx p99", "specd/peer", "<= 1.0"),
+    ("write-always", "req/s", "redis INCR appendfsync always", "specd/peer", ">= 1.0"),
+    ("write-never", "req/s", "redis INCR, no AOF", "specd/peer", "(report)"),
+    ("sse-p99", "ms", "nginx + nchan", "specd/peer", "<= 0.8"),
+    ("cold-start", "s", "redis RDB load", "specd/peer", "specd <= 2 s"),
+    ("bytes/user", "B", "redis hashes", "specd/peer", "<= 1.0"),
+]
+print("\n%-13s %12s %12s %-32s %8s  %s" % ("row", "specd", "peer", "peer is", "ratio", "goal"))
+for row, unit, peer, _, goal in rows:
+    sides = values.get(row, {})
+    if "specd" not in sides or "peer" not in sides:
+        continue
+    s, p = statistics.median(sides["specd"]), statistics.median(sides["peer"])
+    fmt = "%12.3f" if unit in ("ms", "s") else "%12.0f"
+    print(("%-13s " + fmt + " " + fmt + " %-32s %8.2f  %s") % (row + " " + unit, s, p, peer, s / p if p else float("nan"), goal))
+PY
