@@ -60,6 +60,9 @@ enum ContextCodec {
             writer.string(key)
             writer.instant(value)
         }
+        // v2 state: optional trailing sections, each a tag byte and its fields, in ascending tag order, written only
+        // when non-empty; a record that ends here is a pre-v2 record.
+        if !context.display.isEmpty { DisplayCodec.encodeSection(context.display, into: &writer) }
     }
 
     static func decode(_ reader: inout BinaryReader) throws(BinaryReader.Failure) -> (String, UserContext) {
@@ -88,6 +91,17 @@ enum ContextCodec {
             context.donations[event] = summary
         }
         for _ in 0..<(try reader.count()) { context.triggerFires[try reader.string()] = try reader.instant() }
+        var lastTag: UInt8 = 0
+        while !reader.isAtEnd {
+            let tag = try reader.byte()
+            // Ascending and each at most once: anything else is not a record this version wrote.
+            guard tag > lastTag else { throw .malformed }
+            lastTag = tag
+            switch tag {
+            case 2: context.display = try DisplayCodec.decodeSection(&reader)
+            default: throw .malformed
+            }
+        }
         return (user, context)
     }
 }

@@ -89,6 +89,9 @@ enum MutationCodec {
             writer.byte(19)
             writer.string(trigger)
             writer.instant(at)
+        case .recordDisplay(let flag, let event, let at, let maxCount, let invalidates):
+            writer.byte(23)
+            DisplayCodec.encode(flag: flag, event: event, at: at, maxCount: maxCount, invalidates: invalidates, into: &writer)
         }
     }
 
@@ -116,6 +119,7 @@ enum MutationCodec {
         case 17: return .resetDonations(event: try reader.string())
         case 18: return .erase
         case 19: return .recordTriggerFire(trigger: try reader.string(), at: try reader.instant())
+        case 23: return try DisplayCodec.decodeAction(&reader)
         default: throw .malformed
         }
     }

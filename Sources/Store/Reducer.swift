@@ -164,6 +164,11 @@ public enum Reducer {
             effects.append(.triggerFired(trigger: trigger, at: at))
         case .erase:
             break
+        case .recordDisplay(let flag, let event, let at, let maxCount, let invalidates):
+            try requireKey(flag, index, limits)
+            var state = context.display[flag] ?? DisplayState()
+            state.record(event, at: at, maxCount: maxCount, invalidates: invalidates)
+            context.display[KeyInterner.intern(flag)] = state
         }
     }
 

@@ -10,6 +10,8 @@ public enum ContextInput: Hashable, Sendable {
     case donation(String)
     case launchedAt
     case timeZone
+    /// One flag's display state (docs/rules.md, "Display accounting").
+    case display(String)
 }
 
 extension Spec {
@@ -31,6 +33,7 @@ extension Spec {
         case .attribute(let key, _): return [.attribute(key)]
         case .donations(let event, _, _), .donationRecency(let event, _, _, _), .donationVersion(let event, _, _): return [.donation(event)]
         case .rollout(_, _, let by): return by.map { [.attribute($0)] } ?? []
+        case .display(let flag, _): return [.display(flag)]
         }
     }
 }
@@ -38,11 +41,14 @@ extension Spec {
 extension Flag {
     /// `nil` when unknown (JSON Logic may read any attribute): such a flag is re-evaluated on every write.
     public var inputs: Set<ContextInput>? {
+        let read: Set<ContextInput>?
         switch body {
-        case .boolean(let spec): return spec.inputs
-        case .cases(let cases, _): return cases.reduce(into: []) { $0.formUnion($1.when.inputs) }
-        case .flagd: return nil
+        case .boolean(let spec): read = spec.inputs
+        case .cases(let cases, _): read = cases.reduce(into: []) { $0.formUnion($1.when.inputs) }
+        case .flagd: read = nil
         }
+        guard let display else { return read }
+        return read?.union(display.inputs(key))
     }
 }
 
@@ -61,6 +67,7 @@ extension UserContext {
         compare(before.flags, after.flags, ContextInput.flag)
         compare(before.attributes, after.attributes, ContextInput.attribute)
         compare(before.donations, after.donations, ContextInput.donation)
+        compare(before.display, after.display, ContextInput.display)
         if before.segments != after.segments { changed.insert(.segments) }
         if before.launchedAt != after.launchedAt { changed.insert(.launchedAt) }
         if before.timeZone != after.timeZone { changed.insert(.timeZone) }

@@ -33,6 +33,7 @@ public enum ContextJSON {
         if !context.triggerFires.isEmpty {
             object["triggers"] = .object(JSONObject(context.triggerFires.sorted.map { ($0.key, JSONValue.string(ISO8601.format($0.value))) }))
         }
+        if !context.display.isEmpty { object["display"] = .object(JSONObject(context.display.sorted.map { ($0.key, $0.value.json) })) }
         return .object(object)
     }
 
@@ -110,6 +111,8 @@ public enum ContextJSON {
                 }
             case "triggers":
                 for (name, at) in try members(member, field) { context.triggerFires[name] = try instant(at, field + "." + name) }
+            case "display":
+                for (flag, state) in try members(member, field, .flags, limits) { context.display[flag] = try displayState(state, field + "." + flag) }
             default:
                 throw FieldError(field: field, message: "\(field) is not a context field")
             }

@@ -11,6 +11,8 @@ public struct UserContext: Sendable, Equatable {
     public var donations: CompactMap<DonationSummary> = [:]
     /// When each trigger last fired for this user (throttles survive rule replacement).
     public var triggerFires: CompactMap<Instant> = [:]
+    /// Display accounting per display flag (docs/rules.md, "Display accounting").
+    public var display: CompactMap<DisplayState> = [:]
 
     public init() {}
 }

@@ -6,7 +6,7 @@ public enum RuleSetCompiler {
         case auto, specd, flagd
     }
 
-    static let sections: Set<String> = ["specs", "flags", "triggers", "$schema", "description", "$evaluators", "metadata"]
+    static let sections: Set<String> = ["specs", "flags", "triggers", "$schema", "description", "$evaluators", "metadata", "groups"]
 
     public static func compile(_ document: JSONValue, format: Format = .auto) -> Result<RuleSet, RuleSetError> {
         guard case .object(let root) = document else {
@@ -20,6 +20,8 @@ public enum RuleSetCompiler {
         let flagsJSON = section(root, "flags", &diagnostics)
         let triggersJSON = section(root, "triggers", &diagnostics)
         var specs = SpecCompiler(named: named)
+        specs.display.displayFlags = Set(flagsJSON.compactMap { key, definition in definition["display"] == nil ? nil : key })
+        specs.display.groups = DisplayCatalog.compileGroups(section(root, "groups", &diagnostics), specs: &specs)
         // Every named spec is checked once on its own, used or not.
         for name in named.keys {
             specs.flagKey = name
@@ -43,6 +45,8 @@ public enum RuleSetCompiler {
             if let flag = compiler.compile(definition) { flags.append(flag) }
             specs = compiler.specs
         }
+        let catalog = specs.display
+        flags = catalog.resolve(flags, specs: &specs)
         var triggers: [Trigger] = []
         for (key, definition) in triggersJSON {
             specs.flagKey = key

@@ -13,6 +13,10 @@ extension RuleSet {
 
 extension Flag {
     public func evaluate(_ input: EvaluationInput) -> Evaluation {
+        // A display flag the gate holds back answers false / its fallback (docs/rules.md, "Display accounting").
+        if enabled, let display, case let gate = display.gate(key, input.context, now: input.now), gate != .open {
+            return heldBack(gate, input)
+        }
         switch body {
         case .flagd(let flagd):
             return flagd.evaluate(key: key, enabled: enabled, input)
@@ -48,7 +52,7 @@ extension Flag {
         }
     }
 
-    private func resolve(_ outcome: Outcome, _ input: EvaluationInput) -> (value: JSONValue, variant: String?, isSplit: Bool) {
+    func resolve(_ outcome: Outcome, _ input: EvaluationInput) -> (value: JSONValue, variant: String?, isSplit: Bool) {
         switch outcome {
         case .value(let value, let variant):
             return (value, variant, false)
@@ -138,6 +142,7 @@ extension Spec {
         case .rollout(let basisPoints, let prefix, let by):
             guard let value = Spec.bucketingValue(by, input) else { return false }
             return Bucketing.bucket(prefix + value, totalWeight: 10_000) < UInt64(basisPoints)
+        case .display(let flag, let test): return test.holds(input.context.display[flag], now: input.now)
         }
     }
 

@@ -1,6 +1,13 @@
 extension Flag {
     /// The evaluation tree of every consulted case (or the boolean spec), as JSON.
     public func explain(_ input: EvaluationInput) -> JSONValue {
+        let tree = explainBody(input)
+        guard let display, case .object(var members) = tree else { return tree }
+        members["display"] = explainDisplay(display, input)
+        return .object(members)
+    }
+
+    private func explainBody(_ input: EvaluationInput) -> JSONValue {
         switch body {
         case .boolean(let spec):
             return ["when": spec.explain(input).json]
@@ -109,6 +116,8 @@ extension Spec {
             guard let value = Spec.bucketingValue(by, input) else { return leaf("rollout", "bucketing attribute '\(by ?? "")' missing") }
             let bucket = Bucketing.bucket(prefix + value, totalWeight: 10_000)
             return leaf("rollout", "bucket \(bucket) of 10000, below \(basisPoints) holds")
+        case .display(let flag, let test):
+            return leaf("display", test.why(flag, context.display[flag], now: now))
         }
     }
 }

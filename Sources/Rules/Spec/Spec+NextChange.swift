@@ -10,6 +10,12 @@ extension RuleSet {
 extension Flag {
     public func nextChange(_ input: EvaluationInput) -> Instant? {
         guard enabled else { return nil }
+        if let display { return displayNextChange(display, input) }
+        return bodyNextChange(input)
+    }
+
+    /// The next change of the rules alone, the display gate aside.
+    func bodyNextChange(_ input: EvaluationInput) -> Instant? {
         switch body {
         case .boolean(let spec):
             return spec.nextChange(input)
@@ -74,6 +80,8 @@ extension Spec {
         case .always, .flag, .counter, .maxCount, .eventExists, .eventDate, .segment, .segmentsAny, .segmentsAll,
             .subscription, .attribute, .donations, .donationVersion, .appVersion, .rollout:
             return nil
+        case .display(let flag, let test):
+            return test.nextChange(context.display[flag], now: now)
         }
     }
 

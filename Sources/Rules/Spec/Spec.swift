@@ -31,4 +31,6 @@ public indirect enum Spec: Sendable, Equatable {
     case donationVersion(event: String, first: Bool, VersionTest)
     case appVersion(VersionTest)
     case rollout(basisPoints: Int, prefix: String, by: String?)
+    /// `{"display": {"flag": "k", ...}}`: a test of flag `k`'s display state (docs/rules.md, "display").
+    case display(flag: String, DisplayTest)
 }

@@ -101,6 +101,8 @@ extension SpecCompiler {
             return .appVersion(test)
         case "rollout":
             return compileRollout(value, at: at)
+        case "display":
+            return compileDisplay(value, at: at)
         default:
             error(at, "unknown_operator", "unknown operator '\(name)'")
             return nil

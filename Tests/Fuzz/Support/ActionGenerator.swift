@@ -27,7 +27,11 @@ extension FuzzInput {
         case 15, 16: return .donate(event: pick(RuleGenerator.events), at: instant(), appVersion: bool() ? pick(["1.2", "2.0", "", key()]) : nil)
         case 17: return .resetDonations(event: pick(RuleGenerator.events))
         case 18: return byte() % 4 == 0 ? .erase : .recordTriggerFire(trigger: key(), at: instant())
-        default: return .recordTriggerFire(trigger: pick(["t0", "t1"]), at: instant())
+        default:
+            guard bool() else { return .recordTriggerFire(trigger: pick(["t0", "t1"]), at: instant()) }
+            return .recordDisplay(
+                flag: pick(["tip-a", "tip-b", key()]), event: pick(DisplayState.Event.allCases), at: instant(),
+                maxCount: bool() ? nil : amount(), invalidates: bool())
         }
     }
 
