@@ -22,7 +22,8 @@ import Testing
     }
 
     @Test func displayAction_withABadEventOrFlagByte_isMalformed() throws {
-        let bytes = MutationCodec.encode(Mutation(user: "u", now: t0, actions: [.recordDisplay(flag: "f", event: .shown, at: t0, maxCount: nil, invalidates: false)]))
+        let bytes = MutationCodec.encode(
+            Mutation(user: "u", now: t0, actions: [.recordDisplay(flag: "f", event: .shown, at: t0, maxCount: nil, invalidates: false)]))
         // user "u" (2 bytes), now, count 1, tag 23, flag "f" (2 bytes), then the event byte.
         let tag = try #require(bytes.lastIndex(of: 23))
         for (offset, value) in [(3, UInt8(3)), (3, 255)] {
@@ -48,7 +49,8 @@ import Testing
     @Test func displayState_roundTripsThroughASnapshotRecord() throws {
         var context = UserContext()
         context.counters["k"] = 1
-        context.display["a"] = DisplayState(shownCount: 2, firstShown: t0, lastShown: Self.far, invalidated: .init(reason: .displayCountExceeded, at: t0))
+        context.display["a"] = DisplayState(
+            shownCount: 2, firstShown: t0, lastShown: Self.far, invalidated: .init(reason: .displayCountExceeded, at: t0))
         context.display["b"] = DisplayState(shownCount: .max)
         context.display["c"] = DisplayState(invalidated: .init(reason: .actionPerformed, at: Instant(milliseconds: .min)))
         context.display["d"] = DisplayState(invalidated: .init(reason: .dismissed, at: t0))
@@ -91,7 +93,8 @@ import Testing
         #expect(state == nil)
         #expect(throws: ReducerError.emptyKey(index: 0)) {
             var fresh: UserContext? = nil
-            _ = try Reducer.applyInPlace(mutation("u", .recordDisplay(flag: "", event: .shown, at: t0, maxCount: nil, invalidates: false)), to: &fresh)
+            _ = try Reducer.applyInPlace(
+                mutation("u", .recordDisplay(flag: "", event: .shown, at: t0, maxCount: nil, invalidates: false)), to: &fresh)
         }
     }
 }

@@ -63,5 +63,6 @@ enum RulesBenchmark {
             for _ in 0..<(iterations / 4) { total &+= Int(promo.nextChange(input)?.milliseconds ?? 0) }
             return total
         }
+        DisplayBenchmark.run(iterations: iterations)
     }
 }

@@ -248,7 +248,8 @@ public struct ScenarioParser {
             }
             if let value = fields["reason"] {
                 guard let reason = value.stringValue, Evaluation.Reason(rawValue: reason) != nil else {
-                    throw fail(path.appending("reason"), "reason must be one of STATIC, TARGETING_MATCH, DEFAULT, DISABLED, SPLIT, ERROR, INVALIDATED")
+                    throw fail(
+                        path.appending("reason"), "reason must be one of STATIC, TARGETING_MATCH, DEFAULT, DISABLED, SPLIT, ERROR, INVALIDATED")
                 }
                 checks.append(.reason(reason))
                 described.append("reason \(reason)")

@@ -7,7 +7,8 @@ extension ScenarioRunner {
         let refusal = RefusalBox()
         let failure = wait { completion in
             do throws(DisplayRefusal) {
-                try engine.display(user: user, flag: flag, event: event, at: now, now: now, appVersion: configuration.appVersion, completion: completion)
+                try engine.display(
+                    user: user, flag: flag, event: event, at: now, now: now, appVersion: configuration.appVersion, completion: completion)
             } catch {
                 refusal.error = error
             }

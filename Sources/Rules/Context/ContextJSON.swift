@@ -112,7 +112,9 @@ public enum ContextJSON {
             case "triggers":
                 for (name, at) in try members(member, field) { context.triggerFires[name] = try instant(at, field + "." + name) }
             case "display":
-                for (flag, state) in try members(member, field, .flags, limits) { context.display[flag] = try displayState(state, field + "." + flag) }
+                for (flag, state) in try members(member, field, .flags, limits) {
+                    context.display[flag] = try displayState(state, field + "." + flag)
+                }
             default:
                 throw FieldError(field: field, message: "\(field) is not a context field")
             }

@@ -4,7 +4,8 @@ import Testing
 
 /// The scenario `display` action and the `display` state assertion.
 @Suite struct ScenarioDisplayTests {
-    static let rules = #"{"groups": {"g": {"frequency": "1h"}}, "flags": {"a": {"when": {"always": true}, "display": {"group": "g", "maxCount": 3}}, "#
+    static let rules =
+        #"{"groups": {"g": {"frequency": "1h"}}, "flags": {"a": {"when": {"always": true}, "display": {"group": "g", "maxCount": 3}}, "#
         + #""b": {"when": {"always": true}, "display": {"group": "g"}}, "plain": {"when": {"always": true}}}}"#
 
     @Test func displayAction_writesThroughTheEngine_andTheWindowEndIsPushed() throws {

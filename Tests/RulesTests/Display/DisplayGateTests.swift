@@ -141,7 +141,8 @@ import Testing
         #expect(why.contains("'x' was shown last"))
         #expect(why.contains("remaining: 82800s"))
         Self.record(&user, "x", .dismissed, at: t0 + hour)
-        #expect(Self.onboarding.flags["x"]!.explain(input(user, t0 + hour))["display"]?["why"]?.stringValue?.contains("invalidated (dismissed)") == true)
+        #expect(
+            Self.onboarding.flags["x"]!.explain(input(user, t0 + hour))["display"]?["why"]?.stringValue?.contains("invalidated (dismissed)") == true)
     }
 
     /// Client instants at the ends of the range and counts at Int.max: saturating, never a trap.

@@ -6,14 +6,20 @@ import Testing
 
     /// Each bad input is one error, at its JSON pointer, with its stable code.
     @Test(arguments: [
-        (#"{"flags": {"d": {"cases": [{"when": {"always": true}, "value": "x"}], "fallback": "y", "display": {}}}}"#, "/flags/d/display", "display_not_boolean"),
+        (
+            #"{"flags": {"d": {"cases": [{"when": {"always": true}, "value": "x"}], "fallback": "y", "display": {}}}}"#, "/flags/d/display",
+            "display_not_boolean"
+        ),
         (#"{"flags": {"f": {"when": {"always": true}, "display": {"maxCount": 0}}}}"#, "/flags/f/display/maxCount", "invalid_max_count"),
         (#"{"flags": {"f": {"when": {"always": true}, "display": {"maxCount": -3}}}}"#, "/flags/f/display/maxCount", "invalid_max_count"),
         (#"{"flags": {"f": {"when": {"always": true}, "display": {"maxCount": 1e40}}}}"#, "/flags/f/display/maxCount", "invalid_max_count"),
         (#"{"flags": {"f": {"when": {"always": true}, "display": {"maxCount": "2"}}}}"#, "/flags/f/display/maxCount", "invalid_max_count"),
         (#"{"flags": {"f": {"when": {"always": true}, "display": {"group": "nope"}}}}"#, "/flags/f/display/group", "unknown_group"),
         (#"{"flags": {"f": {"when": {"always": true}, "display": {"extra": 1}}}}"#, "/flags/f/display/extra", "unknown_field"),
-        (#"{"flags": {"f": {"when": {"always": true}, "display": {"invalidateOn": ["shown"]}}}}"#, "/flags/f/display/invalidateOn/0", "invalid_value"),
+        (
+            #"{"flags": {"f": {"when": {"always": true}, "display": {"invalidateOn": ["shown"]}}}}"#, "/flags/f/display/invalidateOn/0",
+            "invalid_value"
+        ),
         (#"{"flags": {"f": {"when": {"always": true}, "display": {"invalidateOn": "dismissed"}}}}"#, "/flags/f/display/invalidateOn", "wrong_type"),
         (#"{"flags": {"f": {"when": {"always": true}, "display": 3}}}"#, "/flags/f/display", "wrong_type"),
         (#"{"groups": {"g": {"frequency": "fortnightly"}}, "flags": {}}"#, "/groups/g/frequency", "invalid_frequency"),
@@ -26,7 +32,10 @@ import Testing
             #"{"flags": {"t": {"when": {"always": true}, "display": {}}, "f": {"when": {"display": {"flag": "t", "shownCount": {"lt": 2}, "shownWithin": "1d"}}}}}"#,
             "/flags/f/when/display", "multiple_operators"
         ),
-        (#"{"flags": {"t": {"when": {"always": true}, "display": {}}, "f": {"when": {"display": {"flag": "t"}}}}}"#, "/flags/f/when/display", "missing_field"),
+        (
+            #"{"flags": {"t": {"when": {"always": true}, "display": {}}, "f": {"when": {"display": {"flag": "t"}}}}}"#, "/flags/f/when/display",
+            "missing_field"
+        ),
         (
             #"{"flags": {"t": {"when": {"always": true}, "display": {}}, "f": {"when": {"display": {"flag": "t", "shownCount": {"lt": 2}, "x": 1}}}}}"#,
             "/flags/f/when/display/x", "unknown_field"
@@ -59,7 +68,8 @@ import Testing
 
     /// A decision over booleans answers booleans too: it may carry `display`, and answers its fallback when held back.
     @Test func booleanDecision_mayCarryDisplay() throws {
-        let set = try ruleSet(#"{"flags": {"d": {"cases": [{"when": {"always": true}, "value": true}], "fallback": false, "display": {"maxCount": 1}}}}"#)
+        let set = try ruleSet(
+            #"{"flags": {"d": {"cases": [{"when": {"always": true}, "value": true}], "fallback": false, "display": {"maxCount": 1}}}}"#)
         var user = context()
         user.display["d"] = DisplayState(shownCount: 1, lastShown: t0)
         let answer = set.evaluate("d", input(user))
