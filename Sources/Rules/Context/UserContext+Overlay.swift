@@ -13,6 +13,7 @@ extension UserContext {
         for segment in top.segments { merged.segments.insert(segment) }
         for entry in top.donations.entries { merged.donations[entry.key] = entry.value }
         for entry in top.triggerFires.entries { merged.triggerFires[entry.key] = entry.value }
+        for entry in top.display.entries { merged.display[entry.key] = entry.value }
         return merged
     }
 }

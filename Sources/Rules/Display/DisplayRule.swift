@@ -23,11 +23,40 @@ public struct DisplayRule: Sendable, Equatable {
     /// Its own group's constraint first, then the global group's; filled in once every flag is known.
     public let constraints: [Constraint]
 
+    /// Every other member of every constraint once, with what each constraint asks of it: evaluation looks each
+    /// member's state up once, however many groups the two flags share (a member of the flag's group is also one of
+    /// the global group's).
+    let roles: [Role]
+
+    struct Role: Sendable, Equatable {
+        let key: String
+        let maxCount: Int?
+        /// The ordered constraint that needs it invalidated first, if any.
+        let mustBeInvalidatedFor: Int?
+        /// Bit `i`: a member of `constraints[i]` (its shows start that group's window).
+        let constraintBits: UInt8
+    }
+
     public init(maxCount: Int?, invalidateOn: Set<DisplayState.Event>, group: String?, constraints: [Constraint] = []) {
         self.maxCount = maxCount
         self.invalidateOn = invalidateOn
         self.group = group
         self.constraints = constraints
+        var roles: [Role] = []
+        for (index, constraint) in constraints.enumerated() {
+            for (position, member) in constraint.others.enumerated() {
+                let earlier = constraint.group.order == .ordered && position < constraint.earlierCount ? index : nil
+                if let found = roles.firstIndex(where: { $0.key.bytesEqual(member.key) }) {
+                    let role = roles[found]
+                    roles[found] = Role(
+                        key: role.key, maxCount: role.maxCount, mustBeInvalidatedFor: role.mustBeInvalidatedFor ?? earlier,
+                        constraintBits: role.constraintBits | 1 << UInt8(index))
+                } else {
+                    roles.append(Role(key: member.key, maxCount: member.maxCount, mustBeInvalidatedFor: earlier, constraintBits: 1 << UInt8(index)))
+                }
+            }
+        }
+        self.roles = roles
     }
 
     func with(_ constraints: [Constraint]) -> DisplayRule {
@@ -45,31 +74,40 @@ public struct DisplayRule: Sendable, Equatable {
         case waitingForWindow(group: String, member: String, until: Instant)
     }
 
-    /// The gate for flag `key` in `context` at `now`. A few lookups: the flag's own state and its groups' members.
+    /// The gate for flag `key` in `context` at `now`: the flag's own state and each other member's, looked up once.
     public func gate(_ key: String, _ context: UserContext, now: Instant) -> Gate {
         let own = context.display[key]
         if let reason = (own ?? DisplayState()).invalidation(maxCount: maxCount) { return .invalidated(reason) }
-        var latestEnd: (group: String, member: String, until: Instant)?
-        for constraint in constraints {
-            if constraint.group.order == .ordered {
-                for member in constraint.others.prefix(constraint.earlierCount)
-                where context.display[member.key]?.invalidation(maxCount: member.maxCount) == nil {
-                    return .waitingForEarlier(group: constraint.group.name, member: member.key)
-                }
+        guard !roles.isEmpty else { return .open }
+        // Per constraint (at most two: the flag's group and the global one), the member shown last, by date.
+        var lastInGroup: (key: String, at: Instant)?
+        var lastInGlobal: (key: String, at: Instant)?
+        for role in roles {
+            let state = context.display[role.key]
+            if let constraint = role.mustBeInvalidatedFor, (state ?? DisplayState()).invalidation(maxCount: role.maxCount) == nil {
+                return .waitingForEarlier(group: constraints[constraint].group.name, member: role.key)
             }
-            // The member shown last, by date; ties leave every tied member eligible.
-            var last: (key: String, at: Instant)?
-            for member in constraint.others {
-                if let at = context.display[member.key]?.lastShown, last.map({ at > $0.at }) ?? true { last = (member.key, at) }
-            }
-            guard let last else { continue }
-            if let mine = own?.lastShown, mine >= last.at { continue }
-            let until = last.at + constraint.group.window
-            guard now < until else { continue }
-            if latestEnd.map({ until > $0.until }) ?? true { latestEnd = (constraint.group.name, last.key, until) }
+            guard let at = state?.lastShown else { continue }
+            if role.constraintBits & 1 != 0, lastInGroup.map({ at > $0.at }) ?? true { lastInGroup = (role.key, at) }
+            if role.constraintBits & 2 != 0, lastInGlobal.map({ at > $0.at }) ?? true { lastInGlobal = (role.key, at) }
         }
-        if let latestEnd { return .waitingForWindow(group: latestEnd.group, member: latestEnd.member, until: latestEnd.until) }
-        return .open
+        let first = waiting(constraints[0], lastInGroup, own?.lastShown, now)
+        let second = constraints.count > 1 ? waiting(constraints[1], lastInGlobal, own?.lastShown, now) : nil
+        guard var end = first ?? second else { return .open }
+        if let first, let second, second.until > first.until { end = second }
+        return .waitingForWindow(group: end.group, member: end.member, until: end.until)
+    }
+
+    /// A constraint's window, rolling from its member shown last: `nil` when it has passed, or when this flag was
+    /// shown at the same instant or later (the flag shown last stays eligible).
+    private func waiting(
+        _ constraint: Constraint, _ last: (key: String, at: Instant)?, _ mine: Instant?, _ now: Instant
+    ) -> (group: String, member: String, until: Instant)? {
+        guard let last else { return nil }
+        if let mine, mine >= last.at { return nil }
+        let until = last.at + constraint.group.window
+        guard now < until else { return nil }
+        return (constraint.group.name, last.key, until)
     }
 
     /// Every display state the gate reads: the flag's own and its groups' members'.
