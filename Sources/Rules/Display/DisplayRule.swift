@@ -1,6 +1,7 @@
 /// A flag's compiled `display` (docs/rules.md, "Display accounting"): its own limits, and what each group it belongs
-/// to asks of it, with the other members resolved so evaluating needs no lookup in the rule set.
-public struct DisplayRule: Sendable, Equatable {
+/// to asks of it, with the other members resolved so evaluating needs no lookup in the rule set. A class, immutable:
+/// every evaluation of the flag reads it, and a reference costs one retain where a struct's fields cost one each.
+public final class DisplayRule: Sendable, Equatable {
     /// One group's hold on this flag.
     public struct Constraint: Sendable, Equatable {
         public let group: DisplayGroup
@@ -59,6 +60,10 @@ public struct DisplayRule: Sendable, Equatable {
         self.roles = roles
     }
 
+    public static func == (lhs: DisplayRule, rhs: DisplayRule) -> Bool {
+        lhs.maxCount == rhs.maxCount && lhs.invalidateOn == rhs.invalidateOn && lhs.group == rhs.group && lhs.constraints == rhs.constraints
+    }
+
     func with(_ constraints: [Constraint]) -> DisplayRule {
         DisplayRule(maxCount: maxCount, invalidateOn: invalidateOn, group: group, constraints: constraints)
     }
@@ -91,23 +96,23 @@ public struct DisplayRule: Sendable, Equatable {
             if role.constraintBits & 1 != 0, lastInGroup.map({ at > $0.at }) ?? true { lastInGroup = (role.key, at) }
             if role.constraintBits & 2 != 0, lastInGlobal.map({ at > $0.at }) ?? true { lastInGlobal = (role.key, at) }
         }
-        let first = waiting(constraints[0], lastInGroup, own?.lastShown, now)
-        let second = constraints.count > 1 ? waiting(constraints[1], lastInGlobal, own?.lastShown, now) : nil
+        let first = waiting(0, lastInGroup, own?.lastShown, now)
+        let second = constraints.count > 1 ? waiting(1, lastInGlobal, own?.lastShown, now) : nil
         guard var end = first ?? second else { return .open }
         if let first, let second, second.until > first.until { end = second }
-        return .waitingForWindow(group: end.group, member: end.member, until: end.until)
+        return .waitingForWindow(group: constraints[end.constraint].group.name, member: end.member, until: end.until)
     }
 
     /// A constraint's window, rolling from its member shown last: `nil` when it has passed, or when this flag was
     /// shown at the same instant or later (the flag shown last stays eligible).
     private func waiting(
-        _ constraint: Constraint, _ last: (key: String, at: Instant)?, _ mine: Instant?, _ now: Instant
-    ) -> (group: String, member: String, until: Instant)? {
+        _ constraint: Int, _ last: (key: String, at: Instant)?, _ mine: Instant?, _ now: Instant
+    ) -> (constraint: Int, member: String, until: Instant)? {
         guard let last else { return nil }
         if let mine, mine >= last.at { return nil }
-        let until = last.at + constraint.group.window
+        let until = last.at + constraints[constraint].group.window
         guard now < until else { return nil }
-        return (constraint.group.name, last.key, until)
+        return (constraint, last.key, until)
     }
 
     /// Every display state the gate reads: the flag's own and its groups' members'.

@@ -14,8 +14,9 @@ extension RuleSet {
 extension Flag {
     public func evaluate(_ input: EvaluationInput) -> Evaluation {
         // A display flag the gate holds back answers false / its fallback (docs/rules.md, "Display accounting").
-        if enabled, let display, case let gate = display.gate(key, input.context, now: input.now), gate != .open {
-            return heldBack(gate, input)
+        if enabled, let display {
+            let gate = display.gate(key, input.context, now: input.now)
+            if case .open = gate {} else { return heldBack(gate, input) }
         }
         switch body {
         case .flagd(let flagd):
