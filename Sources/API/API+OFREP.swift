@@ -61,7 +61,7 @@ extension API {
                     "errorDetails": .string(evaluation.errorMessage ?? code.rawValue), "metadata": .object(flag.metadata)
                 ])
             } else {
-                items.append(ofrepSuccess(evaluation, flag: flag))
+                items.append(ofrepSuccess(evaluation, flag: flag, context: context))
             }
         }
         metrics.increment("evaluations_total", by: items.count)
@@ -180,14 +180,14 @@ extension API {
         if let code = evaluation.errorCode {
             return ofrepError(.badRequest, key: key, code: code.rawValue, details: evaluation.errorMessage ?? code.rawValue)
         }
-        return .json(.ok, JSONWriter.write(ofrepSuccess(evaluation, flag: flag)))
+        return .json(.ok, JSONWriter.write(ofrepSuccess(evaluation, flag: flag, context: context)))
     }
 
     /// `{key, reason, variant, value?, metadata}`: no `value` when nothing was decided (disabled, no default), so
     /// the caller's code default applies. `variant` is always present (SDKs such as the Python OFREP provider
     /// require the key): the variant name, a name for native flags' answers, the default variant of a disabled
     /// flag, or null.
-    func ofrepSuccess(_ evaluation: Evaluation, flag: Flag) -> JSONValue {
+    func ofrepSuccess(_ evaluation: Evaluation, flag: Flag, context: UserContext = UserContext()) -> JSONValue {
         var body: JSONObject = ["key": .string(evaluation.key), "reason": .string(evaluation.reason.rawValue)]
         if let value = evaluation.value {
             body["variant"] = .string(evaluation.variant ?? Self.nativeVariantName(evaluation, value: value))
@@ -198,6 +198,7 @@ extension API {
             body["variant"] = .null
         }
         body["metadata"] = .object(flag.metadata)
+        if evaluation.reason == .invalidated { ofrepInvalidated(&body, flag: flag, context: context) }
         return .object(body)
     }
 

@@ -46,6 +46,7 @@ public struct API: Sendable {
         registerEvaluation(in: &router)
         registerStreams(in: &router)
         registerOFREP(in: &router)
+        registerDisplay(in: &router)
         RulesRoutes(rules: rules).register(in: &router)
         return router
     }

@@ -75,6 +75,10 @@ enum OpenAPIDocument {
             method: "DELETE", path: "/v1/users/{user}", summary: "Erase a user", scope: .admin, request: nil, success: (200, ref("WriteResponse")),
             errors: writeErrors),
         Operation(
+            method: "POST", path: "/v1/users/{user}/flags/{key}/display",
+            summary: "Report a display event (shown, dismissed, actionPerformed) for a display flag", scope: .write,
+            request: ref("DisplayRequest"), success: (200, ref("DisplayResponse")), errors: writeErrors),
+        Operation(
             method: "GET", path: "/v1/users/{user}/flags", summary: "Every flag for a user (ETag, If-None-Match)", scope: .evaluate, request: nil,
             success: (200, ref("FlagsResponse")), errors: [304, 400, 401, 403], query: [atQuery]),
         Operation(
@@ -155,12 +159,29 @@ enum OpenAPIDocument {
             "user": string, "launchedAt": string, "tz": string, "counters": map(integer), "events": map(string),
             "flags": map(boolean), "attributes": ["type": "object"], "segments": array(string),
             "donations": map(ref("DonationSummary")), "triggers": map(string),
-            "expires": object(["attributes": map(string), "flags": map(string), "segments": map(string)], additional: false)
+            "expires": object(["attributes": map(string), "flags": map(string), "segments": map(string)], additional: false),
+            "display": map(ref("DisplayState"))
         ]),
+        "DisplayState": object(
+            [
+                "shownCount": integer, "firstShown": nullable(string), "lastShown": nullable(string),
+                "invalidated": nullable(
+                    object(
+                        ["reason": ["type": "string", "enum": ["actionPerformed", "dismissed", "displayCountExceeded"]], "at": string],
+                        required: ["reason", "at"]))
+            ], required: ["shownCount"]),
+        "DisplayRequest": object(
+            [
+                "event": ["type": "string", "enum": ["shown", "dismissed", "actionPerformed"]], "at": ["type": "string", "format": "date-time"],
+                "appVersion": ["type": "string", "pattern": "^[0-9]{1,9}(\\.[0-9]{1,9})*$"]
+            ], required: ["event"], additional: false),
+        "DisplayResponse": object(
+            ["seq": integer, "flag": ref("FlagEvaluation"), "display": ref("DisplayState"), "changed": array(ref("Change"))],
+            required: ["seq", "flag", "display", "changed"]),
         "Evaluation": object(
             [
                 "value": [:], "variant": string,
-                "reason": ["type": "string", "enum": ["STATIC", "TARGETING_MATCH", "DEFAULT", "DISABLED", "SPLIT", "ERROR"]],
+                "reason": ["type": "string", "enum": ["STATIC", "TARGETING_MATCH", "DEFAULT", "DISABLED", "SPLIT", "ERROR", "INVALIDATED"]],
                 "index": integer, "matched": boolean, "errorCode": string, "errorMessage": string, "explain": [:]
             ],
             required: ["value", "reason", "matched"]),

@@ -52,6 +52,8 @@ public final class Engine: Sendable {
         case contextUpdate
         /// A delayed trigger's fire, from the clock.
         case delayedFire
+        /// A display event for a display flag (`Engine.display`).
+        case display
     }
 
     /// `POST /v1/users/{u}/events/{e}`: the donation, then the immediate triggers it fires, in one logged step.
@@ -69,7 +71,7 @@ public final class Engine: Sendable {
     }
 
     /// The one write path: apply → log → (acknowledged) flag diff → events → schedule → metrics → completion.
-    private func write(
+    func write(
         _ mutation: Mutation, kind: WriteKind, appVersion: String?,
         completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void
     ) {
@@ -101,6 +103,7 @@ public final class Engine: Sendable {
                 case .donation: metrics.increment("donations_total")
                 case .contextUpdate: metrics.increment("context_writes_total")
                 case .delayedFire: break
+                case .display: metrics.increment("display_events_total")
                 }
                 if !fired.isEmpty { metrics.increment("trigger_fires_total", by: fired.count) }
                 timekeeper.written(

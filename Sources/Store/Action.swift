@@ -29,6 +29,9 @@ public enum Action: Sendable, Equatable {
     case setExpiringFlag(flag: String, value: Bool, expiresAt: Instant)
     /// `addSegment` with `ttl` / `expiresAt`.
     case addExpiringSegment(String, expiresAt: Instant)
+    /// A display event for a display flag; `maxCount` and `invalidates` are the flag's rule when it was written
+    /// (docs/rules.md, "Display accounting"), logged so replay never consults the rules.
+    case recordDisplay(flag: String, event: DisplayState.Event, at: Instant, maxCount: Int?, invalidates: Bool)
 
     public enum ClearScope: String, Sendable, CaseIterable {
         case counters, events, flags, attributes, segments, all

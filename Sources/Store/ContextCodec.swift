@@ -66,6 +66,7 @@ enum ContextCodec {
             writer.byte(1)
             encodeExpiries(context.expiries, into: &writer)
         }
+        if !context.display.isEmpty { DisplayCodec.encodeSection(context.display, into: &writer) }
     }
 
     static func decode(_ reader: inout BinaryReader) throws(BinaryReader.Failure) -> (String, UserContext) {
@@ -122,6 +123,7 @@ enum ContextCodec {
             lastTag = tag
             switch tag {
             case 1: context.expiries = try decodeExpiries(&reader, of: context)
+            case 2: context.display = try DisplayCodec.decodeSection(&reader)
             default: throw .malformed
             }
         }

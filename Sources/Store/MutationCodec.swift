@@ -103,6 +103,9 @@ enum MutationCodec {
             writer.byte(22)
             writer.string(segment)
             writer.instant(expiresAt)
+        case .recordDisplay(let flag, let event, let at, let maxCount, let invalidates):
+            writer.byte(23)
+            DisplayCodec.encode(flag: flag, event: event, at: at, maxCount: maxCount, invalidates: invalidates, into: &writer)
         }
     }
 
@@ -133,6 +136,7 @@ enum MutationCodec {
         case 20: return .setExpiringAttribute(key: try reader.string(), value: try reader.json(), expiresAt: try reader.instant())
         case 21: return .setExpiringFlag(flag: try reader.string(), value: try reader.byte() == 1, expiresAt: try reader.instant())
         case 22: return .addExpiringSegment(try reader.string(), expiresAt: try reader.instant())
+        case 23: return try DisplayCodec.decodeAction(&reader)
         default: throw .malformed
         }
     }

@@ -181,6 +181,11 @@ public enum Reducer {
         case .addExpiringSegment(let segment, let expiresAt):
             try reduce(&context, .addSegment(segment), index: index, now: now, policy: policy, limits: limits, effects: &effects)
             expire(.segment, segment, at: expiresAt, now: now, in: &context)
+        case .recordDisplay(let flag, let event, let at, let maxCount, let invalidates):
+            try requireKey(flag, index, limits)
+            var state = context.display[flag] ?? DisplayState()
+            state.record(event, at: at, maxCount: maxCount, invalidates: invalidates)
+            context.display[KeyInterner.intern(flag)] = state
         }
         if !context.expiries.isEmpty { clearExpiry(after: action, in: &context) }
     }

@@ -25,7 +25,7 @@ func mutation(_ user: String, _ actions: Action..., at now: Instant = t0) -> Mut
 extension SplitMix {
     mutating func action(now: Instant) -> Action {
         let key = ["a", "b", "c", "d"][next(upTo: 4)]
-        switch next(upTo: 18) {
+        switch next(upTo: 19) {
         case 0: return .increment(counter: key, by: next(upTo: 5))
         case 1: return .decrement(counter: key, by: next(upTo: 3))
         case 2: return .setCounter(counter: key, value: next(upTo: 100))
@@ -42,6 +42,10 @@ extension SplitMix {
         case 13: return .clear(Action.ClearScope.allCases[next(upTo: 6)])
         case 14, 15: return .donate(event: key, at: now - Int64(next(upTo: 1_000_000)), appVersion: next(upTo: 2) == 0 ? "1.\(next(upTo: 3))" : nil)
         case 16: return next(upTo: 10) == 0 ? .erase : .resetDonations(event: key)
+        case 17:
+            return .recordDisplay(
+                flag: key, event: DisplayState.Event.allCases[next(upTo: 3)], at: now - Int64(next(upTo: 100_000)),
+                maxCount: next(upTo: 2) == 0 ? nil : 1 + next(upTo: 3), invalidates: next(upTo: 2) == 0)
         default: return .recordTriggerFire(trigger: key, at: now)
         }
     }

@@ -64,5 +64,6 @@ enum RulesBenchmark {
             return total
         }
         runNodes(iterations: iterations / 4)
+        DisplayBenchmark.run(iterations: iterations)
     }
 }

@@ -60,6 +60,8 @@ public struct Scenario: Sendable {
             case reset(user: String, event: String)
             case erase(user: String)
             case reload(RuleSet)
+            /// A display event for a display flag, at the step's instant.
+            case display(user: String, flag: String, event: DisplayState.Event)
         }
     }
 
@@ -91,6 +93,6 @@ public struct Scenario: Sendable {
     }
 
     public enum StoredValue: String, Sendable, CaseIterable {
-        case counter, event, attribute, segment, donations
+        case counter, event, attribute, segment, donations, display
     }
 }

@@ -147,16 +147,13 @@ public struct ScenarioParser {
         return Scenario.Step(name: name, path: path, move: move, actions: actions, expectations: expectations, snapshot: snapshot)
     }
 
-    static let actionKinds = ["donate", "ops", "op", "reset", "erase", "reload"]
+    static let actionKinds = ["donate", "ops", "op", "reset", "erase", "reload", "display"]
 
     private mutating func action(_ value: JSONValue, at path: JSONPointer, now: Instant) throws(ScenarioError) -> Scenario.StepAction {
         guard case .object(let fields) = value else { throw fail(path, "an action must be an object") }
         let kinds = Self.actionKinds.filter { fields[$0] != nil }
-        if fields["display"] != nil {
-            throw fail(path.appending("display"), "display events are not part of this rule language version (no flag declares display accounting)")
-        }
         guard kinds.count == 1, let kind = kinds.first else {
-            throw fail(path, "an action has exactly one of: donate, ops (or one inline op), reset, erase, reload")
+            throw fail(path, "an action has exactly one of: donate, ops (or one inline op), reset, erase, reload, display")
         }
         switch kind {
         case "donate":
@@ -194,6 +191,13 @@ public struct ScenarioParser {
             try checkUser(user, at: path.appending("erase"))
             mention(user)
             return Scenario.StepAction(path: path, kind: .erase(user: user))
+        case "display":
+            try only(fields, ["display", "user", "event"], at: path)
+            let flag = try key(fields, "display", at: path)
+            guard let text = fields["event"]?.stringValue, let event = DisplayState.Event(rawValue: text) else {
+                throw fail(path.appending("event"), "event is \"shown\", \"dismissed\" or \"actionPerformed\"")
+            }
+            return Scenario.StepAction(path: path, kind: .display(user: try requiredUser(fields, at: path), flag: flag, event: event))
         default:
             try only(fields, ["reload"], at: path)
             return Scenario.StepAction(path: path, kind: .reload(try loadRules(fields["reload"]!, path.appending("reload"))))
@@ -223,7 +227,7 @@ public struct ScenarioParser {
         let given = try string(fields, "label", at: path)
         let kinds = (["flag", "fired", "events"] + Self.storedKinds).filter { fields[$0] != nil }
         guard kinds.count == 1, let kind = kinds.first else {
-            throw fail(path, "an assertion checks exactly one of: flag, fired, events, counter, event, attribute, segment, donations")
+            throw fail(path, "an assertion checks exactly one of: flag, fired, events, counter, event, attribute, segment, donations, display")
         }
         let check: Scenario.Expectation.Check
         var label: String
@@ -244,7 +248,8 @@ public struct ScenarioParser {
             }
             if let value = fields["reason"] {
                 guard let reason = value.stringValue, Evaluation.Reason(rawValue: reason) != nil else {
-                    throw fail(path.appending("reason"), "reason must be one of STATIC, TARGETING_MATCH, DEFAULT, DISABLED, SPLIT, ERROR")
+                    throw fail(
+                        path.appending("reason"), "reason must be one of STATIC, TARGETING_MATCH, DEFAULT, DISABLED, SPLIT, ERROR, INVALIDATED")
                 }
                 checks.append(.reason(reason))
                 described.append("reason \(reason)")

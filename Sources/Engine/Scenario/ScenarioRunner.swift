@@ -165,11 +165,13 @@ public struct ScenarioRunner {
             case .failed(let error): return "reload refused: \(error.diagnostics.first?.message ?? "invalid rules")"
             case .busy: return "reload refused: another reload is running"
             }
+        case .display(let user, let flag, let event):
+            return performDisplay(user: user, flag: flag, event: event, now: now)
         }
     }
 
     /// The memory store acknowledges on the caller's thread, so the completion has run when the call returns.
-    private func wait(_ write: (@escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void) -> Void) -> String? {
+    func wait(_ write: (@escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void) -> Void) -> String? {
         let outcome = OutcomeBox()
         write { result in outcome.set(result) }
         switch outcome.get() {
@@ -263,6 +265,10 @@ public struct ScenarioRunner {
                 passed = JSONMatch.partial(equals, actual)
             case (.donations, .number):
                 passed = JSONMatch.equal(equals, actual.objectValue?["count"] ?? 0)
+            case (.display, .object):
+                passed = JSONMatch.partial(equals, actual)
+            case (.display, .number):
+                passed = JSONMatch.equal(equals, actual.objectValue?["shownCount"] ?? 0)
             case (.event, .string(let text)):
                 passed = ISO8601.parse(text).map { ISO8601.format($0) }.map(JSONValue.string) == actual
             default:
@@ -287,6 +293,7 @@ public struct ScenarioRunner {
         case .segment: return .bool(context.segments.contains(key))
         case .donations:
             return context.donations[key].map { ContextJSON.summary($0, includeRecent: false) } ?? ["count": 0, "first": .null, "last": .null]
+        case .display: return (context.display[key] ?? DisplayState()).json
         }
     }
 }

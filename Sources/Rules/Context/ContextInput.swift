@@ -13,6 +13,8 @@ public enum ContextInput: Hashable, Sendable {
     /// Anything: what a spec reads through a flagd prerequisite, whose JSON Logic may read any attribute. A flag
     /// reading it has unknown inputs (`Flag.inputs == nil`).
     case unknown
+    /// One flag's display state (docs/rules.md, "Display accounting").
+    case display(String)
 }
 
 extension Spec {
@@ -41,6 +43,7 @@ extension Spec {
         case .number(let key, _): return [.attribute(key)]
         case .comparison(let comparison): return comparison.inputs
         case .history(let test): return test.inputs
+        case .display(let flag, _): return [.display(flag)]
         }
     }
 }
@@ -48,12 +51,15 @@ extension Spec {
 extension Flag {
     /// `nil` when unknown (JSON Logic may read any attribute): such a flag is re-evaluated on every write.
     public var inputs: Set<ContextInput>? {
+        let read: Set<ContextInput>?
         switch body {
-        case .boolean(let spec): return spec.inputs.known
-        case .cases(let cases, _): return cases.reduce(into: Set<ContextInput>()) { $0.formUnion($1.when.inputs) }.known
-        case .flagd: return nil
-        case .pick(let pick): return pick.inputs.known
+        case .boolean(let spec): read = spec.inputs.known
+        case .cases(let cases, _): read = cases.reduce(into: Set<ContextInput>()) { $0.formUnion($1.when.inputs) }.known
+        case .flagd: read = nil
+        case .pick(let pick): read = pick.inputs.known
         }
+        guard let display else { return read }
+        return read?.union(display.inputs(key))
     }
 }
 
@@ -72,6 +78,7 @@ extension UserContext {
         compare(before.flags, after.flags, ContextInput.flag)
         compare(before.attributes, after.attributes, ContextInput.attribute)
         compare(before.donations, after.donations, ContextInput.donation)
+        compare(before.display, after.display, ContextInput.display)
         if before.segments != after.segments { changed.insert(.segments) }
         if before.launchedAt != after.launchedAt { changed.insert(.launchedAt) }
         if before.timeZone != after.timeZone { changed.insert(.timeZone) }

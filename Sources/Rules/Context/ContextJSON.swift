@@ -34,6 +34,7 @@ public enum ContextJSON {
             object["triggers"] = .object(JSONObject(context.triggerFires.sorted.map { ($0.key, JSONValue.string(ISO8601.format($0.value))) }))
         }
         if !context.expiries.isEmpty { object["expires"] = expires(context.expiries) }
+        if !context.display.isEmpty { object["display"] = .object(JSONObject(context.display.sorted.map { ($0.key, $0.value.json) })) }
         return .object(object)
     }
 
@@ -114,6 +115,10 @@ public enum ContextJSON {
                 for (name, at) in try members(member, field) { context.triggerFires[name] = try instant(at, field + "." + name) }
             case "expires":
                 expires = member
+            case "display":
+                for (flag, state) in try members(member, field, .flags, limits) {
+                    context.display[flag] = try displayState(state, field + "." + flag)
+                }
             default:
                 throw FieldError(field: field, message: "\(field) is not a context field")
             }

@@ -14,6 +14,7 @@ extension UserContext {
         for entry in top.donations.entries { merged.donations[entry.key] = entry.value }
         for entry in top.triggerFires.entries { merged.triggerFires[entry.key] = entry.value }
         merged.overlayExpiries(of: top)
+        for entry in top.display.entries { merged.display[entry.key] = entry.value }
         return merged
     }
 }

@@ -13,6 +13,8 @@ public struct UserContext: Sendable, Equatable {
     public var triggerFires: CompactMap<Instant> = [:]
     /// When the expiring attributes, flags and segments stop counting.
     public var expiries = ValueExpiries()
+    /// Display accounting per display flag (docs/rules.md, "Display accounting").
+    public var display: CompactMap<DisplayState> = [:]
 
     public init() {}
 }

@@ -14,6 +14,9 @@ public enum DefaultRules {
     "active-this-week": {"donations": {"event": "appStarted", "gte": 3, "within": "7d"}},
     "birthday-month": {"attr": {"key": "birth_month", "eq": 11}}
   },
+  "groups": {
+    "onboarding": {"frequency": "daily", "order": "ordered"}
+  },
   "flags": {
     "promo-banner": {
       "description": "Show the promo banner 30 s after launch, at most twice, three days apart.",
@@ -118,6 +121,28 @@ public enum DefaultRules {
         {"firstDonationVersion": {"event": "appStarted", "lt": "2.0"}},
         {"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}},
         {"counter": {"key": "welcome_shown", "eq": 0}}
+      ]}
+    },
+    "tip-search": {
+      "description": "TipKit-style onboarding, tip 1 of 3: at most two displays, gone once the user searched.",
+      "when": {"not": {"flag": "tips_disabled"}},
+      "display": {"maxCount": 2, "group": "onboarding", "invalidateOn": ["actionPerformed"]}
+    },
+    "tip-filters": {
+      "description": "Tip 2 of 3: waits until tip-search is invalidated, and a day after any onboarding tip was shown.",
+      "when": {"not": {"flag": "tips_disabled"}},
+      "display": {"maxCount": 2, "group": "onboarding", "invalidateOn": ["actionPerformed"]}
+    },
+    "tip-share": {
+      "description": "Tip 3 of 3.",
+      "when": {"not": {"flag": "tips_disabled"}},
+      "display": {"maxCount": 2, "group": "onboarding", "invalidateOn": ["actionPerformed"]}
+    },
+    "onboarding-recap": {
+      "description": "A recap card once the share tip was seen, but not on the day it was shown.",
+      "when": {"all": [
+        {"display": {"flag": "tip-share", "shownCount": {"gte": 1}}},
+        {"not": {"display": {"flag": "tip-share", "shownWithin": "1d"}}}
       ]}
     }
   },

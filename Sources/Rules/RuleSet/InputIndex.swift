@@ -18,6 +18,7 @@ struct InputIndex: Sendable {
     private var segments: FlagBits
     private var launchedAt: FlagBits
     private var timeZone: FlagBits
+    private var display = CompactMap<FlagBits>()
 
     /// `flags` in declaration order: a flag's bit is its position there.
     init(flags declared: [Flag]) {
@@ -43,6 +44,7 @@ struct InputIndex: Sendable {
                 case .launchedAt: launchedAt.insert(position)
                 case .timeZone: timeZone.insert(position)
                 case .unknown: unknown.insert(position)
+                case .display(let key): Self.add(position, key, to: &display, none)
                 }
             }
         }
@@ -77,6 +79,7 @@ struct InputIndex: Sendable {
         compare(before.flags, after.flags, flags)
         compare(before.attributes, after.attributes, attributes)
         compare(before.donations, after.donations, donations)
+        compare(before.display, after.display, display)
         func compare(_ differs: Bool, _ readers: FlagBits) {
             guard differs else { return }
             changed = true

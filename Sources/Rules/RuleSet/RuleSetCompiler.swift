@@ -6,7 +6,7 @@ public enum RuleSetCompiler {
         case auto, specd, flagd
     }
 
-    static let sections: Set<String> = ["specs", "flags", "triggers", "$schema", "description", "$evaluators", "metadata"]
+    static let sections: Set<String> = ["specs", "flags", "triggers", "$schema", "description", "$evaluators", "metadata", "groups"]
 
     public static func compile(_ document: JSONValue, format: Format = .auto) -> Result<RuleSet, RuleSetError> {
         guard case .object(let root) = document else {
@@ -22,6 +22,8 @@ public enum RuleSetCompiler {
         var specs = SpecCompiler(named: named)
         let flagd = FlagdCompiler(evaluators: section(root, "$evaluators", &diagnostics), setMetadata: section(root, "metadata", &diagnostics))
         specs.flagResolution = FlagResolution(definitions: flagsJSON, format: format, flagd: flagd)
+        specs.display.displayFlags = Set(flagsJSON.compactMap { key, definition in definition["display"] == nil ? nil : key })
+        specs.display.groups = DisplayCatalog.compileGroups(section(root, "groups", &diagnostics), specs: &specs)
         // Every named spec is checked once on its own, used or not.
         for name in named.keys {
             specs.flagKey = name
@@ -32,6 +34,8 @@ public enum RuleSetCompiler {
         for key in flagsJSON.keys {
             if let flag = specs.resolveFlag(key) { flags.append(flag) }
         }
+        let catalog = specs.display
+        flags = catalog.resolve(flags, specs: &specs)
         var triggers: [Trigger] = []
         for (key, definition) in triggersJSON {
             specs.flagKey = key

@@ -8,6 +8,8 @@ public struct Evaluation: Sendable, Equatable {
         case disabled = "DISABLED"
         case split = "SPLIT"
         case error = "ERROR"
+        /// A display flag whose display was invalidated (docs/rules.md, "Display accounting").
+        case invalidated = "INVALIDATED"
     }
 
     public enum ErrorCode: String, Sendable {

@@ -44,10 +44,12 @@ public final class Flag: Sendable, Equatable {
     public let metadataJSON: [UInt8]
     /// The definition as written, for `GET /v1/rules/{key}`.
     public let source: JSONValue
+    /// Display accounting (`display` on a boolean flag), with its groups resolved.
+    public let display: DisplayRule?
 
     public init(
         key: String, body: Body, enabled: Bool, valueType: ValueType, description: String?, metadata: JSONObject,
-        source: JSONValue
+        source: JSONValue, display: DisplayRule? = nil
     ) {
         self.key = key
         self.body = body
@@ -57,10 +59,19 @@ public final class Flag: Sendable, Equatable {
         self.metadata = metadata
         metadataJSON = metadata.isEmpty ? [] : JSONWriter.write(.object(metadata))
         self.source = source
+        self.display = display
+    }
+
+    /// The same flag with its display rule replaced (groups are resolved once every flag is known).
+    func with(_ display: DisplayRule?) -> Flag {
+        Flag(
+            key: key, body: body, enabled: enabled, valueType: valueType, description: description, metadata: metadata, source: source,
+            display: display)
     }
 
     public static func == (lhs: Flag, rhs: Flag) -> Bool {
         lhs.key == rhs.key && lhs.body == rhs.body && lhs.enabled == rhs.enabled && lhs.source == rhs.source
+            && lhs.display == rhs.display
     }
 
     /// Whether the flag has no targeting at all, so its answer is `STATIC`.

@@ -12,7 +12,9 @@ struct FlagCompiler {
         self.specs = specs
     }
 
-    static let fieldNames = ["when", "cases", "fallback", "variants", "defaultVariant", "enabled", "description", "metadata", "pick"]
+    static let fieldNames = [
+        "when", "cases", "fallback", "variants", "defaultVariant", "enabled", "description", "metadata", "pick", "display"
+    ]
 
     mutating func compile(_ definition: JSONValue) -> Flag? {
         guard let fields = specs.fields(definition, at: path, required: [], optional: Self.fieldNames) else { return nil }
@@ -38,9 +40,11 @@ struct FlagCompiler {
             return nil
         }
         guard let body, let valueType else { return nil }
+        let display = compileDisplay(fields["display"], valueType: valueType)
+        guard display.ok else { return nil }
         return Flag(
             key: key, body: body, enabled: enabled, valueType: valueType, description: description,
-            metadata: metadata ?? [:], source: definition)
+            metadata: metadata ?? [:], source: definition, display: display.rule)
     }
 
     private mutating func compileMetadata(_ value: JSONValue?) -> JSONObject? {

@@ -13,6 +13,11 @@ extension RuleSet {
 
 extension Flag {
     public func evaluate(_ input: EvaluationInput) -> Evaluation {
+        // A display flag the gate holds back answers false / its fallback (docs/rules.md, "Display accounting").
+        if enabled, let display {
+            let gate = display.gate(key, input.context, now: input.now)
+            if case .open = gate {} else { return heldBack(gate, input) }
+        }
         switch body {
         case .flagd(let flagd):
             return flagd.evaluate(key: key, enabled: enabled, input)
@@ -148,6 +153,7 @@ extension Spec {
         case .number(let key, let test): return test.holds(input.context.attributes[key])
         case .comparison(let comparison): return comparison.holds(input)
         case .history(let test): return test.holds(input)
+        case .display(let flag, let test): return test.holds(input.context.display[flag], now: input.now)
         }
     }
 

@@ -1,6 +1,13 @@
 extension Flag {
     /// The evaluation tree of every consulted case (or the boolean spec), as JSON.
     public func explain(_ input: EvaluationInput) -> JSONValue {
+        let tree = explainBody(input)
+        guard let display, case .object(var members) = tree else { return tree }
+        members["display"] = explainDisplay(display, input)
+        return .object(members)
+    }
+
+    private func explainBody(_ input: EvaluationInput) -> JSONValue {
         switch body {
         case .boolean(let spec):
             return ["when": spec.explain(input).json]
@@ -120,6 +127,8 @@ extension Spec {
             return leaf("attr", "\(key) = \(context.attributes[key].map(JSONWriter.string) ?? "missing"), \(test.text)")
         case .comparison(let comparison): return leaf(comparison.left.isCounter ? "counter" : "attr", comparison.why(input))
         case .history(let test): return leaf("history", test.why(input))
+        case .display(let flag, let test):
+            return leaf("display", test.why(flag, context.display[flag], now: now))
         }
     }
 }

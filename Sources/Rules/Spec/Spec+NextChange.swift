@@ -10,6 +10,12 @@ extension RuleSet {
 extension Flag {
     public func nextChange(_ input: EvaluationInput) -> Instant? {
         guard enabled else { return nil }
+        if let display { return displayNextChange(display, input) }
+        return bodyNextChange(input)
+    }
+
+    /// The next change of the rules alone, the display gate aside.
+    func bodyNextChange(_ input: EvaluationInput) -> Instant? {
         switch body {
         case .boolean(let spec):
             return spec.nextChange(input)
@@ -87,6 +93,8 @@ extension Spec {
             // Attribute readers with no clock of their own: only an expiring value can change them.
             return expiryChange(input)
         case .history(let test): return test.nextChange(input)
+        case .display(let flag, let test):
+            return test.nextChange(context.display[flag], now: now)
         }
     }
 

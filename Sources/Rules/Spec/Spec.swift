@@ -45,4 +45,6 @@ public indirect enum Spec: Sendable, Equatable {
     case comparison(ContextComparison)
     /// `history`: a statistic over donations per local calendar period.
     case history(HistoryTest)
+    /// `{"display": {"flag": "k", ...}}`: a test of flag `k`'s display state (docs/rules.md, "display").
+    case display(flag: String, DisplayTest)
 }

@@ -104,6 +104,8 @@ extension SpecCompiler {
             return compileRollout(value, at: at)
         case "prerequisite":
             return compilePrerequisite(value, at: at)
+        case "display":
+            return compileDisplay(value, at: at)
         default:
             error(at, "unknown_operator", "unknown operator '\(name)'")
             return nil

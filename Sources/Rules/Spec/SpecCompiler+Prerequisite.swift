@@ -48,6 +48,13 @@ extension SpecCompiler {
             error(flagPath, "cycle", "flag '\(key)' depends on itself through \(cycle)")
             return nil
         }
+        // A display flag's answer depends on its group (other flags' display state), which is attached after every
+        // flag is compiled: a copy inlined here would answer without it. A display node, or a group's order, says
+        // what is meant instead.
+        if display.displayFlags.contains(key) {
+            error(flagPath, "display_prerequisite", "flag '\(key)' has display accounting: test it with a display node, not as a prerequisite")
+            return nil
+        }
         guard let flag = resolveFlag(key) else { return nil }
         if let expected = fields["equals"] {
             guard let type = Flag.ValueType(of: expected) else {

@@ -9,6 +9,8 @@ struct SpecCompiler {
     var referencedEvents: Set<String> = []
     /// The flag being compiled; rollouts salt with it.
     var flagKey = ""
+    /// Display groups and the flags that declare `display`.
+    var display = DisplayCatalog()
     private var resolving: [String] = []
     /// The document's flags, for `prerequisite` nodes.
     var flagResolution = FlagResolution()
@@ -21,7 +23,7 @@ struct SpecCompiler {
         "all", "any", "none", "not", "atLeast", "ref", "always", "flag", "counter", "maxCount", "timeSince", "cooldown",
         "sinceLaunch", "eventExists", "eventDate", "dateRange", "hourIn", "weekday", "segment", "segments",
         "subscription", "attr", "donations", "lastDonation", "firstDonation", "lastDonationVersion", "firstDonationVersion",
-        "appVersion", "rollout", "prerequisite", "history"
+        "appVersion", "rollout", "prerequisite", "history", "display"
     ]
 
     mutating func error(_ path: JSONPointer, _ code: String, _ message: String) {

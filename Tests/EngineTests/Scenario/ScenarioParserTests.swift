@@ -28,8 +28,16 @@ import Testing
         ),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"donate": "e", "user": "\u0007"}]}]}"#, "/steps/0/do/0/user"),
         (
-            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"display": "tip", "user": "u", "event": "shown"}]}]}"#,
-            "/steps/0/do/0/display"
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"display": "tip", "user": "u", "event": "clicked"}]}]}"#,
+            "/steps/0/do/0/event"
+        ),
+        (
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"display": "tip", "event": "shown"}]}]}"#,
+            "/steps/0/do/0/user"
+        ),
+        (
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"display": "tip", "user": "u", "event": "shown", "at": "x"}]}]}"#,
+            "/steps/0/do/0/at"
         ),
         (#"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"expect": [{"flag": "a", "user": "u"}]}]}"#, "/steps/0/expect/0"),
         (

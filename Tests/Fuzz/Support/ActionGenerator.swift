@@ -30,7 +30,11 @@ extension FuzzInput {
         case 19: return .setExpiringAttribute(key: key(), value: attributeValue(), expiresAt: instant())
         case 20: return .setExpiringFlag(flag: key(), value: bool(), expiresAt: instant())
         case 21: return .addExpiringSegment(key(), expiresAt: instant())
-        default: return .recordTriggerFire(trigger: pick(["t0", "t1"]), at: instant())
+        default:
+            guard bool() else { return .recordTriggerFire(trigger: pick(["t0", "t1"]), at: instant()) }
+            return .recordDisplay(
+                flag: pick(["tip-a", "tip-b", key()]), event: pick(DisplayState.Event.allCases), at: instant(),
+                maxCount: bool() ? nil : amount(), invalidates: bool())
         }
     }
 

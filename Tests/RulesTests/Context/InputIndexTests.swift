@@ -43,8 +43,8 @@ import Testing
         }
         // Appended after the others (their partners taken from the first leaves), so the flags above keep their names.
         for (index, leaf) in (references ? referenceLeaves : []).enumerated() {
-            flags.append(#""r\#(index)": {"when": \#(leaf)}"#)
-            flags.append(#""s\#(index)": {"when": {"all": [\#(leaf), \#(leaves[index])]}}"#)
+            flags.append(#""x\#(index)": {"when": \#(leaf)}"#)
+            flags.append(#""y\#(index)": {"when": {"all": [\#(leaf), \#(leaves[index])]}}"#)
         }
         for index in 0..<2 {
             flags.append(
@@ -59,8 +59,19 @@ import Testing
             flags.append(#""r\#(index)": {"when": {"prerequisite": {"flag": "h\#(index)", "equals": 1}}}"#)
         }
         flags.append(#""pd": {"when": {"prerequisite": {"flag": "d0", "variant": "on"}}}"#)
-        return try! ruleSet(#"{"flags": {\#(flags.joined(separator: ", "))}}"#)
+        // Display flags: two in an ordered group, one in the global group only, and two flags reading display
+        // state through spec nodes. A display write reaches its flag, its groups' members and those readers.
+        let display = #"{"maxCount": 2, "group": "grp"}"#
+        flags.append(#""tipA": {"when": {"always": true}, "display": \#(display)}"#)
+        flags.append(#""tipB": {"when": {"segment": "vip"}, "display": \#(display)}"#)
+        flags.append(#""tipG": {"when": {"always": true}, "display": {}}"#)
+        flags.append(#""readsA": {"when": {"display": {"flag": "tipA", "shownCount": {"gte": 1}}}}"#)
+        flags.append(#""readsG": {"when": {"display": {"flag": "tipG", "shownWithin": "1d"}}}"#)
+        let groups = #""groups": {"grp": {"frequency": "daily", "order": "ordered"}, "*": {"frequency": "1h"}}"#
+        return try! ruleSet(#"{\#(groups), "flags": {\#(flags.joined(separator: ", "))}}"#)
     }
+
+    static let displayKeys = ["tipA", "tipB", "tipG", "unread"]
 
     static func randomContext(_ random: inout SplitMix) -> UserContext? {
         if random.next(upTo: 8) == 0 { return nil }
@@ -76,6 +87,9 @@ import Testing
         if random.next(upTo: 2) == 0 { context.launchedAt = t0 + Int64(random.next(upTo: 2)) }
         if random.next(upTo: 2) == 0 { context.timeZone = ["Europe/Paris", "Asia/Tokyo"][random.next(upTo: 2)] }
         if random.next(upTo: 2) == 0 { context.triggerFires["t"] = t0 }
+        for key in displayKeys where random.next(upTo: 3) == 0 {
+            context.display[key] = DisplayState(shownCount: random.next(upTo: 3), lastShown: t0 - Int64(random.next(upTo: 2)) * hour)
+        }
         return context
     }
 
@@ -85,7 +99,7 @@ import Testing
         var after = context ?? UserContext()
         for _ in 0..<random.next(upTo: 3) {
             let key = keys[random.next(upTo: keys.count)]
-            switch random.next(upTo: 10) {
+            switch random.next(upTo: 12) {
             case 0: after.counters[key] = after.counters[key] == nil ? 1 : nil
             case 1: after.events[key] = t0 + 9
             case 2: after.flags[key] = !(after.flags[key] ?? false)
@@ -95,6 +109,9 @@ import Testing
             case 6: after.launchedAt = t0 + 5
             case 7: after.timeZone = "UTC"
             case 8: after.triggerFires[key] = t0 + 1
+            case 9, 10:
+                after.display[Self.displayKeys[random.next(upTo: Self.displayKeys.count)], default: DisplayState()]
+                    .record(.shown, at: t0, maxCount: 2, invalidates: false)
             default: break
             }
         }
@@ -130,6 +147,33 @@ import Testing
                 if old != new { #expect(reached.contains(key), "\(key) changed but was not reached") }
             }
         }
+    }
+
+    /// A display write reaches exactly its flag, the members of the flag's group, every member of the global group
+    /// and the spec nodes that read it.
+    @Test(arguments: [
+        ("tipA", ["tipA", "tipB", "tipG", "readsA"]), ("tipB", ["tipA", "tipB", "tipG"]), ("tipG", ["tipA", "tipB", "tipG", "readsG"]),
+        ("unread", [])
+    ])
+    func flagsAffected_byADisplayWrite_isItsFlagGroupsAndReaders(key: String, reached: [String]) {
+        let before = UserContext()
+        var after = before
+        after.display[key] = DisplayState(shownCount: 1, firstShown: t0, lastShown: t0)
+        // The flagd flags and the flag depending on one (inputs unknown) are reached by any change.
+        #expect(Self.rules.flagsAffected(from: before, to: after).map(\.key) == ["d0", "d1", "pd"] + reached)
+        #expect(Self.rules.flagsAffected(by: UserContext.changedInputs(from: before, to: after)) == ["d0", "d1", "pd"] + reached)
+    }
+
+    @Test func flagsAffected_byADisplayWrite_withoutAGlobalGroup_staysInItsGroup() throws {
+        let rules = try ruleSet(
+            #"{"groups": {"g": {"frequency": "daily"}}, "flags": {"a": {"when": {"always": true}, "display": {"group": "g"}}, "#
+                + #""b": {"when": {"always": true}, "display": {"group": "g"}}, "c": {"when": {"always": true}, "display": {}}}}"#)
+        var after = UserContext()
+        after.display["a"] = DisplayState(shownCount: 1, lastShown: t0)
+        #expect(rules.flagsAffected(from: UserContext(), to: after).map(\.key) == ["a", "b"])
+        var other = UserContext()
+        other.display["c"] = DisplayState(shownCount: 1, lastShown: t0)
+        #expect(rules.flagsAffected(from: UserContext(), to: other).map(\.key) == ["c"])
     }
 
     @Test func flagsAffected_byAnUnreadKey_isOnlyTheFlagdFlags() {
