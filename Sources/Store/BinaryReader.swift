@@ -27,6 +27,11 @@ struct BinaryReader {
     }
 
     mutating func unsigned() throws(Failure) -> UInt64 {
+        // Most varints here (lengths, counts, small numbers) are one byte.
+        if offset < end, bytes[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(bytes[offset])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -84,6 +89,33 @@ struct BinaryReader {
         defer { offset += length }
         do {
             return try JSONParser(maxDepth: 64, maxBytes: Int.max).parse(Array(bytes[offset..<(offset + length)]))
+        } catch {
+            throw .malformed
+        }
+    }
+
+    /// `json()`, with a plain string value (no escapes: what `JSONWriter` writes for text without quotes,
+    /// backslashes or control characters) taken from `interner` rather than parsed: attribute values such as a plan
+    /// or a country repeat across users as keys do.
+    mutating func json(interning interner: inout StringInterner) throws(Failure) -> JSONValue {
+        let length = try count()
+        let start = offset
+        let quote = UInt8(ascii: "\"")
+        if length >= 2, bytes[start] == quote, bytes[start + length - 1] == quote {
+            let plain = bytes.withUnsafeBufferPointer { all -> String? in
+                let inner = UnsafeBufferPointer(rebasing: all[(start + 1)..<(start + length - 1)])
+                guard !inner.contains(where: { $0 < 0x20 || $0 == quote || $0 == UInt8(ascii: "\\") || $0 == 0x7F }) else { return nil }
+                return interner.string(inner)
+            }
+            if let plain {
+                offset += length
+                return .string(plain)
+            }
+        }
+        // Not a plain string: parse it, from the length read above.
+        defer { offset = start + length }
+        do {
+            return try JSONParser(maxDepth: 64, maxBytes: Int.max).parse(Array(bytes[start..<(start + length)]))
         } catch {
             throw .malformed
         }

@@ -94,7 +94,7 @@ enum ContextCodec {
         for _ in 0..<count { context.flags[try reader.string(interning: &interner)] = try reader.byte() == 1 }
         count = try reader.count()
         context.attributes.reserveCapacity(count)
-        for _ in 0..<count { context.attributes[try reader.string(interning: &interner)] = try reader.json() }
+        for _ in 0..<count { context.attributes[try reader.string(interning: &interner)] = try reader.json(interning: &interner) }
         for _ in 0..<(try reader.count()) { context.segments.insert(try reader.string(interning: &interner)) }
         count = try reader.count()
         context.donations.reserveCapacity(count)

@@ -144,6 +144,32 @@ public enum DefaultRules {
         {"display": {"flag": "tip-share", "shownCount": {"gte": 1}}},
         {"not": {"display": {"flag": "tip-share", "shownWithin": "1d"}}}
       ]}
+    },
+    "review-nudge": {
+      "description": "Once a project is done: exponential backoff between nudges (1 d, 2 d, 4 d ... at most 30 d), 8 h apart at night, after the first three days.",
+      "when": {"all": [
+        {"eventExists": "project_completed"},
+        {"cooldown": {"event": "last_review_nudge", "for": "1d", "backoff": {"counter": "review_nudges", "factor": 2, "max": "30d"}}},
+        {"cooldown": {"event": "last_review_nudge", "day": "1h", "night": "8h", "nightHours": [22, 7]}},
+        {"sinceLaunch": {"gt": "3d"}}
+      ]}
+    },
+    "power-user-badge": {
+      "description": "Active on at least 5 of the last 7 local days, a score near the top, and no more imports than exports.",
+      "when": {"all": [
+        {"history": {"event": "appStarted", "over": "7d", "per": "day", "stat": "activePeriods", "gte": 5}},
+        {"attr": {"key": "score", "between": [80, 100]}},
+        {"counter": {"key": "exports", "gte": {"$counter": "imports"}}}
+      ]}
+    },
+    "paywall-layout": {
+      "description": "A weighted draw among the layouts a user may see: the same per user while the eligible set stays the same.",
+      "pick": "weighted",
+      "cases": [
+        {"when": {"always": true}, "weight": 3, "value": "classic"},
+        {"when": {"attr": {"key": "price_sensitivity", "eq": 0.5, "tolerance": 0.2}}, "weight": 1, "value": "compact"}
+      ],
+      "fallback": "classic"
     }
   },
   "triggers": {

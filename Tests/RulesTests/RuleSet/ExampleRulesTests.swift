@@ -27,7 +27,8 @@ import Testing
             "all", "any", "none", "not", "atLeast", "ref", "always", "flag", "counter", "maxCount", "timeSince", "cooldown",
             "sinceLaunch", "eventExists", "eventDate", "dateRange", "hourIn", "weekday", "segment", "segments",
             "subscription", "attr", "donations", "lastDonation", "firstDonation", "lastDonationVersion", "firstDonationVersion",
-            "appVersion", "rollout"
+            "appVersion", "rollout", "prerequisite", "display", "backoff", "nightHours", "history", "between", "tolerance",
+            "$counter", "pick"
         ] {
             #expect(text.contains("\"\(node)\":"), "\(node) unused")
         }

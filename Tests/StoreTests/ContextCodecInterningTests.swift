@@ -1,0 +1,47 @@
+import Rules
+import Testing
+
+@testable import Store
+
+/// Snapshot decoding shares keys and plain string values through an interner: what comes back is the context that
+/// went in, whatever the text (escapes, quotes, control characters, non-ASCII, empty), for every user in a row.
+@Suite struct ContextCodecInterningTests {
+    static let values: [JSONValue] = [
+        "premium", "", "with \"quotes\"", "back\\slash", "tab\there", "bell\u{7}", "del\u{7F}", "café", "cafe\u{301}", "\"",
+        "a-very-long-attribute-value-that-is-longer-than-the-sixty-four-bytes-the-interner-keeps",
+        .int(42), .bool(true), .null, [1, "two"], ["nested": "x"]
+    ]
+
+    @Test func decode_withOneInterner_returnsEveryContextExactly() throws {
+        var interner = StringInterner()
+        for (index, value) in Self.values.enumerated() {
+            var context = UserContext()
+            context.attributes["plan"] = value
+            context.attributes["k\(index)"] = value
+            context.counters["screen_views"] = index
+            context.donations["appStarted"] = DonationSummary(
+                count: 1, first: .init(at: Instant(milliseconds: 1000), appVersion: "1.2"), last: nil, recent: [Instant(milliseconds: 1000)])
+            var writer = BinaryWriter()
+            ContextCodec.encode(user: "user-\(index)", context, into: &writer)
+            var reader = BinaryReader(writer.bytes)
+            let (user, decoded) = try ContextCodec.decode(&reader, interning: &interner)
+            #expect(user == "user-\(index)")
+            #expect(decoded == context, "value \(value)")
+            #expect(reader.isAtEnd)
+        }
+    }
+
+    @Test func interner_sameBytes_sameString_andBoundedTable() {
+        var interner = StringInterner(limit: 2)
+        func make(_ text: String) -> String {
+            Array(text.utf8).withUnsafeBufferPointer { interner.string($0) }
+        }
+        #expect(make("screen_views_long_key") == "screen_views_long_key")
+        #expect(make("screen_views_long_key") == "screen_views_long_key")
+        #expect(make("b") == "b")
+        // Past the limit strings are still made right, just not kept.
+        #expect(make("c") == "c")
+        #expect(make("c") == "c")
+        #expect(make("") == "")
+    }
+}
