@@ -122,7 +122,9 @@ import Testing
 let prerequisiteValidationCases: [ValidationCase] = [
     .init(
         code: "display_prerequisite", path: "/flags/f/when/prerequisite/flag",
-        rules: #"{"flags": {"tip": {"when": {"always": true}, "display": {"maxCount": 1}}, "f": {"when": {"prerequisite": {"flag": "tip", "equals": true}}}}}"#),
+        rules:
+            #"{"flags": {"tip": {"when": {"always": true}, "display": {"maxCount": 1}}, "f": {"when": {"prerequisite": {"flag": "tip", "equals": true}}}}}"#
+    ),
     .init(
         code: "unknown_prerequisite", path: "/flags/f/when/prerequisite/flag",
         rules: #"{"flags": {"f": {"when": {"prerequisite": {"flag": "ghost", "equals": true}}}}}"#),
