@@ -28,9 +28,18 @@ build() {
   newest=$(ls -t "$@" 2>/dev/null | head -1)
   if [ -x "$binary" ] && [ "$binary" -nt "$newest" ]; then return 0; fi
   echo "build $(basename "$binary")"
-  swiftc "${FLAGS[@]}" -module-name "Fuzz$(basename "$binary" | tr -d -)" "$@" -o "$binary" 2>&1 | grep -v '^$' || true
+  swiftc "${FLAGS[@]}" "${C_MODULES[@]}" -module-name "Fuzz$(basename "$binary" | tr -d -)" "$@" -o "$binary" 2>&1 | grep -v '^$' || true
   [ -x "$binary" ] && [ "$binary" -nt "$newest" ]
 }
+
+# The store's checksum reaches the CPU's CRC-32C instruction through a small C target (Sources/CCRC32C): compiled
+# here and handed to swiftc as a module with its object.
+mkdir -p "$OUT/ccrc32c"
+printf 'module CCRC32C {\n  header "%s/Sources/CCRC32C/include/CCRC32C.h"\n  export *\n}\n' "$PWD" > "$OUT/ccrc32c/module.modulemap"
+if [ ! -f "$OUT/ccrc32c/CCRC32C.o" ] || [ Sources/CCRC32C/CCRC32C.c -nt "$OUT/ccrc32c/CCRC32C.o" ]; then
+  clang -O2 -c Sources/CCRC32C/CCRC32C.c -I Sources/CCRC32C/include -o "$OUT/ccrc32c/CCRC32C.o"
+fi
+C_MODULES=(-I "$OUT/ccrc32c" "$OUT/ccrc32c/CCRC32C.o")
 
 # The store sources import Rules; compiled together with it into one module, they must not.
 for file in Sources/Store/*.swift; do
