@@ -184,12 +184,18 @@ rows = [
     ("cold-start", "s", "redis RDB load", "specd/peer", "specd <= 2 s"),
     ("bytes/user", "B", "redis hashes", "specd/peer", "<= 1.0"),
 ]
-print("\n%-13s %12s %12s %-32s %8s  %s" % ("row", "specd", "peer", "peer is", "ratio", "goal"))
+def spread(xs, unit):
+    f = "%.3f" if unit in ("ms", "s") else "%.0f"
+    return (f % min(xs)) + "-" + (f % max(xs)) if len(xs) > 1 else f % xs[0]
+print("\nmedians of %s rounds (each round's specd and peer measured back to back)" % max(len(v) for s in values.values() for v in s.values()))
+print("%-20s %12s %12s %8s  %-30s %-22s %-22s" % ("row", "specd", "peer", "ratio", "goal", "specd range", "peer range"))
 for row, unit, peer, _, goal in rows:
     sides = values.get(row, {})
     if "specd" not in sides or "peer" not in sides:
         continue
     s, p = statistics.median(sides["specd"]), statistics.median(sides["peer"])
     fmt = "%12.3f" if unit in ("ms", "s") else "%12.0f"
-    print(("%-13s " + fmt + " " + fmt + " %-32s %8.2f  %s") % (row + " " + unit, s, p, peer, s / p if p else float("nan"), goal))
+    print(("%-20s " + fmt + " " + fmt + " %8.2f  %-30s %-22s %-22s") % (
+        row + " (" + unit + ")", s, p, s / p if p else float("nan"), goal + " vs " + peer if goal != "(report)" else "vs " + peer,
+        spread(sides["specd"], unit), spread(sides["peer"], unit)))
 PY
