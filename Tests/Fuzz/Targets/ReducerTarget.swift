@@ -102,7 +102,8 @@ func fuzzReducer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 refusal = (index, error)
                 break
             }
-            checkStep(action, before: stepBefore, after: sequential, policy: policy)
+            // Against the state as the action read it: values whose expiry has come read as missing.
+            checkStep(action, before: stepBefore?.removingExpired(at: mutation.now), after: sequential, policy: policy)
         }
         do {
             _ = try Reducer.applyInPlace(mutation, to: &state, policy: policy)
