@@ -110,6 +110,12 @@ public final class Database: Sendable {
         completions = (0..<shardCount).map { _ in OrderedCompletions() }
         store = UserStore(shardTables: users, policy: options.history, limits: options.limits, log: log, maxUsers: options.maxUsers)
         users = []
+        #if os(Linux)
+        // Loading decoded on several threads, each allocating from its own malloc arena; what they freed (read
+        // buffers, batches, temporaries) stays in those arenas unless handed back. Returned here, once, so a
+        // recovered daemon holds what its users take and not the peak of loading them.
+        _ = specdMallocTrim(0)
+        #endif
         store.replay(buckets)
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
     }
@@ -322,3 +328,9 @@ extension Database {
     /// The payload size of a mutation's log record (tests use it to find record boundaries).
     public static func encodedLength(of mutation: Mutation) -> Int { MutationCodec.encode(mutation).count }
 }
+
+#if os(Linux)
+/// glibc's `malloc_trim` (malloc.h), which Swift's Glibc module does not export.
+@_silgen_name("malloc_trim")
+private func specdMallocTrim(_ pad: Int) -> Int32
+#endif

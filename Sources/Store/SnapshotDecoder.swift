@@ -45,13 +45,24 @@ struct SnapshotDecoder {
     /// Takes the next piece of the file and hands every user it completes to `each`.
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void) throws(ReadFailure) {
         pending.append(contentsOf: chunk)
-        try drain(each)
+        try drain(each, raw: false, records: { _, _, _ throws(ReadFailure) in })
+    }
+
+    /// A user's record as it stands in the file, undecoded: its bytes (a slice of the decoder's buffer, valid for
+    /// the call), its offset in the file, and its index.
+    typealias RecordSink = (ArraySlice<UInt8>, _ offset: Int, _ index: UInt64) throws(ReadFailure) -> Void
+
+    /// `feed`, with each user's record handed over undecoded (for decoding on other threads): framing, counts,
+    /// lengths and the checksum are still checked here, in file order.
+    mutating func feedRecords(_ chunk: UnsafeRawBufferPointer, _ records: RecordSink) throws(ReadFailure) {
+        pending.append(contentsOf: chunk)
+        try drain({ _, _ throws(ReadFailure) in }, raw: true, records: records)
     }
 
     /// Takes a whole buffer without copying it when nothing is pending (`SnapshotFile.read`).
     mutating func feed(_ bytes: [UInt8], _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void) throws(ReadFailure) {
         if pending.isEmpty { pending = bytes } else { pending += bytes }
-        try drain(each)
+        try drain(each, raw: false, records: { _, _, _ throws(ReadFailure) in })
     }
 
     /// The end of the file: refuses one that stopped before its checksum.
@@ -75,7 +86,9 @@ struct SnapshotDecoder {
         return pending[0..<length].elementsEqual(SnapshotFile.magic[0..<length])
     }
 
-    private mutating func drain(_ each: (ByteKey, UserContext) throws(ReadFailure) -> Void) throws(ReadFailure) {
+    private mutating func drain(
+        _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void, raw: Bool, records: RecordSink
+    ) throws(ReadFailure) {
         peakBufferedBytes = max(peakBufferedBytes, pending.count)
         var offset = 0
         defer {
@@ -116,6 +129,13 @@ struct SnapshotDecoder {
                     throw .corrupt(offset: start, reason: "user \(index) of \(count) is malformed (\(BinaryReader.Failure.truncated))")
                 }
                 guard available >= 4 + length else { return }
+                if raw {
+                    try records(pending[(offset + 4)..<(offset + 4 + length)], start, index)
+                    checksum(offset, 4 + length)
+                    offset += 4 + length
+                    phase = index + 1 == count ? .trailer : .users(next: index + 1)
+                    continue
+                }
                 let context: UserContext
                 let user: String
                 do throws(BinaryReader.Failure) {

@@ -62,6 +62,9 @@ enum SnapshotFile {
         return (final, users)
     }
 
+    /// Threads that decode a snapshot's users at startup (`SnapshotParallelLoad`): one per online CPU, at most 8.
+    static let decodeWorkers = min(max(1, ProcessInfo.processInfo.activeProcessorCount), 8)
+
     /// Pieces in which snapshots are read back: small enough that checking or loading one holds one piece and one
     /// user, never the file.
     static let readChunkSize = 1 << 16
@@ -110,9 +113,12 @@ enum SnapshotFile {
     /// The users, spread over `shardCount` tables by `UserStore.shardIndex`. One id twice is damage: an id always
     /// lands in the same shard, so checking each shard finds it.
     static func load(
-        _ path: String, fileSystem: FileSystem, shardCount: Int = 1
+        _ path: String, fileSystem: FileSystem, shardCount: Int = 1, workers: Int = decodeWorkers
     ) throws(ReadFailure) -> (seq: UInt64, users: [[ByteKey: UserContext]]) {
         let shardCount = max(1, shardCount)
+        if workers > 1, shardCount > 1 {
+            return try SnapshotParallelLoad.load(path, fileSystem: fileSystem, shardCount: shardCount, workers: workers)
+        }
         var shards = [[ByteKey: UserContext]](repeating: [:], count: shardCount)
         let size = fileSystem.size(path) ?? 0
         var reserved = false
