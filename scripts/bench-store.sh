@@ -2,6 +2,8 @@
 # Store benchmark with a same-run reference: Redis 7 (apt) on a loopback port with appendonly + appendfsync always.
 #   - durable writes/s: redis-benchmark -t incr -c 32 vs specd-bench store (32 writer threads, fsync=always)
 #   - memory per user: 1 M typical contexts as Redis hashes (INFO memory) vs specd's in-memory contexts
+#   - cold start: `specd serve` on 1 M typical users (a snapshot and 100 000 records after it) until /readyz answers
+#     (goal: 2 s; scripts/bench.sh sets it beside Redis loading the same users)
 #   SPECD_BENCH_USERS=1000000 SPECD_BENCH_SECONDS=5 REDIS_REQUESTS=200000 scripts/bench-store.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,3 +68,22 @@ specd_bytes=$(awk '/bytes per user/ {print $4}' <<<"$out")
 echo "== ratios (same run)"
 awk -v s="$specd_always" -v r="$redis_rps" 'BEGIN {printf "  durable writes: specd/redis = %.2f\n", s / r}'
 awk -v s="$specd_bytes" -v r="$redis_bytes" 'BEGIN {printf "  bytes per user: specd/redis = %.2f\n", s / r}'
+
+echo "== cold start: $USERS users in a snapshot, 100 000 records after it, until /readyz"
+swift build -c release --product specd >/dev/null
+SPECD=$(swift build -c release --show-bin-path)/specd
+"$BENCH" seed-data "$WORK/cold" "$USERS" 100000
+for round in 1 2; do
+  rm -rf "$WORK/cold-run" && cp -r "$WORK/cold" "$WORK/cold-run"
+  rm -f "$WORK/cold.port"
+  started=$(date +%s.%N)
+  "$SPECD" serve --port 0 --port-file "$WORK/cold.port" --data-dir "$WORK/cold-run" --log-level warn >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 12000); do
+    [ -s "$WORK/cold.port" ] && curl -sf "http://127.0.0.1:$(cat "$WORK/cold.port")/readyz" >/dev/null 2>&1 && break
+    sleep 0.01
+  done
+  awk -v a="$started" -v b="$(date +%s.%N)" -v r="$round" 'BEGIN {printf "  cold start %d: %.2f s\n", r, b - a}'
+  kill -9 "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+done
