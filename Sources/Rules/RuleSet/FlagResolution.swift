@@ -10,6 +10,8 @@ struct FlagResolution {
     var compiled: [ByteKey: Flag?] = [:]
     /// The flags being compiled, outermost first: meeting one of them again is a cycle.
     var compiling: [String] = []
+    /// Each compiled flag's expansion (see `SpecCompiler.expansion`), added again wherever it is inlined.
+    var sizes: [ByteKey: Int] = [:]
 
     /// The cycle `key` would close, as `a → b → a`, or `nil`.
     func cycle(through key: String) -> String? {

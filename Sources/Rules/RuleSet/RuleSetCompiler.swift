@@ -27,6 +27,7 @@ public enum RuleSetCompiler {
         // Every named spec is checked once on its own, used or not.
         for name in named.keys {
             specs.flagKey = name
+            specs.expansion = 0
             _ = specs.compile(.object(["ref": .string(name)]), at: JSONPointer("/specs").appending(name))
         }
         var flags: [Flag] = []
@@ -39,6 +40,7 @@ public enum RuleSetCompiler {
         var triggers: [Trigger] = []
         for (key, definition) in triggersJSON {
             specs.flagKey = key
+            specs.expansion = 0
             if let trigger = compileTrigger(key, definition, specs: &specs) { triggers.append(trigger) }
         }
         diagnostics += specs.diagnostics

@@ -12,6 +12,8 @@ extension SpecCompiler {
             return nil
         }
         let outerKey = flagKey
+        let outerExpansion = expansion
+        expansion = 0
         flagKey = key
         flagResolution.compiling.append(key)
         let flag: Flag?
@@ -24,7 +26,9 @@ extension SpecCompiler {
             self = compiler.specs
         }
         flagResolution.compiling.removeLast()
+        flagResolution.sizes[ByteKey(key)] = expansion
         flagKey = outerKey
+        expansion = outerExpansion
         flagResolution.compiled[ByteKey(key)] = .some(flag)
         return flag
     }
@@ -56,6 +60,8 @@ extension SpecCompiler {
             return nil
         }
         guard let flag = resolveFlag(key) else { return nil }
+        // Inlined here: the prerequisite's whole expansion counts again in this flag's.
+        guard grow(by: flagResolution.sizes[ByteKey(key)] ?? 0, at: flagPath) else { return nil }
         if let expected = fields["equals"] {
             guard let type = Flag.ValueType(of: expected) else {
                 return wrongType(path.appending("equals"), "a boolean, string, number or object")

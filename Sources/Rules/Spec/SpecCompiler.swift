@@ -14,6 +14,12 @@ struct SpecCompiler {
     private var resolving: [String] = []
     /// The document's flags, for `prerequisite` nodes.
     var flagResolution = FlagResolution()
+    /// Nodes compiled for the flag, named spec or trigger at hand, counting every `ref` and `prerequisite` inlined
+    /// as often as it is reached. References are inlined, so specs that each refer twice to the one before grow
+    /// twice per level: forty levels hung `specd validate` and would hang a reload. Past `expansionLimit` the flag
+    /// is refused (`too_complex`) and compiling it stops.
+    var expansion = 0
+    static let expansionLimit = 10_000
 
     init(named: JSONObject) {
         self.named = named
@@ -38,6 +44,7 @@ struct SpecCompiler {
 
     /// `nil` when the node is invalid (its diagnostics are recorded).
     mutating func compile(_ json: JSONValue, at path: JSONPointer) -> Spec? {
+        guard grow(by: 1, at: path) else { return nil }
         guard case .object(let object) = json else {
             error(path, "wrong_type", "a spec must be an object with one operator, not \(json.typeName)")
             return nil
@@ -113,6 +120,20 @@ struct SpecCompiler {
         resolving.append(name)
         defer { resolving.removeLast() }
         return compile(definition, at: JSONPointer("/specs").appending(name)).map { .ref(name, $0) }
+    }
+
+    /// Counts `nodes` more against the expansion limit; `false` (reported once, at the first node past it) when
+    /// the limit is passed.
+    mutating func grow(by nodes: Int, at path: JSONPointer) -> Bool {
+        let before = expansion
+        expansion = expansion.addingReportingOverflow(nodes).overflow ? Int.max : expansion + nodes
+        guard expansion > Self.expansionLimit else { return true }
+        if before <= Self.expansionLimit {
+            error(
+                path, "too_complex",
+                "'\(flagKey)' expands past \(Self.expansionLimit) nodes: refs and prerequisites are inlined wherever they are used")
+        }
+        return false
     }
 
     // MARK: - Field helpers

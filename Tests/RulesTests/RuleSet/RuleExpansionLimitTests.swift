@@ -1,0 +1,51 @@
+import Rules
+import Testing
+
+/// References and prerequisites are inlined wherever they are used, so a rule file where each level refers twice to
+/// the one below grows twice per level. Forty levels hung validation (and would hang a reload); past
+/// `too_complex`'s limit the flag is refused, and compiling stops there.
+@Suite struct RuleExpansionLimitTests {
+    static func prerequisiteLadder(_ levels: Int) -> String {
+        var flags = [#""f0": {"when": {"always": true}}"#, #""f1": {"when": {"always": false}}"#]
+        for level in 2..<levels {
+            flags.append(
+                #""f\#(level)": {"when": {"any": [{"prerequisite": {"flag": "f\#(level - 1)", "equals": true}}, "#
+                    + #"{"prerequisite": {"flag": "f\#(level - 2)", "equals": true}}]}}"#)
+        }
+        return #"{"flags": {\#(flags.joined(separator: ", "))}}"#
+    }
+
+    static func refLadder(_ levels: Int) -> String {
+        var specs = [#""s0": {"always": true}"#, #""s1": {"always": false}"#]
+        for level in 2..<levels {
+            specs.append(#""s\#(level)": {"any": [{"ref": "s\#(level - 1)"}, {"ref": "s\#(level - 2)"}]}"#)
+        }
+        return #"{"specs": {\#(specs.joined(separator: ", "))}, "flags": {"f": {"when": {"ref": "s\#(levels - 1)"}}}}"#
+    }
+
+    @Test(arguments: [60, 200])
+    func prerequisiteLadder_pastTheLimit_isRefusedAsTooComplex(levels: Int) {
+        guard case .failure(let error) = RuleSetLoader.load(text: Self.prerequisiteLadder(levels)) else {
+            Issue.record("a \(levels)-level ladder loaded")
+            return
+        }
+        #expect(error.diagnostics.contains { $0.code == "too_complex" && $0.path.hasPrefix("/flags/f") })
+    }
+
+    @Test(arguments: [60, 200])
+    func refLadder_pastTheLimit_isRefusedAsTooComplex(levels: Int) {
+        guard case .failure(let error) = RuleSetLoader.load(text: Self.refLadder(levels)) else {
+            Issue.record("a \(levels)-level ladder loaded")
+            return
+        }
+        #expect(error.diagnostics.contains { $0.code == "too_complex" && $0.path.hasPrefix("/specs/s") })
+    }
+
+    /// Below the limit the same shapes load and answer: the limit counts nodes, not levels.
+    @Test func ladders_belowTheLimit_loadAndAnswer() throws {
+        let prerequisites = try RuleSetLoader.load(text: Self.prerequisiteLadder(12)).get()
+        #expect(prerequisites.evaluate("f11", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))).value == true)
+        let refs = try RuleSetLoader.load(text: Self.refLadder(12)).get()
+        #expect(refs.evaluate("f", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))).value == true)
+    }
+}
