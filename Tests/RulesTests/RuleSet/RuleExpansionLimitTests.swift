@@ -44,8 +44,13 @@ import Testing
     /// Below the limit the same shapes load and answer: the limit counts nodes, not levels.
     @Test func ladders_belowTheLimit_loadAndAnswer() throws {
         let prerequisites = try RuleSetLoader.load(text: Self.prerequisiteLadder(12)).get()
-        #expect(prerequisites.evaluate("f11", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))).value == true)
+        #expect(
+            prerequisites.evaluate(
+                "f11", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))
+            ).value == true)
         let refs = try RuleSetLoader.load(text: Self.refLadder(12)).get()
-        #expect(refs.evaluate("f", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))).value == true)
+        #expect(
+            refs.evaluate("f", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))).value
+                == true)
     }
 }
