@@ -13,10 +13,11 @@ import Synchronization
 final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
-    /// Indexed by descriptor (descriptors are small and dense); touched only on the loop thread.
-    private var channels: [Channel?] = []
+    /// Indexed by descriptor (descriptors are small and dense); touched only on the loop thread, so the runtime's
+    /// exclusivity checks (two per access, several accesses per request) are left out.
+    @exclusivity(unchecked) private var channels: [Channel?] = []
     /// Milliseconds since `epoch` at which each descriptor's channel wants a tick; `Int64.max` for none.
-    private var deadlines: [Int64] = []
+    @exclusivity(unchecked) private var deadlines: [Int64] = []
     private let epoch = ContinuousClock.now
     private let pendingTasks = Mutex<[@Sendable () -> Void]>([])
     /// Set before `start`, then read only by the loop thread.
