@@ -19,12 +19,11 @@ fi
 swift build -c release --product specd-bench >/dev/null
 BENCH=$(swift build -c release --show-bin-path)/specd-bench
 
-WORK=$(mktemp -d)
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cleanup() { redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+source scripts/lib.sh
+PORT=$(free_port)
 redis-server --bind 127.0.0.1 --port "$PORT" --dir "$WORK" --appendonly yes --appendfsync always --save "" \
-  --daemonize yes --logfile "$WORK/redis.log" >/dev/null
+  --logfile "$WORK/redis.log" >/dev/null &
+PIDS+=($!)
 for _ in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
 
 echo "== redis: durable INCR, -c 32, $REQUESTS requests (appendfsync always)"
@@ -35,27 +34,7 @@ echo "== redis: $USERS typical contexts as hashes"
 redis-cli -p "$PORT" config set appendonly no >/dev/null
 redis-cli -p "$PORT" flushall >/dev/null
 before=$(redis-cli -p "$PORT" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r')
-python3 - "$USERS" <<'PY' | redis-cli -p "$PORT" --pipe >/dev/null
-import sys
-users = int(sys.argv[1])
-out = sys.stdout
-def command(*parts):
-    out.write("*%d\r\n" % len(parts))
-    for part in parts:
-        data = str(part)
-        out.write("$%d\r\n%s\r\n" % (len(data.encode()), data))
-base = 1773144000000
-for i in range(users):
-    t = base + i
-    command("HSET", "user:user-%d" % i,
-            "launchedAt", t, "c:screen_views", i % 50, "c:promo_banner_count", 1, "c:rating_prompt_count", 0,
-            "c:editor_opened", 3, "c:purchases", i % 7,
-            "e:last_promo_banner", t, "e:installed", t - 86400000, "e:last_tip_shown", t - 3600000,
-            "f:promo", 1, "f:tips_disabled", 0,
-            "a:subscription_status", '"premium"', "a:country", '"FR"', "s:vip", 1,
-            "d:appStarted", '{"count":3,"first":[%d,"1.0"],"last":[%d,"1.2"],"recent":[%d,%d,%d]}' % (t - 172800000, t, t - 172800000, t - 86400000, t),
-            "d:paywallViewed", '{"count":1,"first":[%d,"1.2"],"last":[%d,"1.2"],"recent":[%d]}' % (t, t, t))
-PY
+python3 scripts/redis_users.py "$USERS" | redis-cli -p "$PORT" --pipe >/dev/null
 after=$(redis-cli -p "$PORT" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r')
 redis_bytes=$(( (after - before) / USERS ))
 echo "  redis: $redis_bytes bytes per user (used_memory growth)"
@@ -74,16 +53,6 @@ swift build -c release --product specd >/dev/null
 SPECD=$(swift build -c release --show-bin-path)/specd
 "$BENCH" seed-data "$WORK/cold" "$USERS" 100000
 for round in 1 2; do
-  rm -rf "$WORK/cold-run" && cp -r "$WORK/cold" "$WORK/cold-run"
-  rm -f "$WORK/cold.port"
-  started=$(date +%s.%N)
-  "$SPECD" serve --port 0 --port-file "$WORK/cold.port" --data-dir "$WORK/cold-run" --log-level warn >/dev/null 2>&1 &
-  pid=$!
-  for _ in $(seq 12000); do
-    [ -s "$WORK/cold.port" ] && curl -sf "http://127.0.0.1:$(cat "$WORK/cold.port")/readyz" >/dev/null 2>&1 && break
-    sleep 0.01
-  done
-  awk -v a="$started" -v b="$(date +%s.%N)" -v r="$round" 'BEGIN {printf "  cold start %d: %.2f s\n", r, b - a}'
-  kill -9 "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  read -r seconds _ <<<"$(cold_start "$SPECD" "$WORK/cold")"
+  echo "  cold start $round: $seconds s"
 done

@@ -104,46 +104,14 @@ if [[ " $SKIP " != *" cold "* ]]; then
   "$BENCH" seed-data "$WORK/cold" "$USERS" "$TAIL" >&2
   for round in $(seq "$ROUNDS"); do
     # Each round starts from the same files: a start takes no snapshot, and the copy is fresh.
-    rm -rf "$WORK/cold-run" && cp -r "$WORK/cold" "$WORK/cold-run"
-    port_file="$WORK/cold.port"
-    rm -f "$port_file"
-    started=$(date +%s.%N)
-    "${SERVER_PIN[@]}" "$BIN" serve --port 0 --port-file "$port_file" --data-dir "$WORK/cold-run" --log-level warn >/dev/null 2>&1 &
-    pid=$!
-    PIDS+=($pid)
-    for _ in $(seq 12000); do
-      [ -s "$port_file" ] && curl -sf "http://127.0.0.1:$(cat "$port_file")/readyz" >/dev/null 2>&1 && break
-      sleep 0.01
-    done
-    record cold-start specd "$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')"
-    record bytes/user specd "$(awk -v k="$(rss_kib "$pid")" -v u="$USERS" 'BEGIN {print k * 1024 / u}')"
-    kill -9 "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    read -r seconds kib <<<"$(cold_start "$BIN" "$WORK/cold")"
+    record cold-start specd "$seconds"
+    record bytes/user specd "$(awk -v k="$kib" -v u="$USERS" 'BEGIN {print k * 1024 / u}')"
   done
   # The same users as Redis hashes (the fields a typical context holds), saved as an RDB, then loaded at start.
   RDB_PORT=$(free_port)
   start_redis "$RDB_PORT" "$WORK/redis-rdb" --appendonly no --dbfilename users.rdb
-  python3 - "$USERS" <<'PY' | redis-cli -p "$RDB_PORT" --pipe >/dev/null
-import sys
-users = int(sys.argv[1])
-out = sys.stdout
-def command(*parts):
-    out.write("*%d\r\n" % len(parts))
-    for part in parts:
-        data = str(part)
-        out.write("$%d\r\n%s\r\n" % (len(data.encode()), data))
-base = 1773144000000
-for i in range(users):
-    t = base + i
-    command("HSET", "user:user-%d" % i,
-            "launchedAt", t, "c:screen_views", i % 50, "c:promo_banner_count", 1, "c:rating_prompt_count", 0,
-            "c:editor_opened", 3, "c:purchases", i % 7,
-            "e:last_promo_banner", t, "e:installed", t - 86400000, "e:last_tip_shown", t - 3600000,
-            "f:promo", 1, "f:tips_disabled", 0,
-            "a:subscription_status", '"premium"', "a:country", '"FR"', "s:vip", 1,
-            "d:appStarted", '{"count":3,"first":[%d,"1.0"],"last":[%d,"1.2"],"recent":[%d,%d,%d]}' % (t - 172800000, t, t - 172800000, t - 86400000, t),
-            "d:paywallViewed", '{"count":1,"first":[%d,"1.2"],"last":[%d,"1.2"],"recent":[%d]}' % (t, t, t))
-PY
+  python3 scripts/redis_users.py "$USERS" | redis-cli -p "$RDB_PORT" --pipe >/dev/null
   redis-cli -p "$RDB_PORT" save >/dev/null
   redis-cli -p "$RDB_PORT" shutdown nosave >/dev/null 2>&1 || true
   sleep 0.5

@@ -81,3 +81,24 @@ ensure_wrk_nginx() {
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null
   fi
 }
+
+# cold_start BIN DATA_DIR -> "seconds rss_kib": `BIN serve` (pinned like any server here) on a fresh copy of DATA_DIR
+# until /readyz answers, then its resident memory; the daemon is killed after.
+cold_start() {
+  local bin=$1 data=$2 port_file started pid seconds kib
+  rm -rf "$WORK/cold-run" && cp -r "$data" "$WORK/cold-run"
+  port_file="$WORK/cold-run.port"
+  rm -f "$port_file"
+  started=$(date +%s.%N)
+  "${SERVER_PIN[@]}" "$bin" serve --port 0 --port-file "$port_file" --data-dir "$WORK/cold-run" --log-level warn >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 12000); do
+    [ -s "$port_file" ] && curl -sf "http://127.0.0.1:$(cat "$port_file")/readyz" >/dev/null 2>&1 && break
+    sleep 0.01
+  done
+  seconds=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN {printf "%.3f", b - a}')
+  kib=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+  kill -9 "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  echo "$seconds $kib"
+}

@@ -35,13 +35,7 @@ extension API {
                 throw APIError.invalidField("event", "event must be \"shown\", \"dismissed\" or \"actionPerformed\"")
             }
             let now = clock.now()
-            var at = now
-            if let value = fields["at"] {
-                guard case .string(let text) = value, let parsed = ISO8601.parse(text) else {
-                    throw APIError.invalidField("at", "at must be an ISO 8601 date-time")
-                }
-                at = parsed
-            }
+            let at = try Self.eventInstant(fields, now: now)
             let version = try appVersion(request, body: body)
             let engine = self.engine
             do {

@@ -43,13 +43,7 @@ extension API {
                 throw APIError.invalidField(key, "\(key) is not a field of a donation (at, appVersion, payload)")
             }
             let now = clock.now()
-            var at = now
-            if let value = fields["at"] {
-                guard case .string(let text) = value, let parsed = ISO8601.parse(text) else {
-                    throw APIError.invalidField("at", "at must be an ISO 8601 date-time")
-                }
-                at = parsed
-            }
+            let at = try Self.eventInstant(fields, now: now)
             let version = try appVersion(request, body: body)
             engine.donate(user: user, event: event, at: at, appVersion: version, now: now) { result in
                 switch result {
@@ -131,5 +125,17 @@ extension API {
         guard let context = store.context(of: user) else { throw APIError.notFound("no user '\(user)'") }
         // As the context reads now: expired values are gone, pending expiries show under `expires`.
         return .json(.ok, JSONWriter.write(ContextJSON.encode(user: user, context.removingExpired(at: clock.now()))))
+    }
+}
+
+extension API {
+    /// When an event reported in a body happened: its `at` (ISO 8601), or `now` without one. Donations and display
+    /// events read it alike.
+    static func eventInstant(_ fields: JSONObject, now: Instant) throws(APIError) -> Instant {
+        guard let value = fields["at"] else { return now }
+        guard case .string(let text) = value, let parsed = ISO8601.parse(text) else {
+            throw APIError.invalidField("at", "at must be an ISO 8601 date-time")
+        }
+        return parsed
     }
 }

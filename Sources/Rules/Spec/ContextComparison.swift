@@ -50,6 +50,18 @@ public struct ContextComparison: Sendable, Equatable {
 
     public enum Operator: String, Sendable, CaseIterable {
         case eq, ne, lt, lte, gt, gte
+
+        /// Whether an ordering (negative: less, 0: equal, positive: greater) satisfies the operator.
+        func holds(order: Int) -> Bool {
+            switch self {
+            case .eq: return order == 0
+            case .ne: return order != 0
+            case .lt: return order < 0
+            case .lte: return order <= 0
+            case .gt: return order > 0
+            case .gte: return order >= 0
+            }
+        }
     }
 
     public let left: Operand
@@ -83,16 +95,7 @@ public struct ContextComparison: Sendable, Equatable {
         }
     }
 
-    private func holds(_ order: Int) -> Bool {
-        switch op {
-        case .eq: return order == 0
-        case .ne: return order != 0
-        case .lt: return order < 0
-        case .lte: return order <= 0
-        case .gt: return order > 0
-        case .gte: return order >= 0
-        }
-    }
+    private func holds(_ order: Int) -> Bool { op.holds(order: order) }
 
     func why(_ input: EvaluationInput) -> String {
         func show(_ operand: Operand) -> String { "\(operand.text) = \(operand.show(input.context))" }

@@ -64,14 +64,7 @@ public struct HistoryTest: Sendable, Equatable {
 
     func holds(_ counts: [Int64: Int]) -> Bool {
         guard let order = NumberOrder.compare(value(Array(counts.values)), NumberOrder.Value(threshold)) else { return false }
-        switch op {
-        case .eq: return order == 0
-        case .ne: return order != 0
-        case .lt: return order < 0
-        case .lte: return order <= 0
-        case .gt: return order > 0
-        case .gte: return order >= 0
-        }
+        return op.holds(order: order)
     }
 
     func holds(_ input: EvaluationInput) -> Bool {
