@@ -28,8 +28,8 @@ extension API {
     func oneFlag(_ request: Request) throws(APIError) -> HTTPResponse {
         let user = try user(request)
         let key = request.parameter("key")
-        let ruleSet = rules.current
-        guard let flag = ruleSet.flags[key] else {
+        let served = rules.served
+        guard let flag = served.rules.flags[key] else {
             throw APIError(.notFound, code: "flag_not_found", message: "no flag named '\(key)'", field: "key")
         }
         let version = try appVersion(request)

@@ -18,7 +18,15 @@ public final class RulesHost: Sendable {
         public var error: [Diagnostic]
     }
 
-    private let state: Mutex<(rules: RuleSet, status: Status)>
+    /// The set behind a reference: a read takes one retain, not the set's dozen fields (a flag read takes the set on
+    /// every request).
+    public final class Served: Sendable {
+        public let rules: RuleSet
+
+        init(_ rules: RuleSet) { self.rules = rules }
+    }
+
+    private let state: Mutex<(served: Served, status: Status)>
     /// The rule file (`nil`: the embedded example rules) and how to read it.
     public let path: String?
     public let format: RuleSetCompiler.Format
@@ -26,10 +34,12 @@ public final class RulesHost: Sendable {
     public init(_ rules: RuleSet, path: String?, format: RuleSetCompiler.Format = .auto, at date: Date = Date()) {
         self.path = path
         self.format = format
-        state = Mutex((rules, Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
+        state = Mutex((Served(rules), Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
     }
 
-    public var current: RuleSet { state.withLock { $0.rules } }
+    public var current: RuleSet { served.rules }
+    /// The set being served, by reference: read a member through it without copying the whole set.
+    public var served: Served { state.withLock { $0.served } }
     public var status: Status { state.withLock { $0.status } }
 
     /// Loads the path (or the embedded default), validates it whole, then swaps; on failure the old set stays.
@@ -45,7 +55,7 @@ public final class RulesHost: Sendable {
         state.withLock { current in
             switch result {
             case .success(let rules):
-                current.rules = rules
+                current.served = Served(rules)
                 current.status = Status(phase: .loaded, version: rules.version, loadedAt: Date(), source: path ?? "embedded", error: [])
             case .failure(let error):
                 current.status.phase = .failed

@@ -81,8 +81,14 @@ public enum HTTPResponseEncoder {
     }
 
     static func isManaged(_ name: String) -> Bool {
-        for managed in managedNames where HTTPHeaders.namesMatch(managed, name) { return true }
-        return false
+        // Most fields a handler sets are none of these: their length alone says so, without comparing names.
+        switch name.utf8.count {
+        case 4, 10, 12, 14, 17:
+            for managed in managedNames where HTTPHeaders.namesMatch(managed, name) { return true }
+            return false
+        default:
+            return false
+        }
     }
 
     @inline(__always) static func appendField(_ name: String, _ value: String, into buffer: inout [UInt8]) {
