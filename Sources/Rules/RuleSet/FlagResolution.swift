@@ -12,6 +12,8 @@ struct FlagResolution {
     var compiling: [String] = []
     /// Each compiled flag's expansion (see `SpecCompiler.expansion`), added again wherever it is inlined.
     var sizes: [ByteKey: Int] = [:]
+    /// Each compiled flag's depth (see `SpecCompiler.depth`), added below wherever it is inlined.
+    var depths: [ByteKey: Int] = [:]
 
     /// The cycle `key` would close, as `a → b → a`, or `nil`.
     func cycle(through key: String) -> String? {

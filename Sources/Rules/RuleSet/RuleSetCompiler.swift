@@ -25,11 +25,13 @@ public enum RuleSetCompiler {
         specs.display.displayFlags = Set(flagsJSON.compactMap { key, definition in definition["display"] == nil ? nil : key })
         specs.display.groups = DisplayCatalog.compileGroups(section(root, "groups", &diagnostics), specs: &specs)
         // Every named spec is checked once on its own, used or not.
+        specs.checkingNamedSpecs = true
         for name in named.keys {
             specs.flagKey = name
             specs.expansion = 0
             _ = specs.compile(.object(["ref": .string(name)]), at: JSONPointer("/specs").appending(name))
         }
+        specs.checkingNamedSpecs = false
         var flags: [Flag] = []
         // In declaration order; a flag a prerequisite needed earlier is compiled already and handed back.
         for key in flagsJSON.keys {

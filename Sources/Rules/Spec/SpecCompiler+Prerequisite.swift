@@ -13,7 +13,10 @@ extension SpecCompiler {
         }
         let outerKey = flagKey
         let outerExpansion = expansion
+        let (outerDepth, outerDeepest) = (depth, deepest)
         expansion = 0
+        depth = 0
+        deepest = 0
         flagKey = key
         flagResolution.compiling.append(key)
         let flag: Flag?
@@ -27,8 +30,10 @@ extension SpecCompiler {
         }
         flagResolution.compiling.removeLast()
         flagResolution.sizes[ByteKey(key)] = expansion
+        flagResolution.depths[ByteKey(key)] = deepest
         flagKey = outerKey
         expansion = outerExpansion
+        (depth, deepest) = (outerDepth, outerDeepest)
         flagResolution.compiled[ByteKey(key)] = .some(flag)
         return flag
     }
@@ -61,7 +66,9 @@ extension SpecCompiler {
         }
         guard let flag = resolveFlag(key) else { return nil }
         // Inlined here: the prerequisite's whole expansion counts again in this flag's.
-        guard grow(by: flagResolution.sizes[ByteKey(key)] ?? 0, at: flagPath) else { return nil }
+        guard grow(by: flagResolution.sizes[ByteKey(key)] ?? 0, at: flagPath),
+            deepen(by: flagResolution.depths[ByteKey(key)] ?? 0, at: flagPath)
+        else { return nil }
         if let expected = fields["equals"] {
             guard let type = Flag.ValueType(of: expected) else {
                 return wrongType(path.appending("equals"), "a boolean, string, number or object")

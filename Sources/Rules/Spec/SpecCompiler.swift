@@ -20,6 +20,20 @@ struct SpecCompiler {
     /// is refused (`too_complex`) and compiling it stops.
     var expansion = 0
     static let expansionLimit = 10_000
+    /// How deep the node being compiled sits in its flag's tree, inlined refs and prerequisites included, and the
+    /// deepest point reached. Every walk over a compiled flag (evaluation, explain, next change) recurses that deep
+    /// on a loop thread's stack: past `depthLimit` the flag is refused (`too_deep`).
+    var depth = 0
+    var deepest = 0
+    static let depthLimit = 200
+    /// Named specs compiled for the current flag (rollouts salt with its key, so each flag compiles its own), with
+    /// their size and depth: a spec referred to again is not compiled again. A chain of specs each referring to
+    /// the one before was compiled once per link per flag: quadratic, and thousands of links hung validation.
+    private var namedCache: [String: (spec: Spec?, size: Int, depth: Int)] = [:]
+    private var namedCacheOwner: String?
+    /// While the named specs are checked on their own, one cache serves them all (nothing compiled is kept).
+    var checkingNamedSpecs = false
+    private var resolvingNames: Set<String> = []
 
     init(named: JSONObject) {
         self.named = named
@@ -44,7 +58,22 @@ struct SpecCompiler {
 
     /// `nil` when the node is invalid (its diagnostics are recorded).
     mutating func compile(_ json: JSONValue, at path: JSONPointer) -> Spec? {
-        guard grow(by: 1, at: path) else { return nil }
+        guard grow(by: 1, at: path), deepen(by: 1, at: path) else { return nil }
+        depth += 1
+        defer { depth -= 1 }
+        return compileNode(json, at: path)
+    }
+
+    /// Whether a subtree `levels` deep fits below the current node; reported once, at the first node past it.
+    mutating func deepen(by levels: Int, at path: JSONPointer) -> Bool {
+        let reached = depth + levels
+        deepest = max(deepest, reached)
+        guard reached > Self.depthLimit else { return true }
+        error(path, "too_deep", "'\(flagKey)' nests past \(Self.depthLimit) levels through its refs and prerequisites")
+        return false
+    }
+
+    private mutating func compileNode(_ json: JSONValue, at path: JSONPointer) -> Spec? {
         guard case .object(let object) = json else {
             error(path, "wrong_type", "a spec must be an object with one operator, not \(json.typeName)")
             return nil
@@ -113,13 +142,30 @@ struct SpecCompiler {
             error(path, "unknown_ref", "no spec named '\(name)' in specs")
             return nil
         }
-        guard !resolving.contains(name) else {
+        guard !resolvingNames.contains(name) else {
             error(path, "cycle", "spec '\(name)' refers to itself through " + (resolving + [name]).joined(separator: " → "))
             return nil
         }
+        let owner = checkingNamedSpecs ? "" : flagKey
+        if namedCacheOwner != owner {
+            namedCache = [:]
+            namedCacheOwner = owner
+        }
+        if let cached = namedCache[name] {
+            // Inlined again: its whole size and depth count again here.
+            guard let spec = cached.spec, grow(by: cached.size, at: path), deepen(by: cached.depth, at: path) else { return nil }
+            return .ref(name, spec)
+        }
         resolving.append(name)
-        defer { resolving.removeLast() }
-        return compile(definition, at: JSONPointer("/specs").appending(name)).map { .ref(name, $0) }
+        resolvingNames.insert(name)
+        let (expansionBefore, deepestBefore) = (expansion, deepest)
+        deepest = depth
+        let spec = compile(definition, at: JSONPointer("/specs").appending(name))
+        namedCache[name] = (spec, expansion - expansionBefore, deepest - depth)
+        deepest = max(deepest, deepestBefore)
+        resolvingNames.remove(name)
+        resolving.removeLast()
+        return spec.map { .ref(name, $0) }
     }
 
     /// Counts `nodes` more against the expansion limit; `false` (reported once, at the first node past it) when

@@ -53,4 +53,40 @@ import Testing
             refs.evaluate("f", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))).value
                 == true)
     }
+
+    static func refChain(_ levels: Int) -> String {
+        var specs = [#""s0": {"segment": "x"}"#]
+        for level in 1..<levels { specs.append(#""s\#(level)": {"not": {"ref": "s\#(level - 1)"}}"#) }
+        return #"{"specs": {\#(specs.joined(separator: ", "))}, "flags": {"f": {"when": {"ref": "s\#(levels - 1)"}}}}"#
+    }
+
+    static func prerequisiteChain(_ levels: Int) -> String {
+        var flags = [#""f0": {"when": {"segment": "x"}}"#]
+        for level in 1..<levels {
+            flags.append(#""f\#(level)": {"when": {"prerequisite": {"flag": "f\#(level - 1)", "equals": false}}}"#)
+        }
+        return #"{"flags": {\#(flags.joined(separator: ", "))}}"#
+    }
+
+    /// Every walk over a compiled flag recurses as deep as it nests, on a loop thread's stack: a chain of thousands
+    /// of links validated (slowly) and then recursed that deep on every evaluation.
+    @Test(arguments: [(false, 300), (true, 300), (false, 4000), (true, 4000)])
+    func chain_pastTheDepthLimit_isRefusedAsTooDeep(prerequisites: Bool, levels: Int) {
+        let text = prerequisites ? Self.prerequisiteChain(levels) : Self.refChain(levels)
+        guard case .failure(let error) = RuleSetLoader.load(text: text) else {
+            Issue.record("a \(levels)-link chain loaded")
+            return
+        }
+        #expect(error.diagnostics.contains { $0.code == "too_deep" })
+    }
+
+    @Test func chains_withinTheDepthLimit_loadAndAnswer() throws {
+        let input = EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))
+        let refs = try RuleSetLoader.load(text: Self.refChain(90)).get()
+        // 89 `not`s over a segment the user is not in.
+        #expect(refs.evaluate("f", input).value == true)
+        let prerequisites = try RuleSetLoader.load(text: Self.prerequisiteChain(150)).get()
+        // Each link holds when the one before does not: f149 is the opposite of f0's false, 149 times over.
+        #expect(prerequisites.evaluate("f149", input).value == true)
+    }
 }
