@@ -22,6 +22,9 @@ public final class Database: Sendable {
         /// trying again on every write, and every attempt rotates the log.
         public var snapshotRetryBackoff: Duration
         public var snapshotRetryBackoffLimit: Duration
+        /// Threads that decode the snapshot at startup (`SnapshotParallelLoad`). The composition root sets it to the
+        /// CPUs the process may use: on one CPU, workers only add hand-offs.
+        public var loadWorkers = SnapshotFile.decodeWorkers
         /// The wall clock snapshots read to leave expired values out (tests give their own).
         public var clock: @Sendable () -> Instant = { Instant(seconds: Date().timeIntervalSince1970) }
 
@@ -94,7 +97,7 @@ public final class Database: Sendable {
         var users = [[ByteKey: UserContext]](repeating: [:], count: shardCount)
         var buckets = [[Mutation]](repeating: [], count: shardCount)
         let report = try Recovery.run(
-            directory: options.directory, fileSystem: fileSystem, repair: true, shardCount: shardCount,
+            directory: options.directory, fileSystem: fileSystem, repair: true, shardCount: shardCount, loadWorkers: options.loadWorkers,
             apply: { mutation in
                 buckets[UserStore.shardIndex(of: mutation.user, shardCount: shardCount)].append(mutation)
             }, loadSnapshot: { users = $0 })

@@ -68,7 +68,7 @@ public enum Recovery {
     /// `UserStore` places them (so a million users are not copied from one table into the shards), then every later
     /// record to `apply`, in seq order. With `repair` false nothing on disk changes (for `specd check-data`).
     public static func run(
-        directory: String, fileSystem: FileSystem, repair: Bool, shardCount: Int = 1, apply: (Mutation) -> Void,
+        directory: String, fileSystem: FileSystem, repair: Bool, shardCount: Int = 1, loadWorkers: Int = 1, apply: (Mutation) -> Void,
         loadSnapshot: ([[ByteKey: UserContext]]) -> Void
     ) throws(Failure) -> Report {
         var report = Report()
@@ -79,7 +79,7 @@ public enum Recovery {
         for (seq, path) in found.snapshots {
             do {
                 // Streamed: loading holds the users and one piece of the file, not the file as well.
-                let (snapshotSeq, users) = try SnapshotFile.load(path, fileSystem: fileSystem, shardCount: shardCount)
+                let (snapshotSeq, users) = try SnapshotFile.load(path, fileSystem: fileSystem, shardCount: shardCount, workers: loadWorkers)
                 guard snapshotSeq == seq else {
                     throw SnapshotFile.ReadFailure.corrupt(offset: 8, reason: "holds seq \(snapshotSeq), not the \(seq) its name says")
                 }

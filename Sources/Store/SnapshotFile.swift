@@ -63,7 +63,7 @@ enum SnapshotFile {
     }
 
     /// Threads that decode a snapshot's users at startup (`SnapshotParallelLoad`): one per online CPU, at most 8.
-    static let decodeWorkers = min(max(1, ProcessInfo.processInfo.activeProcessorCount), 8)
+    public static let decodeWorkers = min(max(1, ProcessInfo.processInfo.activeProcessorCount), 8)
 
     /// Pieces in which snapshots are read back: small enough that checking or loading one holds one piece and one
     /// user, never the file.

@@ -66,11 +66,12 @@ public final class Daemon: Sendable {
         let rules = RulesHost(loaded, path: options.rulesPath, format: options.rulesFormat)
         let started = ContinuousClock.now
         do {
-            database = try Database(
-                options: .init(
-                    directory: options.dataDirectory, fsync: options.fsync, snapshotEvery: options.snapshotEvery,
-                    limits: options.contextLimits, maxUsers: options.maxUsers),
-                fileSystem: fileSystem)
+            var storeOptions = Database.Options(
+                directory: options.dataDirectory, fsync: options.fsync, snapshotEvery: options.snapshotEvery,
+                limits: options.contextLimits, maxUsers: options.maxUsers)
+            // Startup decodes on as many threads as the process has CPUs (affinity and cgroup quota), like its loops.
+            storeOptions.loadWorkers = CPUBudget.current().loops
+            database = try Database(options: storeOptions, fileSystem: fileSystem)
         } catch {
             throw .data(error)
         }
