@@ -225,7 +225,7 @@ public final class StreamHub: Sendable {
     }
 
     /// The state, with every stream closed meanwhile removed first.
-    private func withState<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+    func withState<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
         state.withLock { state in
             let gone = closed.withLock { list in
                 defer { list.removeAll() }
@@ -290,7 +290,7 @@ public final class StreamHub: Sendable {
         state.contextWantedPruneAt = max(1024, state.contextWantedUntil.count * 2)
     }
 
-    private func wants(_ subscriber: Subscriber, _ event: Retained) -> Bool {
+    func wants(_ subscriber: Subscriber, _ event: Retained) -> Bool {
         if event.type == "context", !subscriber.includeContext { return false }
         if let user = subscriber.user, let eventUser = event.user, !eventUser.bytesEqual(user) { return false }
         if let types = subscriber.types, !types.contains(event.type) { return false }
@@ -298,101 +298,6 @@ public final class StreamHub: Sendable {
         if event.type == "flag", event.appVersion != subscriber.appVersion { return false }
         if subscriber.user != nil, event.user == nil, event.type != "rules" { return false }
         return true
-    }
-
-    /// A flag change for a user: sent to each interested stream whose last seen value differs; retained.
-    func publishFlag(user: String, key: String, evaluation: Evaluation, previous: JSONValue?, seq: UInt64?, appVersion: String?) {
-        let value = evaluation.value ?? .null
-        withState { state in
-            let id = nextID(&state, seq: seq)
-            let bytes = Self.flagEventBytes(
-                id: id,
-                .flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion),
-                scratch: &state.scratch)
-            let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, appVersion: appVersion, bytes: bytes, at: .now)
-            retain(&state, event)
-            // Framed only once a stream takes it: most writes have no listener.
-            var frame: EventFrame?
-            var refetch: EventFrame?
-            let numbers = targets(state, user: user)
-            let direct = numbers.count <= Self.directFanOut
-            let flagKey = ByteKey(key)
-            for number in numbers {
-                guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
-                if subscriber.user != nil, !DomainEvent.isNews(value, lastSeen: subscriber.lastSeen[flagKey]) { continue }
-                // Updated in place: copying the subscriber out and back would copy its map for every stream.
-                state.subscribers[number]!.lastSeen[flagKey] = value
-                if subscriber.refetchOnly {
-                    if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
-                    subscriber.stream.send(refetch!, direct: direct)
-                } else {
-                    if frame == nil { frame = EventFrame(bytes) }
-                    subscriber.stream.send(frame!, direct: direct)
-                }
-                state.sent += 1
-            }
-            // A closed stream inside the resume window hears it too, as far as its memory goes: the clock compares
-            // with what it would have seen, and its resume replays this retained event.
-            let userKey = ByteKey(user)
-            if var closedStreams = state.recentlyClosed[userKey] {
-                for index in closedStreams.indices where closedStreams[index].appVersion == appVersion {
-                    if closedStreams[index].lastSeen[flagKey] != nil { closedStreams[index].lastSeen[flagKey] = value }
-                }
-                state.recentlyClosed[userKey] = closedStreams
-            }
-        }
-    }
-
-    func publish(type: String, user: String?, data: JSONValue, seq: UInt64?) {
-        withState { state in
-            let id = nextID(&state, seq: seq)
-            let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: type, data: JSONWriter.string(data)))
-            let event = Retained(id: id, user: user, type: type, flag: nil, value: nil, appVersion: nil, bytes: bytes, at: .now)
-            retain(&state, event)
-            let numbers = user.map { targets(state, user: $0) } ?? Array(state.subscribers.keys)
-            let direct = numbers.count <= Self.directFanOut
-            let frame = EventFrame(bytes)
-            var refetch: EventFrame?
-            for number in numbers {
-                guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
-                if subscriber.refetchOnly {
-                    // Triggers and context do not change evaluations; rules do.
-                    if type == "rules" {
-                        if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
-                        subscriber.stream.send(refetch!, direct: direct)
-                    }
-                    continue
-                }
-                subscriber.stream.send(frame, direct: direct)
-                state.sent += 1
-            }
-        }
-    }
-
-    /// A flag event's SSE bytes, `id`, `event: flag` and one `data` line, in a buffer of exactly their size (it may
-    /// be retained for the whole resume window). Compact JSON has no line break, so this is `SSEEncoder.encode`'s
-    /// output without splitting the text into lines first; `scratch` is reused across events.
-    static func flagEventBytes(id: EventID, _ event: DomainEvent, scratch: inout [UInt8]) -> [UInt8] {
-        scratch.removeAll(keepingCapacity: true)
-        JSONWriter.append("id: ", into: &scratch)
-        scratch.append(contentsOf: id.description.utf8)
-        JSONWriter.append("\nevent: flag\ndata: ", into: &scratch)
-        event.writeStreamData(seq: id.seq, into: &scratch)
-        JSONWriter.append("\n\n", into: &scratch)
-        return scratch.withUnsafeBufferPointer { source in
-            [UInt8](unsafeUninitializedCapacity: source.count) { target, count in
-                count = target.initialize(fromContentsOf: source)
-            }
-        }
-    }
-
-    /// `{"type": "refetchEvaluation", "etag", "lastModified"}` (OFREP): the id doubles as the etag.
-    private func refetchBytes(_ id: EventID) -> [UInt8] {
-        let data: JSONValue = [
-            "type": "refetchEvaluation", "etag": .string(id.description),
-            "lastModified": .int(Int(Date().timeIntervalSince1970))
-        ]
-        return SSEEncoder.encode(SSEEvent(id: id.description, event: "message", data: JSONWriter.string(data)))
     }
 
     public func appVersions(hearing user: String) -> [String?] {
@@ -417,11 +322,11 @@ public final class StreamHub: Sendable {
         }
     }
 
-    private func targets(_ state: State, user: String) -> [Int] {
+    func targets(_ state: State, user: String) -> [Int] {
         Array(state.byUser[ByteKey(user)] ?? []) + state.global
     }
 
-    private func nextID(_ state: inout State, seq: UInt64?) -> EventID {
+    func nextID(_ state: inout State, seq: UInt64?) -> EventID {
         let id: EventID
         if let seq, seq > state.lastID.seq {
             id = EventID(seq: seq)
@@ -439,7 +344,7 @@ public final class StreamHub: Sendable {
     /// `retainBytes`). Capacity, not count: a buffer allocated at twice its event's size is what memory pays.
     var heldEventBytes: Int { withState { state in state.retained.reduce(0) { $0 + $1.bytes.capacity } } }
 
-    private func retain(_ state: inout State, _ event: Retained) {
+    func retain(_ state: inout State, _ event: Retained) {
         state.retained.append(event)
         state.retainedBytes += event.bytes.count
         let horizon = ContinuousClock.now - options.retainFor

@@ -31,12 +31,12 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     @exclusivity(unchecked) var machine: ConnectionStateMachine
     @exclusivity(unchecked) var output: [UInt8] = []
     @exclusivity(unchecked) var outputOffset = 0
-    private var wantsWrite = false
-    private var readPaused = false
+    var wantsWrite = false
+    var readPaused = false
     /// The peer half-closed: nothing more will come, the response in flight is still sent.
-    private var peerFinished = false
+    var peerFinished = false
     /// Parsing stopped because too many response bytes wait for the client; writability resumes it.
-    private var heldForOutput = false
+    var heldForOutput = false
 
     @exclusivity(unchecked) var head: HTTPRequestHead?
     @exclusivity(unchecked) private var body: [UInt8] = []
@@ -130,7 +130,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         perform(machine.tick(now: now, outputPending: output.count > outputOffset))
     }
 
-    private static let heartbeat = EventFrame(SSEEncoder.encode(.heartbeat()))
+    static let heartbeat = EventFrame(SSEEncoder.encode(.heartbeat()))
 
     /// Graceful shutdown: idle connections close now, others after their current response.
     func drain() {
@@ -187,7 +187,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     /// Reads only while the bytes they bring can be dealt with: not after the peer finished, not while a response
     /// is pending with a lot of pipelined input already buffered, not while parsing is held for output.
-    private func updateReading() {
+    func updateReading() {
         let shouldPause =
             peerFinished || heldForOutput
             || (awaitingResponse && parser.bufferedByteCount > context.configuration.limits.maxBodyBytes)
@@ -286,120 +286,12 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         perform(machine.protocolErrorAnswered(now: .now))
     }
 
-    private func respondAndClose(_ response: HTTPResponse, version: HTTPVersion) {
+    func respondAndClose(_ response: HTTPResponse, version: HTTPVersion) {
         var response = response
         response.headers.set("X-Request-Id", context.requestIDs.next())
         HTTPResponseEncoder.encode(
             response, version: version, keepAlive: false, isHead: false,
             date: context.dates.current(), into: &output)
         flush()
-    }
-
-    // MARK: - Actions and output
-
-    /// Tells the loop when this connection next needs a tick. Called after anything that can move the deadline
-    /// earlier; a deadline that only moved later just costs one early tick.
-    func refreshDeadline() {
-        guard !isClosed else { return }
-        let deadline = machine.nextDeadline(outputPending: output.count > outputOffset)
-        // A request refreshes it several times, mostly to the same instant: the loop's table is only told of a
-        // change. (A tick clears the loop's entry, so `tick` forgets the armed value before it refreshes.)
-        guard deadline != armedDeadline else { return }
-        armedDeadline = deadline
-        loop.setDeadline(self, deadline)
-    }
-
-    private func perform(_ action: ConnectionStateMachine.Action) {
-        defer { refreshDeadline() }
-        switch action {
-        case .none:
-            break
-        case .close:
-            close()
-        case .closeAfterFlush:
-            if output.count == outputOffset { finishWriting() }
-        case .respondTimeout:
-            respondAndClose(
-                ErrorResponse.response(
-                    .requestTimeout, code: "request_timeout",
-                    message: "the request was not received in time"), version: head?.version ?? .http11)
-            if output.count == outputOffset { finishWriting() }
-        case .sendHeartbeat:
-            // Per stream and only when idle, so heartbeats are spread over the ticks instead of one burst.
-            streamWrite(Self.heartbeat)
-        case .dropSlowStream:
-            endStream(.slowConsumer)
-        }
-    }
-
-    func flush() {
-        guard !isClosed else { return }
-        let failed =
-            gateOpen
-            ? gate.withSocket { () -> (result: Bool, pending: Bool) in
-                let failed = writeOutput()
-                return (failed, outputOffset < output.count)
-            } : writeOutput()
-        if failed {
-            close()
-            return
-        }
-        if outputOffset < output.count {
-            if !wantsWrite {
-                wantsWrite = true
-                updateInterest()
-            }
-            return
-        }
-        output.removeAll(keepingCapacity: output.capacity <= 65_536)
-        outputOffset = 0
-        if wantsWrite {
-            wantsWrite = false
-            updateInterest()
-        }
-        if machine.isLingering { finishWriting() }
-    }
-
-    /// Sends what the socket takes; true when the socket failed.
-    private func writeOutput() -> Bool {
-        let (offset, failed) = Socket.send(fd, output, from: outputOffset)
-        if offset > outputOffset {
-            outputOffset = offset
-            machine.outputProgressed(now: .now)
-        }
-        return failed
-    }
-
-    /// Everything is written and the connection ends: half-close so the client reads our last response, then
-    /// discard input until the client closes or the linger deadline passes.
-    func finishWriting() {
-        guard !isClosed else { return }
-        shutdown(fd, Int32(SHUT_WR))
-        // Nothing will read the peer's close if reading stopped for good; a pause for output ends here too.
-        if peerFinished {
-            close()
-        } else if readPaused {
-            heldForOutput = false
-            updateReading()
-        }
-    }
-
-    private func updateInterest() {
-        guard !isClosed else { return }
-        loop.setInterest(self, read: !readPaused, write: wantsWrite)
-    }
-
-    func close() {
-        guard !isClosed else { return }
-        // Before the descriptor goes: no direct write may reach a number the kernel hands out again.
-        gate.close()
-        gateOpen = false
-        isClosed = true
-        if let open = stream {
-            stream = nil
-            open.markClosed(.peerClosed)
-        }
-        loop.close(self)
-        if holdsSlot { context.connectionClosed(client: client) }
     }
 }
