@@ -76,7 +76,8 @@ public final class Engine: Sendable {
         completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void
     ) {
         // The rules a write is judged by are those live when it was made, for its fires and its flag diff alike.
-        let ruleSet = rules.current
+        // Held by reference: the closures below capture one pointer, not copies of the set's fields.
+        let served = rules.served
         var followUp: ((UserContext?, UserContext?) -> [Action])?
         var donated: String?
         if case .donation(let name) = kind {
@@ -84,7 +85,7 @@ public final class Engine: Sendable {
             let request = RequestAttributes(userID: mutation.user, appVersion: appVersion)
             followUp = { previous, current in
                 guard let current else { return [] }
-                return ruleSet.immediateFires(event: name, previous: previous, current: current, now: mutation.now, request: request)
+                return served.rules.immediateFires(event: name, previous: previous, current: current, now: mutation.now, request: request)
                     .map { Action.recordTriggerFire(trigger: $0.key, at: mutation.now) }
             }
         }
@@ -95,7 +96,7 @@ public final class Engine: Sendable {
                 completion(.failure(error))
             case .success(let applied):
                 let changes = FlagChange.between(
-                    applied.previous, applied.state, user: mutation.user, in: ruleSet, now: mutation.now,
+                    applied.previous, applied.state, user: mutation.user, in: served.rules, now: mutation.now,
                     appVersion: appVersion)
                 var fired: [(trigger: String, at: Instant)] = []
                 for case .triggerFired(let trigger, let at) in applied.effects { fired.append((trigger, at)) }
@@ -107,7 +108,7 @@ public final class Engine: Sendable {
                 }
                 if !fired.isEmpty { metrics.increment("trigger_fires_total", by: fired.count) }
                 timekeeper.written(
-                    user: mutation.user, applied: applied, changes: changes, ruleSet: ruleSet, appVersion: appVersion, event: event,
+                    user: mutation.user, applied: applied, changes: changes, ruleSet: served.rules, appVersion: appVersion, event: event,
                     now: mutation.now)
                 completion(.success(WriteOutcome(applied: applied, changes: changes, fired: fired)))
             }
