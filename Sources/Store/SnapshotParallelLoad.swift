@@ -149,14 +149,23 @@ struct SnapshotParallelLoad {
     /// The shard of a record's user, read from the id at its start (`UserStore.shardIndex` over the id as decoding
     /// makes it); a record too damaged to hold an id goes to shard 0, whose worker then names the damage.
     static func shardOf(_ record: ArraySlice<UInt8>, shardCount: Int) -> Int {
-        var reader = BinaryReader(Array(record.prefix(16 + 5)), from: 0)
-        guard let length = try? reader.unsigned(), length <= UInt64(record.count) else { return 0 }
-        let idStart = record.startIndex + reader.offset
-        let idEnd = idStart + Int(length)
-        guard idEnd <= record.endIndex else { return 0 }
-        let user = record.withUnsafeBufferPointer { all in
-            String(decoding: UnsafeBufferPointer(rebasing: all[reader.offset..<(reader.offset + Int(length))]), as: UTF8.self)
+        record.withUnsafeBufferPointer { bytes in
+            // The id's length, a varint of at most ten bytes, then the id.
+            var length: UInt64 = 0
+            var shift: UInt64 = 0
+            var position = 0
+            while true {
+                guard position < bytes.count, position < 10 else { return 0 }
+                let byte = bytes[position]
+                position += 1
+                length |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { break }
+                shift += 7
+            }
+            guard length <= UInt64(bytes.count - position) else { return 0 }
+            let user = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<(position + Int(length))]), as: UTF8.self)
+            return UserStore.shardIndex(of: user, shardCount: shardCount)
         }
-        return UserStore.shardIndex(of: user, shardCount: shardCount)
     }
+
 }
