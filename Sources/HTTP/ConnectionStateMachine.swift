@@ -2,7 +2,7 @@
 /// and the instants it is given, and the socket code only carries out the actions it returns. Owned by the thread
 /// that owns the connection.
 public struct ConnectionStateMachine: Sendable {
-    public typealias Instant = ContinuousClock.Instant
+    public typealias Instant = MonotonicInstant
 
     public enum State: Sendable, Equatable {
         /// Between requests, waiting for the first byte of the next one.

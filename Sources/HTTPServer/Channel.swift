@@ -1,3 +1,5 @@
+import HTTP
+
 /// A file descriptor's owner on an event loop. All calls arrive on the loop's thread.
 protocol Channel: AnyObject {
     var fd: Int32 { get }
@@ -5,5 +7,5 @@ protocol Channel: AnyObject {
     func writable()
     /// Deadline check: when the deadline the channel last reported has passed (epoll loop), or about four times a
     /// second (Dispatch loop).
-    func tick(now: ContinuousClock.Instant)
+    func tick(now: MonotonicInstant)
 }

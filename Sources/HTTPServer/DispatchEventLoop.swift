@@ -1,3 +1,4 @@
+import HTTP
 import Dispatch
 import Foundation
 
@@ -34,7 +35,7 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
     func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool { false }
 
     /// The Dispatch loop ticks every channel on its timer; it does not need the hint.
-    func setDeadline(_ channel: Channel, _ deadline: ContinuousClock.Instant?) {}
+    func setDeadline(_ channel: Channel, _ deadline: MonotonicInstant?) {}
 
     func add(_ channel: Channel) {
         let source = DispatchSource.makeReadSource(fileDescriptor: channel.fd, queue: queue)
@@ -87,7 +88,7 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
         let interval = DispatchTimeInterval.milliseconds(Int(tickInterval.millisecondsForTimers))
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(20))
         timer.setEventHandler { [unowned self] in
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             forEachChannel { $0.tick(now: now) }
         }
         self.timer = timer

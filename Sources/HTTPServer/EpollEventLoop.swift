@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import HTTP
 import CLinux
 import Foundation
 import Glibc
@@ -18,7 +19,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var channels: [Channel?] = []
     /// Milliseconds since `epoch` at which each descriptor's channel wants a tick; `Int64.max` for none.
     @exclusivity(unchecked) private var deadlines: [Int64] = []
-    private let epoch = ContinuousClock.now
+    private let epoch = MonotonicInstant.now
     private let pendingTasks = Mutex<[@Sendable () -> Void]>([])
     /// Set before `start`, then read only by the loop thread.
     private var iterationHooks: [@Sendable () -> Void] = []
@@ -76,14 +77,14 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         if wasEmpty { wake() }
     }
 
-    func setDeadline(_ channel: Channel, _ deadline: ContinuousClock.Instant?) {
+    func setDeadline(_ channel: Channel, _ deadline: MonotonicInstant?) {
         let index = Int(channel.fd)
         guard index < channels.count, channels[index] === channel else { return }
         deadlines[index] = deadline.map(milliseconds) ?? .max
     }
 
     /// Rounded up: a tick that comes a little late is harmless, one that comes early finds nothing due.
-    private func milliseconds(_ instant: ContinuousClock.Instant) -> Int64 {
+    private func milliseconds(_ instant: MonotonicInstant) -> Int64 {
         (instant - epoch).millisecondsForTimers
     }
 
@@ -124,7 +125,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         }
         let readBits = UInt32(SPECD_EV_READ | SPECD_EV_HANGUP | SPECD_EV_ERROR)
         let writeBits = UInt32(SPECD_EV_WRITE | SPECD_EV_ERROR)
-        var nextScan = ContinuousClock.now + tickInterval
+        var nextScan = MonotonicInstant.now + tickInterval
         let timeoutMilliseconds = Int32(clamping: max(1, tickInterval.millisecondsForTimers))
         while running.load(ordering: .acquiring) {
             let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), timeoutMilliseconds)
@@ -156,7 +157,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 } while ranTasks && passes < Self.maximumHookPasses
                 if ranTasks { wake() }
             }
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             if now >= nextScan {
                 nextScan = now + tickInterval
                 tickDue(now: now)
@@ -170,7 +171,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         Int(fd) < channels.count ? channels[Int(fd)] : nil
     }
 
-    private func tickDue(now: ContinuousClock.Instant) {
+    private func tickDue(now: MonotonicInstant) {
         let current = milliseconds(now)
         for index in deadlines.indices where deadlines[index] <= current {
             // Cleared first: the tick reports the next one. Bound first: a tick may close the channel.

@@ -1,3 +1,5 @@
+import HTTP
+
 /// The one small interface between connection logic and readiness notification, so that the Dispatch-based loop
 /// and the epoll loop can be measured against each other on equal terms.
 protocol EventLoop: AnyObject, Sendable {
@@ -11,7 +13,7 @@ protocol EventLoop: AnyObject, Sendable {
     var inEventLoop: Bool { get }
     /// When the channel next needs a `tick` (`nil`: not until it says otherwise). Channels report it whenever
     /// their state changes, so a loop can check a flat table of instants instead of visiting every connection.
-    func setDeadline(_ channel: Channel, _ deadline: ContinuousClock.Instant?)
+    func setDeadline(_ channel: Channel, _ deadline: MonotonicInstant?)
     /// Runs `hook` on the loop's thread after each round of ready events and tasks, before it sleeps again.
     /// Returns `false` when this kind of loop has no such point, so callers must not defer work to it. Add hooks
     /// before `start`.

@@ -40,7 +40,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     @exclusivity(unchecked) var head: HTTPRequestHead?
     @exclusivity(unchecked) private var body: [UInt8] = []
-    var requestStart = ContinuousClock.now
+    var requestStart = MonotonicInstant.now
     var requestID = ""
     /// Counts requests so a late response for an earlier one can never be taken for the current one.
     var generation = 0
@@ -48,7 +48,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     private var dispatching = false
     var isClosed = false
     /// The deadline the loop last armed for this connection (see `refreshDeadline`).
-    var armedDeadline: ContinuousClock.Instant?
+    var armedDeadline: MonotonicInstant?
     /// The open streaming response, if this connection carries one.
     var stream: EventStream?
     /// Lets publishers on other threads write events straight to the socket (see `StreamGate`).
@@ -120,7 +120,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         if heldForOutput, !isClosed, !machine.isLingering, !awaitingResponse, !dispatching { processInput() }
     }
 
-    func tick(now: ContinuousClock.Instant) {
+    func tick(now: MonotonicInstant) {
         guard !isClosed else { return }
         // The loop cleared this connection's entry before calling: whatever comes next must be armed again.
         armedDeadline = nil

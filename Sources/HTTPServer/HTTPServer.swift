@@ -115,8 +115,8 @@ public final class HTTPServer: Sendable, ServerStatus {
                 loop.forEachChannel { ($0 as? HTTPConnection)?.drain() }
             }
         }
-        let deadline = ContinuousClock.now + context.configuration.drainTimeout
-        while context.openConnections.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+        let deadline = MonotonicInstant.now + context.configuration.drainTimeout
+        while context.openConnections.load(ordering: .relaxed) > 0, MonotonicInstant.now < deadline {
             usleep(10_000)
         }
         for loop in loops {

@@ -25,9 +25,9 @@ final class Listener: Channel, @unchecked Sendable {
     /// pause the loop would wake for it again at once, spinning a core until a descriptor frees.
     static let exhaustedPause: Duration = .milliseconds(100)
     /// Until when accepting is paused; loop-owned.
-    private var pausedUntil: ContinuousClock.Instant?
+    private var pausedUntil: MonotonicInstant?
     /// When the last pause was logged; loop-owned (one line per 10 s, not one per 100 ms).
-    private var lastPauseLogged: ContinuousClock.Instant?
+    private var lastPauseLogged: MonotonicInstant?
 
     init(fd: Int32, loop: EventLoop, context: ServerContext) {
         self.fd = fd
@@ -77,7 +77,7 @@ final class Listener: Channel, @unchecked Sendable {
 
     /// Out of descriptors: stop listening for a moment (connections wait in the backlog) and say so.
     private func pause(errno code: Int32) {
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         pausedUntil = now + Self.exhaustedPause
         context.acceptPauses.add(1, ordering: .relaxed)
         loop.setInterest(self, read: false, write: false)
@@ -90,7 +90,7 @@ final class Listener: Channel, @unchecked Sendable {
 
     func writable() {}
 
-    func tick(now: ContinuousClock.Instant) {
+    func tick(now: MonotonicInstant) {
         guard let until = pausedUntil, now >= until else { return }
         pausedUntil = nil
         loop.setDeadline(self, nil)

@@ -84,9 +84,9 @@ final class ServerContext: Sendable {
         message: "the server has reached its connection limit (limits.maxConnections)", retryable: true, headers: ["Retry-After": "1"])
 
     /// The access log line (level debug: at info it would cost a write per request).
-    func accessLog(_ head: HTTPRequestHead, _ status: HTTPStatus, _ start: ContinuousClock.Instant, _ id: String, _ peer: String) {
+    func accessLog(_ head: HTTPRequestHead, _ status: HTTPStatus, _ start: MonotonicInstant, _ id: String, _ peer: String) {
         guard events.wantsRequests else { return }
-        let elapsed = ContinuousClock.now - start
+        let elapsed = MonotonicInstant.now - start
         let micros = elapsed.microsecondsForLogs
         events.record(
             .request(

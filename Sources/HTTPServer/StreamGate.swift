@@ -17,7 +17,7 @@ final class StreamGate: Sendable {
         var queued = 0
         /// The loop's own buffer has bytes the socket did not take yet.
         var outputPending = false
-        var lastDirectWrite: ContinuousClock.Instant?
+        var lastDirectWrite: MonotonicInstant?
     }
 
     private let fd: Int32
@@ -40,7 +40,7 @@ final class StreamGate: Sendable {
         state.withLock { $0.open = false }
     }
 
-    var lastDirectWrite: ContinuousClock.Instant? { state.withLock { $0.lastDirectWrite } }
+    var lastDirectWrite: MonotonicInstant? { state.withLock { $0.lastDirectWrite } }
 
     /// No hand-off is waiting for the loop, so the loop may write a new event at once.
     var nothingQueued: Bool { state.withLock { $0.queued == 0 } }

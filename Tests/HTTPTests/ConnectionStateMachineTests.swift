@@ -2,7 +2,7 @@ import HTTP
 import Testing
 
 @Suite struct ConnectionStateMachineTests {
-    let t0 = ContinuousClock.now
+    let t0 = MonotonicInstant(nanoseconds: 1_000_000_000)
     let timeouts = ConnectionTimeouts(
         header: .seconds(10), bodyIdle: .seconds(10), keepAliveIdle: .seconds(75),
         maxRequestsPerConnection: 3, lingerClose: .seconds(2))
