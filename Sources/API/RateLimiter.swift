@@ -19,7 +19,7 @@ import Glibc
 public final class RateLimiter: Sendable {
     struct Bucket {
         var tokens: Double
-        var updated: ContinuousClock.Instant
+        var updated: MonotonicInstant
     }
 
     public let rate: Double
@@ -38,7 +38,7 @@ public final class RateLimiter: Sendable {
     }
 
     /// `nil` when the request may go on, else the 429 to answer.
-    public func check(client: String, now: ContinuousClock.Instant = .now) -> APIError? {
+    public func check(client: String, now: MonotonicInstant = .now) -> APIError? {
         let (rate, burst) = (self.rate, self.burst)
         let wait: Double? = shard(for: client).table.withLock { table in
             let slot = table.touch(client, fresh: Bucket(tokens: burst, updated: now))

@@ -90,11 +90,11 @@ public struct Router: Responder {
             routed.parameters = decoded
             var target = sink
             if let observe {
-                let started = ContinuousClock.now
+                let started = MonotonicInstant.now
                 let pattern = route.pattern
                 let method = request.method
                 let deliver: @Sendable (HTTPResponse) -> Void = { response in
-                    let elapsed = ContinuousClock.now - started
+                    let elapsed = MonotonicInstant.now - started
                     observe(pattern, method, response.status.code, elapsed.inSeconds)
                     sink.send(response)
                 }

@@ -1,3 +1,4 @@
+import HTTP
 import Testing
 
 @testable import API
@@ -6,7 +7,7 @@ import Testing
 @testable import specd
 
 @Suite struct RateLimiterTests {
-    let t0 = ContinuousClock.now
+    let t0 = MonotonicInstant(nanoseconds: 1_000_000_000)
 
     @Test func table_evictsTheLeastRecentlySeenClient() {
         let limiter = RateLimiter(rate: 1, burst: 5, capacity: 3, shards: 1)
