@@ -49,6 +49,24 @@ extension FuzzInput {
             context.donations[pick(RuleGenerator.events)] = DonationSummary(count: max(0, edgeInt()), first: first, last: last, recent: recent)
         }
         for _ in 0..<int(0...1) { context.triggerFires["t\(int(0...1))"] = instant() }
+        // Display state as the reducer keeps it, for the generated display flags (f0...) and others.
+        for _ in 0..<int(0...2) {
+            var state = DisplayState()
+            for _ in 0..<int(0...3) {
+                state.record(
+                    pick(DisplayState.Event.allCases), at: instant(), maxCount: bool() ? nil : int(1...3), invalidates: byte() % 4 == 0)
+            }
+            if byte() % 8 == 0 { state.shownCount = edgeInt() }
+            context.display[pick(["f0", "f1", "f2", key()])] = state
+        }
+        // Expiries name values the context holds (the reducer's invariant), at any instant: past, now or to come.
+        if byte() % 4 == 0 {
+            var entries: [ValueExpiries.Entry] = []
+            for key in context.attributes.keys where bool() { entries.append(.init(kind: .attribute, key: key, at: instant())) }
+            for key in context.flags.keys where bool() { entries.append(.init(kind: .flag, key: key, at: instant())) }
+            for key in context.segments where bool() { entries.append(.init(kind: .segment, key: key, at: instant())) }
+            context.expiries = ValueExpiries(entries)
+        }
         return context
     }
 }

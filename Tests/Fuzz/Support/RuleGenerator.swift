@@ -8,6 +8,10 @@ struct RuleGenerator {
     var specNames: [String] = []
     var flagKeys: [String] = []
     var evaluatorNames: [String] = []
+    /// Flags that declare `display` (TipKit accounting), decided before any spec is built so `display` nodes can name
+    /// them; and the display groups the document declares.
+    var displayFlags: [String] = []
+    var groupNames: [String] = []
 
     init(_ input: FuzzInput, chaos: Bool) {
         self.input = input
@@ -197,10 +201,14 @@ struct RuleGenerator {
         case 25: node["not"] = spec(depth: depth - 1)
         case 26: node["atLeast"] = ["n": .int(input.int(-1...4)), "of": .array((0..<input.int(1...3)).map { _ in spec(depth: depth - 1) })]
         case 27:
-            node["prerequisite"] =
-                flagKeys.isEmpty
-                ? ["flag": .string("x"), "equals": .bool(true)]
-                : ["flag": .string(input.pick(flagKeys)), "equals": value(depth: 0)]
+            if !displayFlags.isEmpty, input.bool() {
+                node["display"] = displayNode()
+            } else {
+                node["prerequisite"] =
+                    flagKeys.isEmpty
+                    ? ["flag": .string("x"), "equals": .bool(true)]
+                    : ["flag": .string(input.pick(flagKeys)), "equals": value(depth: 0)]
+            }
         default: node["any"] = .array([spec(depth: depth - 1), spec(depth: depth - 1)])
         }
         if chaotic() { node[input.key()] = value(depth: 1) }
@@ -268,10 +276,55 @@ struct RuleGenerator {
         }
     }
 
-    mutating func flag() -> JSONValue {
-        let type = input.int(0...3)
+    /// `{"display": {"flag", "shownCount": {op: n}}}` or `{"display": {"flag", "shownWithin": d}}`.
+    mutating func displayNode() -> JSONValue {
+        var node: JSONObject = ["flag": .string(input.pick(displayFlags))]
+        if input.bool() {
+            var count = JSONObject()
+            comparison(into: &count)
+            node["shownCount"] = .object(count)
+        } else {
+            node["shownWithin"] = duration()
+        }
+        if chaotic() { node[input.pick(["shownCount", "shownWithin", "flag", "bogus"])] = value(depth: 1) }
+        return .object(node)
+    }
+
+    /// A flag's `display` block: `maxCount` (at the edges too), a declared group or none, the events that invalidate.
+    mutating func display() -> JSONValue {
+        var display = JSONObject()
+        if input.byte() % 4 != 0 { display["maxCount"] = input.bool() ? .int(input.int(1...5)) : number() }
+        if !groupNames.isEmpty, input.bool() { display["group"] = .string(input.pick(groupNames)) }
+        if input.bool() {
+            display["invalidateOn"] = .array(
+                (0..<input.int(0...3)).map { _ in .string(input.pick(["actionPerformed", "dismissed", "shown", "bogus"])) })
+        }
+        if chaotic() { display[input.key()] = value(depth: 1) }
+        return .object(display)
+    }
+
+    /// The document's display groups: TipKit frequencies (named or any duration) and orders, sometimes the global `*`.
+    mutating func groups() -> JSONValue {
+        var groups = JSONObject()
+        for name in groupNames {
+            var group = JSONObject()
+            if input.bool() {
+                group["frequency"] =
+                    input.bool() ? .string(input.pick(["hourly", "daily", "weekly", "monthly", "immediate"])) : duration()
+            }
+            if input.bool() { group["order"] = .string(input.pick(["ordered", "firstAvailable"] + (chaos ? ["random"] : []))) }
+            groups[name] = .object(group)
+        }
+        return .object(groups)
+    }
+
+    mutating func flag(_ key: String = "") -> JSONValue {
+        // A display flag answers booleans: a `when` flag or a boolean decision (`display_not_boolean` otherwise).
+        let isDisplay = displayFlags.contains(key)
+        let type = isDisplay && !chaos ? 0 : input.int(0...3)
         var flag = JSONObject()
-        switch input.byte() % 5 {
+        if isDisplay { flag["display"] = display() }
+        switch input.byte() % (isDisplay ? 3 : 5) {
         case 0:
             flag["when"] = spec(depth: 4)
         case 1, 2:
@@ -341,11 +394,14 @@ struct RuleGenerator {
         flagKeys = (0..<input.int(1...5)).map { "f\($0)" }
         evaluatorNames = input.bool() ? ["ev"] : []
         if !evaluatorNames.isEmpty { root["$evaluators"] = ["ev": logic(depth: 3)] }
+        displayFlags = flagKeys.filter { _ in input.byte() % 3 == 0 }
+        groupNames = displayFlags.isEmpty ? [] : input.pick([[], ["g0"], ["g0", "g1"], ["*"], ["g0", "*"]])
+        if !groupNames.isEmpty { root["groups"] = groups() }
         var specs = JSONObject()
         for name in specNames { specs[name] = spec(depth: 3) }
         if !specs.isEmpty { root["specs"] = .object(specs) }
         var flags = JSONObject()
-        for key in flagKeys { flags[key] = flag() }
+        for key in flagKeys { flags[key] = flag(key) }
         root["flags"] = .object(flags)
         var triggers = JSONObject()
         for index in 0..<input.int(0...2) { triggers["t\(index)"] = trigger() }
