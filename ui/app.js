@@ -17,6 +17,8 @@
   let validUntilTimer = null;
   let pollTimer = null;
   let historyBefore = null;
+  // Flags whose explain tree is open: a re-render (an event, validUntil passing) keeps them open.
+  const expanded = new Set();
 
   // Builds an element; string children become text nodes, so data can never become markup.
   function el(tag, props, ...children) {
@@ -54,7 +56,8 @@
     const size = Math.abs(seconds);
     const span = size < 90 ? `${size} s` : size < 5400 ? `${Math.round(size / 60)} min`
       : size < 129600 ? `${Math.round(size / 3600)} h` : `${Math.round(size / 86400)} d`;
-    return `${iso} (${seconds >= 0 ? 'in ' + span : span + ' ago'})`;
+    if (seconds === 0) return `${iso} (now)`;
+    return `${iso} (${seconds > 0 ? 'in ' + span : span + ' ago'})`;
   }
 
   async function api(path, options = {}) {
@@ -222,6 +225,7 @@
   async function inspect(user) {
     currentUser = user;
     historyBefore = null;
+    expanded.clear();
     byId('user-name').textContent = user;
     show(byId('user-view'), true);
     await refreshUser();
@@ -274,6 +278,7 @@
       if (flag.validUntil && (earliest === null || flag.validUntil < earliest)) earliest = flag.validUntil;
       const detail = el('tr', { class: 'explain', hidden: '' }, el('td', { colspan: '5' }));
       const button = el('button', { type: 'button', onclick: () => toggleExplain(key, detail) }, 'Explain');
+      if (expanded.has(key)) loadExplain(key, detail);
       body.append(el('tr', { dataset: { key } },
         el('td', { class: 'mono' }, key),
         el('td', { class: 'mono value' }, compact(flag.value)),
@@ -289,18 +294,31 @@
     }
   }
 
-  async function toggleExplain(key, row) {
-    if (!row.hidden) { row.hidden = true; return; }
-    const cell = clear(row.firstChild);
+  function toggleExplain(key, row) {
+    if (expanded.has(key)) {
+      expanded.delete(key);
+      row.hidden = true;
+      return;
+    }
+    expanded.add(key);
+    loadExplain(key, row);
+  }
+
+  async function loadExplain(key, row) {
     const reply = await api(`${userPath(currentUser)}/flags/${encodeURIComponent(key)}?explain=1`);
+    const cell = clear(row.firstChild);
     cell.append(reply.ok ? renderExplain(reply.body.explain) : el('p', { class: 'error' }, errorText(reply)));
     row.hidden = false;
   }
 
   // The evaluation tree: {node, result, why?, children?}; anything else is shown as JSON.
+  // The answer may hold one tree or name several ({"when": tree, ...}): each named tree under its name.
   function renderExplain(node) {
-    if (!node || typeof node !== 'object' || !('node' in node)) return el('pre', null, JSON.stringify(node, null, 2));
-    return el('ul', { class: 'tree' }, explainItem(node));
+    if (node && typeof node === 'object' && 'node' in node) return el('ul', { class: 'tree' }, explainItem(node));
+    const named = node && typeof node === 'object' ? Object.entries(node).filter(([, value]) => value && typeof value === 'object' && 'node' in value) : [];
+    if (named.length === 0) return el('pre', null, JSON.stringify(node, null, 2));
+    return el('div', null, ...named.map(([name, tree]) => el('div', null, el('span', { class: 'muted' }, name),
+      el('ul', { class: 'tree' }, explainItem(tree)))));
   }
 
   function explainItem(node) {
