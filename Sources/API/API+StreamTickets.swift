@@ -22,7 +22,8 @@ extension API {
                 metrics.increment("stream_tickets_refused_total")
                 return APIError(
                     .unauthorized, code: "invalid_ticket",
-                    message: "the stream ticket is unknown, expired, already used or issued for another stream; ask POST /v1/stream-tickets for a new one",
+                    message:
+                        "the stream ticket is unknown, expired, already used or issued for another stream; ask POST /v1/stream-tickets for a new one",
                     field: "ticket")
             }
             metrics.increment("stream_tickets_redeemed_total")

@@ -35,7 +35,8 @@ import Testing
     @Test func preflight_unlistedOrigin_isRefusedWithoutAllowHeaders() throws {
         let api = try APIHarness(cors: Self.policy)
         defer { api.stop() }
-        let preflight = try api.call("OPTIONS", "/v1/users/u1/flags", headers: ["Origin": "https://evil.example", "Access-Control-Request-Method": "GET"])
+        let preflight = try api.call(
+            "OPTIONS", "/v1/users/u1/flags", headers: ["Origin": "https://evil.example", "Access-Control-Request-Method": "GET"])
         #expect(preflight.status == 403)
         #expect(preflight.errorCode == "origin_not_allowed")
         #expect(!preflight.headers.contains { $0.0.lowercased().hasPrefix("access-control-allow") })

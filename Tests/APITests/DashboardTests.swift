@@ -17,7 +17,9 @@ import Testing
             "run scripts/embed-dashboard.sh")
     }
 
-    @Test(arguments: [("/ui", "text/html; charset=utf-8"), ("/ui/app.js", "text/javascript; charset=utf-8"), ("/ui/app.css", "text/css; charset=utf-8")])
+    @Test(arguments: [
+        ("/ui", "text/html; charset=utf-8"), ("/ui/app.js", "text/javascript; charset=utf-8"), ("/ui/app.css", "text/css; charset=utf-8")
+    ])
     func assets_areServedWithoutAToken_underARestrictivePolicy(path: String, type: String) throws {
         let api = try APIHarness(tokens: [Token(name: "ops", secret: "admin-secret-0123456789ab", scopes: [.admin])])
         defer { api.stop() }

@@ -103,7 +103,8 @@ import Testing
         #expect(StreamTarget(path: path) == expected)
     }
 
-    @Test(arguments: ["", "/", "/v1/users/u1", "/v1/users//stream", "/v1/users/u1/flags", "/v1/users/a/b/stream", "/v1/users/%ZZ/stream", "v1/stream"])
+    @Test(arguments: ["", "/", "/v1/users/u1", "/v1/users//stream", "/v1/users/u1/flags", "/v1/users/a/b/stream", "/v1/users/%ZZ/stream", "v1/stream"]
+    )
     func target_notAStream_isNil(path: String) {
         #expect(StreamTarget(path: path) == nil)
     }

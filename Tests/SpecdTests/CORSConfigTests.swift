@@ -25,7 +25,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"cors": {"origins": ["https://ok.example", "https://app.example/"]}}"#, "cors.origins[1]: 'https://app.example/' is not scheme://host[:port]"),
+        (
+            #"{"cors": {"origins": ["https://ok.example", "https://app.example/"]}}"#,
+            "cors.origins[1]: 'https://app.example/' is not scheme://host[:port]"
+        ),
         (#"{"cors": {"origins": ["app.example"]}}"#, "cors.origins[0]: 'app.example' is not scheme://host[:port]"),
         (#"{"cors": {"origins": ["https://app.example:99999"]}}"#, "cors.origins[0]: 'https://app.example:99999' has an invalid port"),
         (#"{"cors": {"origins": ["*", "https://app.example"]}}"#, "cors.origins holds \"*\" beside other origins"),
