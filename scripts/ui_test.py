@@ -124,7 +124,9 @@ def dashboard(browser):
     check("…nor becomes an element", page.evaluate("document.querySelectorAll('#app img').length") == 0)
 
     check("no request URL carries the token", all(ADMIN_TOKEN not in url for url in requested))
-    check("every stream URL carries a ticket", all("ticket=" in url for url in requested if "/stream" in url and "tickets" not in url))
+    streams = [url for url in requested if "/stream" in url and "stream-tickets" not in url]
+    tickets = [urllib.parse.parse_qs(urllib.parse.urlparse(url).query).get("ticket", [""])[0] for url in streams]
+    check("every stream URL carries a ticket of its own", len(streams) >= 2 and all(tickets) and len(set(tickets)) == len(tickets), streams)
     violations = [line for line in console if "Content Security Policy" in line or "Refused to" in line]
     check("the page runs under its Content-Security-Policy without a violation", not violations, violations)
     context.close()

@@ -90,7 +90,7 @@ enum DashboardAssets {
 
   <section class="card wide" id="events-card">
     <h2>Live events</h2>
-    <p class="muted">Every user's flag, trigger, context and rules events, newest first.</p>
+    <p class="muted">Every user's flag, trigger and rules events, newest first.</p>
     <ol id="events" class="events"></ol>
   </section>
 
@@ -111,9 +111,8 @@ enum DashboardAssets {
 
   let token = sessionStorage.getItem(TOKEN_KEY);
   let currentUser = null;
-  let source = null;
-  let lastEventId = '';
-  let reconnectTimer = null;
+  let globalStream = null;
+  let userStream = null;
   let userRefreshTimer = null;
   let validUntilTimer = null;
   let pollTimer = null;
@@ -327,6 +326,7 @@ enum DashboardAssets {
     currentUser = user;
     historyBefore = null;
     expanded.clear();
+    watchUser(user);
     byId('user-name').textContent = user;
     show(byId('user-view'), true);
     await refreshUser();
@@ -505,67 +505,106 @@ enum DashboardAssets {
     show(badge, true);
   }
 
-  function stopLive() {
-    clearTimeout(reconnectTimer);
-    if (source) source.close();
-    source = null;
-  }
-
   // EventSource cannot send Authorization: each connection trades the token for a one-time ticket, so a reconnect
-  // asks for a fresh one and resumes from the last id seen.
-  async function startLive() {
-    stopLive();
-    if (!token) return;
-    setLive('connecting');
-    let reply;
-    try {
-      reply = await api('/v1/stream-tickets', { method: 'POST', json: { stream: '/v1/stream' } });
-    } catch (_) {
-      reply = { ok: false };
-    }
-    if (!token) return;
-    if (!reply.ok) { retryLive(); return; }
-    let url = `/v1/stream?include=context&ticket=${encodeURIComponent(reply.body.ticket)}`;
-    if (lastEventId) url += `&lastEventId=${encodeURIComponent(lastEventId)}`;
-    const stream = new EventSource(url);
-    source = stream;
-    stream.onopen = () => setLive('live');
-    stream.onerror = () => {
-      if (source !== stream) return;
-      stream.close();
-      retryLive();
+  // (which an EventSource would otherwise make with its spent ticket) asks for a fresh one and resumes from the last
+  // id seen. Returns a handle whose close() ends it for good.
+  function liveStream(path, query, handler, onState) {
+    let source = null;
+    let timer = null;
+    let lastId = '';
+    let stopped = false;
+    const retry = () => {
+      onState('reconnecting');
+      clearTimeout(timer);
+      timer = setTimeout(connect, 1500);
     };
-    for (const type of ['flag', 'trigger', 'context', 'rules', 'reset', 'message']) {
-      stream.addEventListener(type, (event) => onEvent(type, event));
+    async function connect() {
+      if (stopped || !token) return;
+      onState('connecting');
+      let reply;
+      try {
+        reply = await api('/v1/stream-tickets', { method: 'POST', json: { stream: path } });
+      } catch (_) {
+        reply = { ok: false };
+      }
+      if (stopped || !token) return;
+      if (!reply.ok) { retry(); return; }
+      let url = `${path}?${query ? query + '&' : ''}ticket=${encodeURIComponent(reply.body.ticket)}`;
+      if (lastId) url += `&lastEventId=${encodeURIComponent(lastId)}`;
+      const stream = new EventSource(url);
+      source = stream;
+      stream.onopen = () => onState('live');
+      stream.onerror = () => {
+        if (source !== stream) return;
+        stream.close();
+        source = null;
+        if (!stopped) retry();
+      };
+      for (const type of ['flag', 'trigger', 'context', 'rules', 'reset', 'message']) {
+        stream.addEventListener(type, (event) => {
+          if (event.lastEventId) lastId = event.lastEventId;
+          handler(type, event);
+        });
+      }
     }
+    connect();
+    return {
+      close() {
+        stopped = true;
+        clearTimeout(timer);
+        if (source) source.close();
+        source = null;
+      },
+    };
   }
 
-  function retryLive() {
-    setLive('reconnecting');
-    clearTimeout(reconnectTimer);
-    reconnectTimer = setTimeout(startLive, 1500);
+  function stopLive() {
+    if (globalStream) globalStream.close();
+    if (userStream) userStream.close();
+    globalStream = null;
+    userStream = null;
+  }
+
+  // The global stream feeds the event list: flags, triggers, reloads (no contexts: on a busy server those would be a
+  // full context per write of every user).
+  function startLive() {
+    stopLive();
+    globalStream = liveStream('/v1/stream', 'events=flag,trigger,rules,reset', onEvent, setLive);
+  }
+
+  // The inspected user's own stream, with contexts: a write to them updates the inspector at once, and while it is
+  // open specd pushes their clock-driven changes too.
+  function watchUser(user) {
+    if (userStream) userStream.close();
+    userStream = liveStream(`${userPath(user)}/stream`, 'include=context', (type, event) => {
+      if (user !== currentUser) return;
+      const data = parse(event);
+      if (type === 'context' && data && data.user === user && !data.erased) renderContext(data);
+      if (type !== 'message') scheduleUserRefresh();
+    }, () => {});
+  }
+
+  function parse(event) {
+    try { return JSON.parse(event.data); } catch (_) { return event.data; }
   }
 
   function onEvent(type, event) {
-    if (event.lastEventId) lastEventId = event.lastEventId;
-    let data = null;
-    try { data = JSON.parse(event.data); } catch (_) { data = event.data; }
+    const data = parse(event);
     const user = data && typeof data === 'object' ? data.user : undefined;
     let summary = '';
     if (type === 'flag') summary = `${data.key}: ${compact(data.previous)} → ${compact(data.value)}`;
     else if (type === 'trigger') summary = `${data.trigger} fired`;
     else if (type === 'rules') summary = `version ${data.version}`;
-    else if (type === 'context') summary = 'context changed';
     const list = byId('events');
     list.prepend(el('li', { class: `event-${type}` },
       el('span', { class: 'badge' }, type), ' ',
       user !== undefined ? el('span', { class: 'mono user' }, user) : null, ' ', summary,
       el('span', { class: 'muted' }, event.lastEventId ? ` #${event.lastEventId}` : '')));
     while (list.childElementCount > MAX_EVENTS) list.lastElementChild.remove();
-    if (type === 'rules' || type === 'reset') { refreshStatus(); refreshRuleKeys(); }
-    if (currentUser !== null && (user === currentUser || type === 'rules' || type === 'reset')) {
-      if (type === 'context' && data && data.user === currentUser && !data.erased) renderContext(data);
-      scheduleUserRefresh();
+    if (type === 'rules' || type === 'reset') {
+      refreshStatus();
+      refreshRuleKeys();
+      if (currentUser !== null) scheduleUserRefresh();
     }
   }
 
