@@ -213,8 +213,24 @@
         el('td', null, el('span', { class: `badge phase-${operation.state}` }, operation.state || ''),
           operation.error ? el('div', { class: 'error' }, compact(operation.error)) : null),
         el('td', null, when(operation.startedAt), operation.finishedAt ? el('div', { class: 'muted' }, `done ${when(operation.finishedAt)}`) : null),
-        el('td', { class: 'mono' }, compact(operation.detail))));
+        el('td', { class: 'mono' }, compact(operation.detail),
+          isCancellable(operation) ? el('div', null, el('button', { type: 'button', onclick: () => cancelOperation(operation) }, 'Cancel')) : null)));
     }
+  }
+
+  // A pending delayed fire can be cancelled (DELETE /v1/admin/operations/{id}, logged); nothing else can.
+  function isCancellable(operation) {
+    return operation.id !== undefined && !operation.finishedAt && /fire/i.test(String(operation.kind || ''));
+  }
+
+  async function cancelOperation(operation) {
+    const detail = compact(operation.detail);
+    if (!window.confirm(`Cancel ${operation.kind} ${detail}?`)) return;
+    const reply = await api(`/v1/admin/operations/${encodeURIComponent(operation.id)}`, { method: 'DELETE' });
+    const note = byId('operations-note');
+    note.textContent = reply.ok ? `Cancelled ${operation.kind}.` : errorText(reply);
+    show(note, true);
+    refreshOperations();
   }
 
   // ---- user inspector ------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import Synchronization
 /// must never sit in a URL (logs, history, referrers keep URLs), so a page trades its token for a ticket that opens
 /// one stream once, within 30 seconds.
 ///
-/// A ticket is 32 bytes from the system's cryptographic generator, in hex: the first 8 bytes select the entry
+/// A ticket is 32 bytes from `SystemRandomNumberGenerator` (the kernel's `getrandom(2)` on Linux), in hex: the first
+/// 8 bytes select the entry
 /// (a dictionary lookup, whose timing may only say whether that selector exists), the other 24 are compared in
 /// constant time, so no response time tells how much of a live ticket a guess got right. Tickets are never logged.
 ///
@@ -79,7 +80,7 @@ public final class StreamTickets: Sendable {
     /// Whether the ticket is live and bound to this target; a presented ticket is spent whatever the answer, so a
     /// ticket tried on the wrong stream cannot be tried again on the right one.
     func redeem(_ ticket: String, for target: StreamTarget?) -> Bool {
-        guard let bytes = Self.bytes(hex: ticket), bytes.count == 32 else { return false }
+        guard ticket.utf8.count == 64, let bytes = Self.bytes(hex: ticket) else { return false }
         let selector = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let now = clock.now()
         guard let entry = state.withLock({ $0.entries.removeValue(forKey: selector) }) else { return false }
