@@ -7,9 +7,9 @@ import Synchronization
 /// one stream once, within 30 seconds.
 ///
 /// A ticket is 32 bytes from `SystemRandomNumberGenerator` (the kernel's `getrandom(2)` on Linux), in hex: the first
-/// 8 bytes select the entry
-/// (a dictionary lookup, whose timing may only say whether that selector exists), the other 24 are compared in
-/// constant time, so no response time tells how much of a live ticket a guess got right. Tickets are never logged.
+/// 8 bytes select the entry (a dictionary lookup, whose timing may only say whether that selector exists), the other
+/// 24 are compared in constant time, so no response time tells how much of a live ticket a guess got right. Tickets
+/// are never logged.
 ///
 /// The table is bounded: at most `capacity` live tickets; expired ones are swept on every issue (oldest first, in
 /// the order they were issued, which is the order they expire), and past the bound an issue is refused rather
