@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Browser tests: the dashboard at /ui and a web app on another origin, in headless Chromium (Debian's package)
-# driven by Playwright's Python package (in a venv, pointed at the system Chromium: no browser download). Starts the
-# real daemon on an ephemeral loopback port with tokens and cors.origins set to the second origin. Screenshots go to
-# the directory given as $1 (CI passes its log directory), default .build-ci/ui.
+# driven by Playwright's Python package (in a venv, pointed at the system Chromium: no browser download), against the
+# real daemon on a free loopback port with tokens and cors.origins set to the second origin (scripts/ui_test.py runs
+# it, and restarts it once to drop every stream). Screenshots and the daemon's log go to the directory given as $1
+# (CI passes its log directory), default .build-ci/ui.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ARTIFACTS=$(mkdir -p "${1:-.build-ci/ui}" && cd "${1:-.build-ci/ui}" && pwd)
@@ -29,6 +30,4 @@ cat > "$WORK/specd.json" <<JSON
             {"name": "webapp", "secret": "$APP", "scopes": ["evaluate"]}],
  "cors": {"origins": ["http://127.0.0.1:$APP_PORT"]}}
 JSON
-start_specd ui "$BIN" --config "$WORK/specd.json" --rules "$WORK/rules.json" --fsync never
-PORT=$(cat "$WORK/ui.port")
-"$VENV/bin/python" scripts/ui_test.py "http://127.0.0.1:$PORT" "$ADMIN" "$APP" "$APP_PORT" "$ARTIFACTS"
+"$VENV/bin/python" scripts/ui_test.py "$BIN" "$WORK/specd.json" "$WORK/rules.json" "$WORK/data" "$ADMIN" "$APP" "$APP_PORT" "$ARTIFACTS"

@@ -1,8 +1,9 @@
 """Browser tests of the dashboard and of a web app on another origin, in headless Chromium driven by Playwright.
 
-Run by scripts/ui-test.sh against a started specd: argv = base URL, admin token, web-app token, the loopback port of
-the "other origin" static server (the one cors.origins lists), and the directory screenshots go to.
-Prints 'ui: N passed, N failed' last and exits non-zero on any failure.
+Run by scripts/ui-test.sh: argv = the specd binary, its config file and rules file, a data directory, the admin
+token, the web-app token, the loopback port of the "other origin" static server (the one cors.origins lists), and
+the directory screenshots go to. It runs the daemon itself (on a fixed loopback port, so it can restart it in place
+to drop every stream). Prints 'ui: N passed, N failed' last and exits non-zero on any failure.
 """
 
 import functools
@@ -10,6 +11,9 @@ import http.server
 import json
 import os
 import shutil
+import signal
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -18,7 +22,48 @@ import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-BASE, ADMIN_TOKEN, APP_TOKEN, APP_PORT, ARTIFACTS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+BINARY, CONFIG, RULES, DATA = sys.argv[1:5]
+ADMIN_TOKEN, APP_TOKEN, APP_PORT, ARTIFACTS = sys.argv[5], sys.argv[6], int(sys.argv[7]), sys.argv[8]
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+PORT = free_port()
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+class Daemon:
+    """The real specd on PORT; stop() is SIGTERM (streams end, a snapshot is written), start() comes back on the
+    same port with the same data, so sequence numbers go on."""
+
+    def __init__(self):
+        self.process = None
+
+    def start(self):
+        log = open(os.path.join(ARTIFACTS, "specd.log"), "a", encoding="utf-8")
+        self.process = subprocess.Popen(
+            [BINARY, "serve", "--port", str(PORT), "--config", CONFIG, "--rules", RULES, "--data-dir", DATA, "--fsync", "never"],
+            stdout=subprocess.DEVNULL, stderr=log)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(BASE + "/healthz", timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise SystemExit("specd did not start: see specd.log")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=20)
+
+
+DAEMON = Daemon()
 PASSED = 0
 FAILED = 0
 
@@ -123,10 +168,23 @@ def dashboard(browser):
     check("…and never runs", page.evaluate("window.__xss === undefined"))
     check("…nor becomes an element", page.evaluate("document.querySelectorAll('#app img').length") == 0)
 
+    # A restart drops every stream: the page reconnects with fresh tickets (the spent ones would be refused),
+    # resumes, and hears writes again.
+    DAEMON.stop()
+    ok, _ = within(page, "document.querySelector('#live-state').textContent !== 'live'", 5)
+    check("a dropped stream is shown as not live", ok, page.text_content("#live-state"))
+    DAEMON.start()
+    ok, seconds = within(page, "document.querySelector('#live-state').textContent === 'live'", 10)
+    check("…reconnects after a restart", ok, f"{seconds:.2f} s")
+    page.wait_for_timeout(500)
+    donate(hostile)
+    ok, _ = within(page, f"({COUNT})('', 'appStarted') === '2'", 3)
+    check("…and hears writes again", ok)
+
     check("no request URL carries the token", all(ADMIN_TOKEN not in url for url in requested))
     streams = [url for url in requested if "/stream" in url and "stream-tickets" not in url]
     tickets = [urllib.parse.parse_qs(urllib.parse.urlparse(url).query).get("ticket", [""])[0] for url in streams]
-    check("every stream URL carries a ticket of its own", len(streams) >= 2 and all(tickets) and len(set(tickets)) == len(tickets), streams)
+    check("every stream URL carries a ticket of its own", len(streams) >= 5 and all(tickets) and len(set(tickets)) == len(tickets), streams)
     violations = [line for line in console if "Content Security Policy" in line or "Refused to" in line]
     check("the page runs under its Content-Security-Policy without a violation", not violations, violations)
     context.close()
@@ -196,6 +254,18 @@ def other_origin(browser):
 
 
 def main():
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    DAEMON.start()
+    try:
+        browse()
+    finally:
+        DAEMON.stop()
+    print(f"screenshots: {ARTIFACTS}")
+    print(f"ui: {PASSED} passed, {FAILED} failed")
+    sys.exit(1 if FAILED else 0)
+
+
+def browse():
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox", "--disable-dev-shm-usage"])
         try:
@@ -203,9 +273,6 @@ def main():
             other_origin(browser)
         finally:
             browser.close()
-    print(f"screenshots: {ARTIFACTS}")
-    print(f"ui: {PASSED} passed, {FAILED} failed")
-    sys.exit(1 if FAILED else 0)
 
 
 if __name__ == "__main__":
