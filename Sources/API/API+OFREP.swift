@@ -12,7 +12,8 @@ extension API {
         router.add("POST", "/ofrep/v1/evaluate/flags", scope: .evaluate, sync: { request throws(APIError) in ofrepBulk(request) })
         router.add("POST", "/ofrep/v1/evaluate/flags/", scope: .evaluate, sync: { request throws(APIError) in ofrepBulk(request) })
         router.add("GET", "/ofrep/v1/events", scope: .evaluate) { request, sink in openRefetchStream(request, sink) }
-        // CORS preflights carry no credentials: they are answered without auth.
+        // OPTIONS without `Access-Control-Request-Method` (not a browser's preflight, which the router answers
+        // before routing) still lists what a browser may send, as OFREP's routes always have.
         for path in ["/ofrep/v1/evaluate/flags/{key}", "/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/", "/ofrep/v1/events"] {
             router.add(
                 "OPTIONS", path,
@@ -21,24 +22,12 @@ extension API {
                         status: .noContent,
                         headers: [
                             "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-                            "Access-Control-Allow-Headers": Self.corsAllowedHeaders,
-                            "Access-Control-Max-Age": "600"
+                            "Access-Control-Allow-Headers": CORSPolicy.allowedHeaders,
+                            "Access-Control-Max-Age": CORSPolicy.maxAgeSeconds
                         ])
                 })
         }
-        router.setHeaders(Self.corsHeaders, forPathsStartingWith: "/ofrep/")
     }
-
-    /// Browsers may call OFREP from any origin, and must see every answer, refusals included (a 401 or 429
-    /// without these reaches a browser SDK as a network error). `ETag` is exposed so they can send
-    /// `If-None-Match`, `Retry-After` so they can back off, `X-Request-Id` so they can report a request.
-    static let corsHeaders: HTTPHeaders = [
-        "Access-Control-Allow-Origin": "*",
-        "Access-Control-Expose-Headers": "ETag, Retry-After, X-Request-Id"
-    ]
-
-    /// What a browser may send: OFREP reads `X-App-Version`; `EventSource` resends `Last-Event-ID`.
-    static let corsAllowedHeaders = "Content-Type, Authorization, X-API-Key, If-None-Match, X-App-Version, X-Request-Id, Last-Event-ID"
 
     /// `POST /ofrep/v1/evaluate/flags`: every flag, each a success or error item; strong ETag over the body.
     func ofrepBulk(_ request: Request) -> HTTPResponse {

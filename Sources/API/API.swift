@@ -15,6 +15,10 @@ public struct API: Sendable {
     let transport: ServerStatus
     let authenticator: Authenticator
     let rateLimiter: RateLimiter?
+    /// Browsers' access (the `cors` setting); without it only OpenFeature's routes allow other origins.
+    public var cors = CORSPolicy.openFeatureOnly
+    /// One-time tickets that open a stream without a token in the URL.
+    public let tickets: StreamTickets
 
     var rules: RulesHost { engine.rules }
     var store: ContextStore { engine.store }
@@ -28,17 +32,13 @@ public struct API: Sendable {
         self.transport = transport
         self.authenticator = authenticator
         self.rateLimiter = rateLimiter
+        self.tickets = StreamTickets(clock: engine.clock)
     }
 
     public func makeRouter() -> Router {
         var router = Router()
-        let authenticator = authenticator
-        let limiter = rateLimiter
-        router.authorize = { request, scope in
-            // Health and readiness stay reachable for probes; everything with a scope is rate limited.
-            if scope != nil, let limiter, let refusal = limiter.check(client: RateLimiter.client(of: request.peer)) { return refusal }
-            return authenticator.check(request, scope: scope)
-        }
+        router.authorize = { [self] request, scope in authorize(request, scope: scope) }
+        router.cors = cors
         let metrics = metrics
         router.observe = { route, method, status, seconds in metrics.observe(route: route, method: method, status: status, seconds: seconds) }
         registerOperations(in: &router)
@@ -48,6 +48,8 @@ public struct API: Sendable {
         registerOFREP(in: &router)
         registerDisplay(in: &router)
         RulesRoutes(rules: rules).register(in: &router)
+        registerStreamTickets(in: &router)
+        registerDashboard(in: &router)
         return router
     }
 

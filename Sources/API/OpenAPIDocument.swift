@@ -16,7 +16,15 @@ enum OpenAPIDocument {
         let errors: [Int]
         /// Query parameters: name → schema.
         var query: [(name: String, schema: JSONValue, description: String)] = []
+        /// The success answer's media type when it is not JSON (the dashboard's page, script and style).
+        var contentType: String?
     }
+
+    /// `?ticket=` on a stream route: a one-time ticket from `POST /v1/stream-tickets` in place of a token.
+    static let ticketQuery = (
+        name: "ticket", schema: ["type": "string"] as JSONValue,
+        description: "A one-time ticket from POST /v1/stream-tickets, in place of a token (EventSource cannot send headers)"
+    )
 
     /// `?at=ISO` on a stored user's flags: what-if at another instant.
     static let atQuery = (
@@ -91,10 +99,10 @@ enum OpenAPIDocument {
             request: ref("EvaluateRequest"), success: (200, ref("EvaluateResponse")), errors: [400, 401, 403, 413, 415]),
         Operation(
             method: "GET", path: "/v1/users/{user}/stream", summary: "Server-sent events for one user: flag, trigger, rules, reset", scope: .evaluate,
-            request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
+            request: nil, success: (200, nil), errors: [400, 401, 403, 503], query: [ticketQuery]),
         Operation(
             method: "GET", path: "/v1/stream", summary: "Server-sent events for every user", scope: .admin, request: nil, success: (200, nil),
-            errors: [400, 401, 403, 503]),
+            errors: [400, 401, 403, 503], query: [ticketQuery]),
         Operation(
             method: "POST", path: "/ofrep/v1/evaluate/flags/{key}", summary: "OpenFeature remote evaluation of one flag", scope: .evaluate,
             request: ["type": "object"], success: (200, ref("OFREPEvaluation")), errors: [400, 401, 403, 404]),
@@ -106,7 +114,7 @@ enum OpenAPIDocument {
             request: ["type": "object"], success: (200, ["type": "object"]), errors: [304, 400, 401, 403]),
         Operation(
             method: "GET", path: "/ofrep/v1/events", summary: "OpenFeature event stream: refetchEvaluation notifications", scope: .evaluate,
-            request: nil, success: (200, nil), errors: [400, 401, 403, 503]),
+            request: nil, success: (200, nil), errors: [400, 401, 403, 503], query: [ticketQuery]),
         Operation(
             method: "OPTIONS", path: "/ofrep/v1/evaluate/flags/{key}", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil),
             errors: []),
@@ -124,7 +132,20 @@ enum OpenAPIDocument {
             success: (200, ref("RuleDefinition")), errors: [401, 403, 404]),
         Operation(
             method: "POST", path: "/v1/rules/validate", summary: "Diagnostics for a posted rule set; loads nothing", scope: .admin,
-            request: ["type": "object"], success: (200, ref("ValidateResponse")), errors: [400, 401, 403, 413, 415])
+            request: ["type": "object"], success: (200, ref("ValidateResponse")), errors: [400, 401, 403, 413, 415]),
+        Operation(
+            method: "POST", path: "/v1/stream-tickets",
+            summary: "A one-time ticket (30 s) that opens one stream as ?ticket=; needs that stream's scope (admin for /v1/stream)",
+            scope: .evaluate, request: ref("StreamTicketRequest"), success: (200, ref("StreamTicket")), errors: [400, 401, 403, 413, 415, 503]),
+        Operation(
+            method: "GET", path: "/ui", summary: "The dashboard page (no token: it holds no secret)", scope: nil, request: nil,
+            success: (200, nil), errors: [304], contentType: "text/html"),
+        Operation(
+            method: "GET", path: "/ui/app.js", summary: "The dashboard's script", scope: nil, request: nil, success: (200, nil), errors: [304],
+            contentType: "text/javascript"),
+        Operation(
+            method: "GET", path: "/ui/app.css", summary: "The dashboard's style", scope: nil, request: nil, success: (200, nil), errors: [304],
+            contentType: "text/css")
     ]
 
     static let schemas: JSONObject = [
@@ -220,6 +241,12 @@ enum OpenAPIDocument {
                 "errorDetails": string, "metadata": ["type": "object"]
             ], required: ["errorCode"]),
         "Reload": object(["phase": string, "version": string], required: ["phase", "version"]),
+        "StreamTicketRequest": object(
+            ["stream": ["type": "string", "description": "/v1/users/{user}/stream, /v1/stream or /ofrep/v1/events?targetingKey={user}"]],
+            required: ["stream"], additional: false),
+        "StreamTicket": object(
+            ["ticket": string, "expiresAt": ["type": "string", "format": "date-time"], "stream": string],
+            required: ["ticket", "expiresAt", "stream"]),
         "Status": object(
             ["version": string, "rules": ["type": "object"], "store": ["type": "object"], "server": ["type": "object"]],
             required: ["version", "rules", "store", "server"])
@@ -253,7 +280,7 @@ enum OpenAPIDocument {
             }
             var responses = JSONObject()
             let content: JSONValue? =
-                operation.success.schema.map { ["application/json": ["schema": $0]] }
+                operation.contentType.map { [$0: ["schema": string]] } ?? operation.success.schema.map { ["application/json": ["schema": $0]] }
                 ?? (operation.path == "/metrics" ? ["text/plain": ["schema": string]] : ["text/event-stream": ["schema": string]])
             var success: JSONObject = ["description": "OK"]
             if let content, operation.success.status != 204 { success["content"] = content }

@@ -29,9 +29,9 @@ public struct Router: Responder {
     public var authorize: @Sendable (Request, Scope?) -> APIError? = { _, _ in nil }
     /// Told of every routed response: pattern, method, status, seconds from request to response.
     public var observe: (@Sendable (String, String, Int, Double) -> Void)?
-    /// Headers set on every answer under a path prefix, whoever makes it: handlers, refusals (401, 403, 429),
-    /// 404 and 405 alike. CORS needs this: a browser that gets a refusal without them reports a network error.
-    private(set) var prefixHeaders: [(prefix: String, headers: HTTPHeaders)] = []
+    /// The CORS policy: its headers go on every answer to a path it covers, whoever makes it (handlers, refusals
+    /// 401, 403 and 429, 404 and 405 alike), and it answers preflights before any auth. `nil`: no CORS at all.
+    public var cors: CORSPolicy?
 
     public init() {}
 
@@ -43,11 +43,6 @@ public struct Router: Responder {
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
         routes.append(Route(method: method, pattern: pattern, segments: segments, scope: scope, handler: handler))
-    }
-
-    /// Sets `headers` on every answer to a path starting with `prefix`, streams' heads included.
-    public mutating func setHeaders(_ headers: HTTPHeaders, forPathsStartingWith prefix: String) {
-        prefixHeaders.append((prefix, headers))
     }
 
     /// Registers a handler that answers at once; a thrown `APIError` becomes its error response.
@@ -68,13 +63,23 @@ public struct Router: Responder {
     }
 
     private func route(_ request: Request, path: UnsafeBufferPointer<UInt8>, sink given: ResponseSink) {
-        let sink =
-            prefixHeaders.isEmpty
-            ? given
-            : prefixHeaders.first(where: { Self.starts(path, with: $0.prefix) }).map { Self.setting($0.headers, on: given) } ?? given
         // Segments in the path: one per `/` (what precedes the first is not one). Routes of another length are
         // skipped without a look at their literals.
         let segmentCount = path.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
+        let policy = cors.flatMap { $0.covers(path) ? $0 : nil }
+        let origin = policy == nil ? nil : request.headers["Origin"]
+        // A preflight carries no credentials (the Fetch standard): it is answered here, before auth and rate limits,
+        // with the methods this path's routes answer.
+        if let policy, request.method == "OPTIONS", request.headers.contains("Access-Control-Request-Method") {
+            let methods = Set(routes.filter { $0.segments.count == segmentCount && Self.literalsMatch($0.segments, path) }.map(\.method))
+            if methods.isEmpty {
+                Self.setting(policy.decide(origin: origin).headers, on: given).send(APIError.notFound("no route for \(request.path)").response)
+            } else {
+                given.send(policy.preflight(origin: origin, methods: Array(methods)))
+            }
+            return
+        }
+        let sink = policy.map { Self.setting($0.decide(origin: origin).headers, on: given) } ?? given
         var allowed: [String] = []
         for route in routes where route.segments.count == segmentCount && Self.literalsMatch(route.segments, path) {
             guard route.method == request.method || (request.method == "HEAD" && route.method == "GET") else {
@@ -133,21 +138,27 @@ public struct Router: Responder {
         if let open = sink.openStream {
             openStream = { headers in
                 var headers = headers
-                for field in extra { headers.set(field.name, field.value) }
+                merge(extra, into: &headers)
                 return open(headers)
             }
         }
         return ResponseSink(
             deliver: { response in
                 var response = response
-                for field in extra { response.headers.set(field.name, field.value) }
+                merge(extra, into: &response.headers)
                 sink.send(response)
             }, openStream: openStream)
     }
 
-    private static func starts(_ path: UnsafeBufferPointer<UInt8>, with prefix: String) -> Bool {
-        var prefix = prefix
-        return prefix.withUTF8 { prefix in prefix.count <= path.count && prefix.elementsEqual(path[0..<prefix.count]) }
+    /// Sets each field, except that `Vary` adds to the one a handler set: both reasons the answer varies hold.
+    private static func merge(_ extra: HTTPHeaders, into headers: inout HTTPHeaders) {
+        for field in extra {
+            if field.name == "Vary", let existing = headers["Vary"], !headers.listContains("Vary", token: field.value) {
+                headers.set("Vary", existing + ", " + field.value)
+            } else {
+                headers.set(field.name, field.value)
+            }
+        }
     }
 
     /// Walks the path's segments (what follows its first `/`, split at every `/`) beside the route's: the same

@@ -86,10 +86,12 @@ public final class Daemon: Sendable {
                 rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit),
                 capacity: options.rateLimitClients)
         }
-        router = API(
+        var api = API(
             engine: engine, hub: hub, transport: server, authenticator: Authenticator(tokens: options.tokens),
             rateLimiter: rateLimiter
-        ).makeRouter()
+        )
+        api.cors = options.cors
+        router = api.makeRouter()
         let server = server
         database.batchLogWritesPerRound(addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread })
     }

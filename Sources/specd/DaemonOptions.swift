@@ -38,6 +38,9 @@ public struct DaemonOptions: Sendable, Equatable {
     /// Per-user caps (`limits.max*PerUser`, `limits.maxAttributeValueBytes`, `limits.maxKeyBytes`): on new writes and
     /// on inline contexts.
     public var contextLimits = ContextLimits()
+    /// Which browser origins may call the API (`cors: {"origins": [...]}`); without it only OpenFeature's routes
+    /// allow other origins.
+    public var cors = CORSPolicy.openFeatureOnly
 
     public init() {}
 
@@ -185,5 +188,6 @@ public struct DaemonOptions: Sendable, Equatable {
             && lhs.streams.maxStreams == rhs.streams.maxStreams && lhs.streams.retainEvents == rhs.streams.retainEvents
             && lhs.streams.retainBytes == rhs.streams.retainBytes
             && lhs.contextLimits == rhs.contextLimits
+            && lhs.cors == rhs.cors
     }
 }

@@ -43,7 +43,9 @@ final class APIHarness {
     init(
         tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .interval,
         fileSystem: FileSystem = PosixFileSystem(), rateLimit: (rate: Int, burst: Int) = (0, 0), hubOptions: StreamHub.Options = StreamHub.Options(),
-        realClock: Bool = false, maxUsers: Int = 0, snapshotEvery: Int = 100_000, configure: (inout ServerConfiguration) -> Void = { _ in }
+        realClock: Bool = false, maxUsers: Int = 0, snapshotEvery: Int = 100_000,
+        cors: CORSPolicy = .openFeatureOnly,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
         let directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
         self.directory = directory
@@ -58,6 +60,7 @@ final class APIHarness {
         options.rateBurst = rateLimit.burst
         options.streams = hubOptions
         options.logLevel = .error
+        options.cors = cors
         if rulesText != DefaultRules.json {
             let rulesPath = NSTemporaryDirectory() + "specd-rules-\(UUID().uuidString).json"
             try rulesText.write(toFile: rulesPath, atomically: true, encoding: .utf8)

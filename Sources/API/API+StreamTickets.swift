@@ -1,0 +1,69 @@
+import Engine
+import HTTP
+import HTTPServer
+import Rules
+
+/// `POST /v1/stream-tickets` and the check every scoped route goes through (docs/api.md, "Stream tickets").
+extension API {
+    func registerStreamTickets(in router: inout Router) {
+        // No route scope: the scope a ticket needs is the stream's (evaluate for a user's, admin for the global
+        // one), known only once the body is read; the handler checks it, rate limit included.
+        router.add("POST", "/v1/stream-tickets", sync: { request throws(APIError) in try issueStreamTicket(request) })
+    }
+
+    /// The rate limit, then a stream ticket (on a stream route that presents one) or the token. A ticket replaces
+    /// the token for the one stream it was issued for; anywhere else `ticket` is an ordinary query parameter.
+    func authorize(_ request: Request, scope: Scope?) -> APIError? {
+        // Health and readiness stay reachable for probes; everything with a scope is rate limited.
+        guard let scope else { return authenticator.check(request, scope: nil) }
+        if let rateLimiter, let refusal = rateLimiter.check(client: RateLimiter.client(of: request.peer)) { return refusal }
+        if let ticket = request.query("ticket"), let target = StreamTarget(request: request) {
+            guard tickets.redeem(ticket, for: target) else {
+                metrics.increment("stream_tickets_refused_total")
+                return APIError(
+                    .unauthorized, code: "invalid_ticket",
+                    message:
+                        "the stream ticket is unknown, expired, already used or issued for another stream; ask POST /v1/stream-tickets for a new one",
+                    field: "ticket")
+            }
+            metrics.increment("stream_tickets_redeemed_total")
+            return nil
+        }
+        return authenticator.check(request, scope: scope)
+    }
+
+    /// `{"stream": "/v1/users/u/stream"}` → `{"ticket", "expiresAt", "stream"}`: the caller's token must allow
+    /// that stream.
+    func issueStreamTicket(_ request: Request) throws(APIError) -> HTTPResponse {
+        let body = try RequestBody.json(request)
+        guard case .object(let fields) = body else { throw APIError.invalidField("body", "the body must be a JSON object") }
+        for key in fields.keys where key != "stream" {
+            throw APIError.invalidField(key, "\(key) is not a field of a ticket request (stream)")
+        }
+        guard case .string(let path)? = fields["stream"] else {
+            throw APIError.invalidField("stream", "stream must be a stream path: /v1/users/{user}/stream, /v1/stream or /ofrep/v1/events")
+        }
+        guard let target = StreamTarget(path: path) else {
+            throw APIError.invalidField(
+                "stream", "stream must be a stream path: /v1/users/{user}/stream, /v1/stream or /ofrep/v1/events?targetingKey={user}")
+        }
+        // The ticket route itself is rate limited like the stream it opens, and needs that stream's scope.
+        if let refusal = authorize(request, scope: target.scope) {
+            throw refusal
+        }
+        let issued: (ticket: String, expiresAt: Instant)
+        do throws(StreamTickets.IssueError) {
+            issued = try tickets.issue(for: target)
+        } catch {
+            switch error {
+            case .full(let seconds):
+                metrics.increment("stream_tickets_full_total")
+                throw APIError.unavailable(
+                    "too_many_tickets", "\(tickets.capacity) stream tickets are waiting to be used; retry when one expires", retryAfter: seconds)
+            }
+        }
+        metrics.increment("stream_tickets_issued_total")
+        let answer: JSONValue = ["ticket": .string(issued.ticket), "expiresAt": .string(ISO8601.format(issued.expiresAt)), "stream": .string(path)]
+        return .json(.ok, JSONWriter.write(answer), headers: ["Cache-Control": "no-store"])
+    }
+}

@@ -1,0 +1,70 @@
+import HTTP
+import Testing
+
+@testable import API
+
+@Suite struct CORSPolicyTests {
+    @Test(arguments: [
+        ("https://app.example", "https://app.example"),
+        ("HTTPS://App.Example", "https://app.example"),
+        ("https://app.example:443", "https://app.example"),
+        ("http://localhost:80", "http://localhost"),
+        ("http://localhost:3000", "http://localhost:3000"),
+        ("https://app.example:80", "https://app.example:80"),
+        ("http://127.0.0.1:8081", "http://127.0.0.1:8081"),
+        ("http://[::1]:8080", "http://[::1]:8080"),
+        ("capacitor://localhost", "capacitor://localhost")
+    ])
+    func normalizedOrigin_isWhatABrowserSends(configured: String, expected: String) throws {
+        #expect(try CORSPolicy.normalizedOrigin(configured) == expected)
+    }
+
+    @Test(arguments: [
+        "app.example", "https://app.example/", "https://app.example/path", "https://app.example?x=1", "https://user@app.example",
+        "https://", "://app.example", "1http://app.example", "https://app.example:0", "https://app.example:65536",
+        "https://app.example:", "https://app.example:8o", "https://app example", "https://[::1", "https://[zz]:80", "*.example.com",
+        "https://app.example:123456"
+    ])
+    func normalizedOrigin_refusesWhatIsNotSchemeHostPort(text: String) {
+        #expect(throws: CORSPolicy.OriginError.self) { try CORSPolicy.normalizedOrigin(text) }
+    }
+
+    @Test func listing_wildcardMustStandAlone() throws {
+        #expect(try CORSPolicy.listing(["*"]) == CORSPolicy(origins: .any))
+        #expect(throws: CORSPolicy.OriginError.wildcardNotAlone) { try CORSPolicy.listing(["*", "https://app.example"]) }
+        #expect(try CORSPolicy.listing(["https://a.example", "HTTPS://A.EXAMPLE:443"]) == CORSPolicy(origins: .listed(["https://a.example"])))
+    }
+
+    @Test func decide_listedOrigin_namesItAndVaries_unlistedGetsOnlyVary() throws {
+        let policy = try CORSPolicy.listing(["https://app.example"])
+        #expect(
+            policy.decide(origin: "https://app.example")
+                == .allowed(
+                    [
+                        "Access-Control-Allow-Origin": "https://app.example", "Vary": "Origin",
+                        "Access-Control-Expose-Headers": "ETag, Retry-After, X-Request-Id"
+                    ]))
+        // Browsers send lowercase, but the header is compared without regard to case.
+        #expect(policy.decide(origin: "https://APP.example").headers["Access-Control-Allow-Origin"] == "https://APP.example")
+        #expect(policy.decide(origin: "https://evil.example") == .refused(["Vary": "Origin"]))
+        #expect(policy.decide(origin: "https://app.example.evil") == .refused(["Vary": "Origin"]))
+        #expect(policy.decide(origin: nil) == .refused(["Vary": "Origin"]))
+    }
+
+    @Test func decide_wildcard_neverAllowsCredentials() {
+        let headers = CORSPolicy(origins: .any).decide(origin: "https://anyone.example").headers
+        #expect(headers["Access-Control-Allow-Origin"] == "*")
+        #expect(headers["Access-Control-Allow-Credentials"] == nil)
+        #expect(headers["Vary"] == nil)
+    }
+
+    @Test func preflight_listsTheRouteMethodsAndTheHeadersAPageSends() {
+        let answer = CORSPolicy(origins: .listed(["https://app.example"])).preflight(origin: "https://app.example", methods: ["POST", "GET"])
+        #expect(answer.status == .noContent)
+        #expect(answer.headers["Access-Control-Allow-Methods"] == "GET, HEAD, OPTIONS, POST")
+        for header in ["Authorization", "Content-Type", "If-None-Match", "X-App-Version", "Last-Event-ID"] {
+            #expect(answer.headers["Access-Control-Allow-Headers"]?.contains(header) == true, "\(header)")
+        }
+        #expect(answer.headers["Access-Control-Allow-Credentials"] == nil)
+    }
+}
