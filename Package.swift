@@ -18,7 +18,8 @@ let package = Package(
         // `specd` (the composition root) sees everything.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux"]),
         .target(name: "Engine", dependencies: ["Rules", "Store"]),
-        .target(name: "API", dependencies: ["HTTP", "HTTPServer", "Engine", "Rules", "Store"]),
+        // The dashboard's page, script and style are embedded as Swift by scripts/embed-dashboard.sh, not bundled.
+        .target(name: "API", dependencies: ["HTTP", "HTTPServer", "Engine", "Rules", "Store"], exclude: ["Dashboard"]),
         .executableTarget(name: "specd", dependencies: ["HTTP", "HTTPServer", "Rules", "Store", "Engine", "API"]),
         .executableTarget(
             name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "HTTPServer", "Engine", "API", "CLinux"], path: "bench/Sources"),
