@@ -38,6 +38,8 @@ public struct DaemonOptions: Sendable, Equatable {
     /// Per-user caps (`limits.max*PerUser`, `limits.maxAttributeValueBytes`, `limits.maxKeyBytes`): on new writes and
     /// on inline contexts.
     public var contextLimits = ContextLimits()
+    /// Cluster mode (`cluster: {...}`): this replica's index and every member; see `DaemonOptions+Cluster.swift`.
+    public var cluster = ClusterSettings()
 
     public init() {}
 
@@ -127,7 +129,7 @@ public struct DaemonOptions: Sendable, Equatable {
         ) { options, value throws(UsageError) in
             options.server.maxConnectionsPerClient = try integer(value, "limits.maxConnectionsPerClient", 1...1_000_000)
         }
-    ]
+    ] + clusterSettings
 
     /// Limits that only the config file sets (`limits: {...}`), in bytes, counts or seconds.
     static let limitKeys: [String: @Sendable (inout DaemonOptions, Int) -> Void] = [
@@ -185,5 +187,6 @@ public struct DaemonOptions: Sendable, Equatable {
             && lhs.streams.maxStreams == rhs.streams.maxStreams && lhs.streams.retainEvents == rhs.streams.retainEvents
             && lhs.streams.retainBytes == rhs.streams.retainBytes
             && lhs.contextLimits == rhs.contextLimits
+            && lhs.cluster == rhs.cluster
     }
 }
