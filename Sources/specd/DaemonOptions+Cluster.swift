@@ -19,20 +19,12 @@ extension DaemonOptions {
         return ClusterMembership(selfIndex: selfIndex, members: cluster.members)
     }
 
-    static let clusterSettings: [Setting] = [
-        Setting(
-            flag: "--cluster-self", configKey: "cluster.self", environment: "SPECD_CLUSTER_SELF",
-            help: "this replica's index in cluster.members (an integer, or a pod name ending in -N)"
-        ) { options, value throws(UsageError) in
-            options.cluster.selfIndex = try clusterSelf(value)
-        },
-        Setting(
-            flag: "--cluster-members", configKey: "cluster.members", environment: "SPECD_CLUSTER_MEMBERS",
-            help: "every replica's URL in ordinal order, comma-separated (http://HOST:PORT)"
-        ) { options, value throws(UsageError) in
-            options.cluster.members = try clusterMembers(value.split(separator: ",").map { String($0).trimmingSpaces })
-        }
-    ]
+    static let clusterSelfHelp = "this replica's index in cluster.members (an integer, or a pod name ending in -N)"
+    static let clusterMembersHelp = "every replica's URL in ordinal order, comma-separated (http://HOST:PORT)"
+
+    static func clusterMembers(_ list: String) throws(UsageError) -> [ClusterMembership.Member] {
+        try clusterMembers(list.split(separator: ",").map { String($0).trimmingSpaces })
+    }
 
     static func clusterSelf(_ text: String) throws(UsageError) -> Int {
         // A pod name's ordinal follows its last `-`.

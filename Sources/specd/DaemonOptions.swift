@@ -128,8 +128,16 @@ public struct DaemonOptions: Sendable, Equatable {
             help: "open connections allowed from one client address (default 256)"
         ) { options, value throws(UsageError) in
             options.server.maxConnectionsPerClient = try integer(value, "limits.maxConnectionsPerClient", 1...1_000_000)
+        },
+        Setting(flag: "--cluster-self", configKey: "cluster.self", environment: "SPECD_CLUSTER_SELF", help: clusterSelfHelp) {
+            options, value throws(UsageError) in
+            options.cluster.selfIndex = try clusterSelf(value)
+        },
+        Setting(flag: "--cluster-members", configKey: "cluster.members", environment: "SPECD_CLUSTER_MEMBERS", help: clusterMembersHelp) {
+            options, value throws(UsageError) in
+            options.cluster.members = try clusterMembers(value)
         }
-    ] + clusterSettings
+    ]
 
     /// Limits that only the config file sets (`limits: {...}`), in bytes, counts or seconds.
     static let limitKeys: [String: @Sendable (inout DaemonOptions, Int) -> Void] = [
