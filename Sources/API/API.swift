@@ -15,6 +15,8 @@ public struct API: Sendable {
     let transport: ServerStatus
     let authenticator: Authenticator
     let rateLimiter: RateLimiter?
+    /// Cluster mode's view of the other members; `nil` when this daemon runs alone.
+    public var cluster: ClusterPeers?
 
     var rules: RulesHost { engine.rules }
     var store: ContextStore { engine.store }
