@@ -6,7 +6,9 @@ import HTTP
 /// HTTP client (`HTTPClientTransport`); tests use doubles.
 public protocol ClusterTransport: Sendable {
     /// Sends one request and reads the whole answer.
-    func send(_ request: ClusterTransportRequest, to member: ClusterMembership.Member, timeout: Duration) throws(ClusterTransportError)
+    func send(
+        _ request: ClusterTransportRequest, to member: ClusterMembership.Member, timeout: Duration
+    ) throws(ClusterTransportError)
         -> ClusterTransportResponse
 
     /// Sends one request and hands over the answer as it arrives: the head (body empty) once, then body bytes as they
