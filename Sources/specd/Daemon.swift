@@ -36,6 +36,10 @@ public final class Daemon: Sendable {
     public let hub: StreamHub
     public let server: HTTPServer
     let router: Router
+    /// Cluster mode: the other members' health, probed on its own thread; `nil` alone.
+    public let peers: ClusterPeers?
+    /// What the server serves: the router, behind the cluster's forwarding in cluster mode.
+    let responder: Responder
     let recoveryDuration: Duration
 
     /// Why the daemon could not start.
@@ -86,10 +90,18 @@ public final class Daemon: Sendable {
                 rate: Double(options.rateLimit), burst: Double(options.rateBurst > 0 ? options.rateBurst : options.rateLimit),
                 capacity: options.rateLimitClients)
         }
-        router = API(
+        var api = API(
             engine: engine, hub: hub, transport: server, authenticator: Authenticator(tokens: options.tokens),
             rateLimiter: rateLimiter
-        ).makeRouter()
+        )
+        let clusterTransport = HTTPClientTransport()
+        let peers = options.membership.map { ClusterPeers(membership: $0, transport: clusterTransport) }
+        self.peers = peers
+        api.cluster = peers
+        let router = api.makeRouter()
+        self.router = router
+        let metrics = engine.metrics
+        responder = peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics) } ?? router
         let server = server
         database.batchLogWritesPerRound(addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread })
     }
@@ -97,12 +109,14 @@ public final class Daemon: Sendable {
     /// Listens and starts the clock's thread (tests that move a manual clock themselves leave it off). Throws when
     /// the address cannot be bound.
     public func start(clockThread: Bool = true) throws {
-        try server.start(serving: router)
+        try server.start(serving: responder)
         if clockThread { engine.start() }
+        peers?.start()
     }
 
     /// Stops the clock and drains the server; the database stays open (`closeDatabase` ends it).
     public func stop() {
+        peers?.stop()
         engine.stop()
         server.shutdown()
     }

@@ -68,7 +68,7 @@ public final class ClusterPeers: Sendable {
     }
 
     func probe(_ index: Int) {
-        let request = ClusterTransportRequest(method: "GET", target: "/readyz", headers: ["Host": membership.members[index].url], body: [])
+        let request = ClusterTransportRequest(method: "GET", target: "/readyz", headers: [:], body: [])
         do {
             let response = try transport.send(request, to: membership.members[index], timeout: .seconds(2))
             let ready = response.status.code == 200
