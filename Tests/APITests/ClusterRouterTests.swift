@@ -128,11 +128,27 @@ import Testing
         #expect(respond("GET", "/v1/users/\(Self.user(ownedBy: 2))", transport: other, peers: peers)?.status.code == 200)
     }
 
-    @Test(arguments: ["/v1/users/%ZZ", "/healthz", "/v1/stream", "/ofrep/v1/events"])
+    @Test(arguments: ["/v1/users/%ZZ", "/healthz", "/ofrep/v1/events"])
     func requestsWithoutAValidUser_areAnsweredLocally(target: String) {
         let transport = FakeTransport()
         #expect(respond("GET", target, transport: transport)?.status.code == 200)
         #expect(transport.asked.withLock { $0.isEmpty })
+    }
+
+    /// The merged stream asks this replica's own stream first: its refusal (here 401) is the client's answer.
+    @Test func mergedStream_refusedByOwnStream_relaysTheRefusal() {
+        let transport = FakeTransport(
+            answer: ClusterTransportResponse(status: .unauthorized, headers: ["Content-Type": "application/json"], body: [123, 125]))
+        let response = respond("GET", "/v1/stream", headers: ["Authorization": "Bearer nope"], transport: transport, selfIndex: 1)
+        #expect(response?.status.code == 401)
+        #expect(response?.body == [123, 125])
+        #expect(transport.asked.withLock { $0.map(\.1) } == ["http://m1:80"])
+        #expect(transport.asked.withLock { $0.first?.0.headers["X-Specd-Forwarded"] } == "1")
+    }
+
+    @Test func mergedStream_malformedLastEventID_is400() {
+        let response = respond("GET", "/v1/stream", headers: ["Last-Event-ID": "17"], transport: FakeTransport())
+        #expect(response?.status.code == 400)
     }
 
     @Test func routingUser_isDecodedFromThePath() {

@@ -1,5 +1,6 @@
 import Dispatch
 import Engine
+import Foundation
 import HTTP
 import HTTPServer
 import Rules
@@ -41,6 +42,10 @@ public struct ClusterRouter: Responder {
     static let retryAfterSeconds = 2
 
     public func respond(to request: Request, sink: ResponseSink) {
+        if request.method == "GET", request.path == "/v1/stream", request.headers[Self.forwardedHeader] == nil {
+            openMergedStream(request, sink: sink)
+            return
+        }
         guard let user = ClusterRouting.user(of: request) else {
             router.respond(to: request, sink: sink)
             return
@@ -60,10 +65,6 @@ public struct ClusterRouter: Responder {
                 ).response)
             return
         }
-        guard peers.health(of: owner) != .down else {
-            sink.send(unreachable(owner))
-            return
-        }
         metrics.increment("forwarded_requests_total")
         let forwarded = forwardedRequest(request)
         if ClusterRouting.isStream(request) {
@@ -71,6 +72,24 @@ public struct ClusterRouter: Responder {
         } else {
             workers.async { relay(forwarded, to: owner, sink: sink) }
         }
+    }
+
+    /// The cluster-wide global stream: every member's own, merged (`MergedGlobalStream`).
+    private func openMergedStream(_ request: Request, sink: ResponseSink) {
+        var resume = VectorEventID()
+        if let text = request.headers["Last-Event-ID"] {
+            guard let parsed = VectorEventID(text: text, memberCount: membership.members.count) else {
+                sink.send(
+                    APIError.invalidField(
+                        "Last-Event-ID", "Last-Event-ID must be an id this cluster's merged stream sent (member-id pairs joined by '.')"
+                    ).response)
+                return
+            }
+            resume = parsed
+        }
+        let merged = MergedGlobalStream(
+            membership: membership, transport: transport, request: forwardedRequest(request), resume: resume, retryInterval: .seconds(2))
+        Thread.detachNewThread { merged.start(sink: sink) }
     }
 
     func forwardedRequest(_ request: Request) -> ClusterTransportRequest {
