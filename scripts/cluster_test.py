@@ -275,6 +275,9 @@ try:
     # kill -9 one replica: its users answer 503 + Retry-After, the others as before.
     for user in USERS:
         baseline[user] = answers(front, user)
+    watcher = socket.create_connection(("127.0.0.1", ports[0]), timeout=10)
+    watcher.sendall(("GET /v1/stream?events=rules HTTP/1.1\r\nHost: t\r\nAuthorization: %s\r\n\r\n" % OPS).encode())
+    time.sleep(0.5)
     stop(("specd", 2), signal.SIGKILL)
     time.sleep(0.3)
     down_ok, others_ok = True, True
@@ -300,6 +303,17 @@ try:
     time.sleep(0.3)
     back = all(answers(front, u)[0] == baseline[u][0] for u in USERS)
     check("after restart, everything acknowledged is back", back)
+    member_events = b""
+    deadline = time.time() + 8
+    while time.time() < deadline and member_events.count(b"event: member") < 2:
+        try:
+            member_events += watcher.recv(65536)
+        except socket.timeout:
+            break
+    watcher.close()
+    check("the merged stream announced member 2 down, then up",
+          b'{"member":2,"state":"down"}' in member_events and b'{"member":2,"state":"up"}' in member_events
+          and member_events.index(b'"state":"down"') < member_events.index(b'"state":"up"'), member_events[-300:])
     final = {u: answers(front, u) for u in USERS}
 
     # Forwarding overhead: an OFREP single evaluation sent to its owner vs to another replica.
