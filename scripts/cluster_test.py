@@ -236,7 +236,7 @@ try:
                     same = False
                     print("  differs", user, name, s1, s2, b1[:120], b2[:120])
     check("REST, OFREP single/bulk and /v1/evaluate answer the same through nginx and every replica", same)
-    track = [request(p, "POST", "/ofrep/v1/track", {"key": "checkout", "context": {"targetingKey": USERS[0]}})[0] for p in entries]
+    track = [request(p, "POST", "/ofrep/v1/track", {"context": {"targetingKey": USERS[0]}, "trackingEventName": "checkout"})[0] for p in entries]
     check("OFREP track answers the same wherever it enters", len(set(track)) == 1, track)
     events_codes = []
     for p in entries:

@@ -21,6 +21,8 @@ import Store
 /// | clock (`specd-live`) | sleeps until the next scheduled instant; re-evaluates users and fires delayed triggers through the one write path | the scheduler (under its lock) |
 /// | snapshot queue | writes, verifies and compacts snapshots | the snapshot files |
 /// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
+/// | cluster probe (`specd-cluster-probe`, cluster mode) | asks every other member's `/readyz` every 2 s | the members' health (under `ClusterPeers`' lock) |
+/// | cluster forwarding (`specd-cluster-forward` queue; a thread per relayed stream or merged-stream member) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
 ///
 /// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
 /// hopping there when the acknowledging thread is another. Stream events may be written by the publishing thread

@@ -15,7 +15,7 @@ import Synchronization
 /// cannot be reached answers 503 with `Retry-After` for its users only.
 ///
 /// Threads: `respond` runs on the connection's loop and never blocks it; forwarding runs on `workers` (a concurrent
-/// queue), each exchange blocking one worker thread — a relayed stream holds its worker for the stream's life. The
+/// queue), each exchange blocking one worker thread; a relayed stream runs on a thread of its own for its life. The
 /// answer reaches the connection through its `ResponseSink`, which hops back to the loop.
 public struct ClusterRouter: Responder {
     let router: Responder
@@ -68,7 +68,9 @@ public struct ClusterRouter: Responder {
         metrics.increment("forwarded_requests_total")
         let forwarded = forwardedRequest(request)
         if ClusterRouting.isStream(request) {
-            workers.async { relayStream(forwarded, to: owner, sink: sink) }
+            // A relayed stream holds its thread for the stream's life: its own thread, so long-lived streams never
+            // use up the pool that short exchanges share.
+            Thread.detachNewThread { relayStream(forwarded, to: owner, sink: sink) }
         } else {
             workers.async { relay(forwarded, to: owner, sink: sink) }
         }
