@@ -108,10 +108,11 @@ public struct ClusterRouter: Responder {
         return ClusterTransportRequest(method: request.method, target: request.head.target, headers: headers, body: request.body)
     }
 
-    /// RFC 9110 §7.6.1's connection-specific fields, plus the framing the client and the encoder write themselves.
+    /// RFC 9110 §7.6.1's connection-specific fields, plus the framing the client and the encoder write themselves
+    /// and `Expect` (this replica has read the whole body already).
     static let hopByHop: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authenticate",
-        "proxy-authorization", "content-length"
+        "proxy-authorization", "content-length", "expect"
     ]
 
     /// The owner's headers minus hop-by-hop fields and those this connection writes itself.
