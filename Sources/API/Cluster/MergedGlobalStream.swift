@@ -109,13 +109,12 @@ final class MergedGlobalStream: Sendable {
     private func follow(_ member: Int) {
         while !isClosed {
             var parser = SSEParser()
-            var opened = false
+            // Any failure, or an answer other than 200 (a member draining, or refusing the token), counts as down.
             do {
                 try transport.stream(
                     memberRequest(member), to: membership.members[member], connectTimeout: .seconds(5),
                     onHead: { head in
                         guard head.status.code == 200 else { return false }
-                        opened = true
                         announce(member, up: true)
                         return !isClosed
                     },
@@ -124,7 +123,6 @@ final class MergedGlobalStream: Sendable {
             if isClosed { return }
             announce(member, up: false)
             Thread.sleep(forTimeInterval: retryInterval.inSeconds)
-            _ = opened
         }
     }
 
