@@ -19,7 +19,8 @@ extension API {
                         "storage_failed", "a \(failure.underlying.call) on the log failed; no write is accepted until specd restarts",
                         retryAfter: 30)
                 }
-                return .json(.ok, #"{"status":"ready"}"#, headers: ["Cache-Control": "no-store"])
+                return .json(
+                    .ok, #"{"status":"ready"}"#, headers: ["Cache-Control": "no-store", ClusterPeers.rulesVersionHeader: rules.current.version])
             })
         router.add("GET", "/metrics", scope: .admin, sync: { _ throws(APIError) in metricsResponse() })
         router.add("GET", "/v1/admin/status", scope: .admin, sync: { _ throws(APIError) in status() })
@@ -44,11 +45,12 @@ extension API {
             "lastSnapshotSeq": .int(Int(health.lastSnapshotSeq)), "fsync": .string(health.fsync.rawValue),
             "fsyncs": .int(health.fsyncs), "failed": .bool(health.failure != nil)
         ]
-        let body: JSONValue = [
+        var body: JSONObject = [
             "version": .string(Release.version), "rules": .object(rulesObject), "store": .object(storeObject),
             "server": ["openConnections": .int(transport.openConnections), "draining": .bool(transport.isDraining)]
         ]
-        return .json(.ok, JSONWriter.write(body))
+        if let cluster { body["cluster"] = clusterStatus(cluster) }
+        return .json(.ok, JSONWriter.write(.object(body)))
     }
 
     /// Loads, validates whole, swaps; on failure the previous set keeps serving and status shows the error.

@@ -19,6 +19,8 @@ public struct API: Sendable {
     public var cors = CORSPolicy.openFeatureOnly
     /// One-time tickets that open a stream without a token in the URL.
     public let tickets: StreamTickets
+    /// Cluster mode's view of the other members; `nil` when this daemon runs alone.
+    public var cluster: ClusterPeers?
 
     var rules: RulesHost { engine.rules }
     var store: ContextStore { engine.store }

@@ -49,6 +49,8 @@ public enum CommandLineInterface {
             return TestCommand.run(arguments: rest)
         case "check-data":
             return CheckDataCommand.run(arguments: rest, environment: environment)
+        case "reshard":
+            return ReshardCommand.run(arguments: rest)
         case "version", "--version":
             print("specd \(Daemon.version)")
             return 0
@@ -75,6 +77,8 @@ public enum CommandLineInterface {
             "  specd test FILE|DIR... [--junit OUT.xml] [--record]",
             "                                            run scenario files; exit 1 on a failed assertion, 2 on a bad file",
             "  specd check-data [--data-dir DIR]         verify log segments and snapshots offline; exit 1 on corruption",
+            "  specd reshard --from DIR... --to DIR... --members N",
+            "                                            move users to their owners under N members (offline); exit 2 on corruption",
             "  specd version                             print the version",
             "  specd --help                              this text",
             "",

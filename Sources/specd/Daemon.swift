@@ -21,6 +21,8 @@ import Store
 /// | clock (`specd-live`) | sleeps until the next scheduled instant; re-evaluates users and fires delayed triggers through the one write path | the scheduler (under its lock) |
 /// | snapshot queue | writes, verifies and compacts snapshots | the snapshot files |
 /// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
+/// | cluster probe (`specd-cluster-probe`, cluster mode) | asks every other member's `/readyz` every 2 s | the members' health (under `ClusterPeers`' lock) |
+/// | cluster forwarding (`specd-cluster-forward` queue; a thread per relayed stream or merged-stream member) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
 ///
 /// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
 /// hopping there when the acknowledging thread is another. Stream events may be written by the publishing thread
@@ -36,6 +38,10 @@ public final class Daemon: Sendable {
     public let hub: StreamHub
     public let server: HTTPServer
     let router: Router
+    /// Cluster mode: the other members' health, probed on its own thread; `nil` alone.
+    public let peers: ClusterPeers?
+    /// What the server serves: the router, behind the cluster's forwarding in cluster mode.
+    let responder: Responder
     let recoveryDuration: Duration
 
     /// Why the daemon could not start.
@@ -91,7 +97,14 @@ public final class Daemon: Sendable {
             rateLimiter: rateLimiter
         )
         api.cors = options.cors
-        router = api.makeRouter()
+        let clusterTransport = HTTPClientTransport()
+        let peers = options.membership.map { ClusterPeers(membership: $0, transport: clusterTransport) }
+        self.peers = peers
+        api.cluster = peers
+        let router = api.makeRouter()
+        self.router = router
+        let metrics = engine.metrics
+        responder = peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics) } ?? router
         let server = server
         database.batchLogWritesPerRound(addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread })
     }
@@ -99,12 +112,14 @@ public final class Daemon: Sendable {
     /// Listens and starts the clock's thread (tests that move a manual clock themselves leave it off). Throws when
     /// the address cannot be bound.
     public func start(clockThread: Bool = true) throws {
-        try server.start(serving: router)
+        try server.start(serving: responder)
         if clockThread { engine.start() }
+        peers?.start()
     }
 
     /// Stops the clock and drains the server; the database stays open (`closeDatabase` ends it).
     public func stop() {
+        peers?.stop()
         engine.stop()
         server.shutdown()
     }

@@ -38,6 +38,7 @@ extension DaemonOptions {
             if let value = environment[setting.environment] { try setting.apply(&options, value) }
         }
         for (setting, value) in flags { try setting.apply(&options, value) }
+        try options.validateCluster()
         // Without tokens anyone who can connect could write; so without tokens, loopback only (docs/api.md,
         // "Conventions").
         if options.tokens.isEmpty, !options.server.isLoopback {
@@ -76,6 +77,10 @@ extension DaemonOptions {
                     }
                     apply(&self, number)
                 }
+                continue
+            }
+            if key == "cluster" {
+                try applyCluster(value, path: path)
                 continue
             }
             if key == "tokens" {

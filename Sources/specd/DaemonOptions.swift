@@ -41,6 +41,8 @@ public struct DaemonOptions: Sendable, Equatable {
     /// Which browser origins may call the API (`cors: {"origins": [...]}`); without it only OpenFeature's routes
     /// allow other origins.
     public var cors = CORSPolicy.openFeatureOnly
+    /// Cluster mode (`cluster: {...}`): this replica's index and every member; see `DaemonOptions+Cluster.swift`.
+    public var cluster = ClusterSettings()
 
     public init() {}
 
@@ -129,6 +131,14 @@ public struct DaemonOptions: Sendable, Equatable {
             help: "open connections allowed from one client address (default 256)"
         ) { options, value throws(UsageError) in
             options.server.maxConnectionsPerClient = try integer(value, "limits.maxConnectionsPerClient", 1...1_000_000)
+        },
+        Setting(flag: "--cluster-self", configKey: "cluster.self", environment: "SPECD_CLUSTER_SELF", help: clusterSelfHelp) {
+            options, value throws(UsageError) in
+            options.cluster.selfIndex = try clusterSelf(value)
+        },
+        Setting(flag: "--cluster-members", configKey: "cluster.members", environment: "SPECD_CLUSTER_MEMBERS", help: clusterMembersHelp) {
+            options, value throws(UsageError) in
+            options.cluster.members = try clusterMembers(value)
         }
     ]
 
@@ -189,5 +199,6 @@ public struct DaemonOptions: Sendable, Equatable {
             && lhs.streams.retainBytes == rhs.streams.retainBytes
             && lhs.contextLimits == rhs.contextLimits
             && lhs.cors == rhs.cors
+            && lhs.cluster == rhs.cluster
     }
 }

@@ -1,0 +1,193 @@
+import Dispatch
+import Engine
+import Foundation
+import HTTP
+import HTTPServer
+import Rules
+import Synchronization
+
+/// The responder in front of the router in cluster mode (README, "Cluster mode"): a request for a user another
+/// member owns is forwarded to that owner and its answer relayed (status, headers, body; event streams as they
+/// flow), with the client's `Authorization` passed on. Everything else goes to the router.
+///
+/// At most one hop: the forwarded request carries `X-Specd-Forwarded: <self>`, and a replica that gets one for a
+/// user it does not own answers 421 (the two disagree on the membership) instead of forwarding again. An owner that
+/// cannot be reached answers 503 with `Retry-After` for its users only.
+///
+/// Threads: `respond` runs on the connection's loop and never blocks it; forwarding runs on `workers` (a concurrent
+/// queue), each exchange blocking one worker thread; a relayed stream runs on a thread of its own for its life. The
+/// answer reaches the connection through its `ResponseSink`, which hops back to the loop.
+public struct ClusterRouter: Responder {
+    let router: Responder
+    let peers: ClusterPeers
+    let transport: ClusterTransport
+    let metrics: Metrics
+    let workers = DispatchQueue(label: "specd-cluster-forward", attributes: .concurrent)
+    /// Bounds a forwarded exchange that is read whole.
+    let timeout: Duration
+
+    public init(router: Responder, peers: ClusterPeers, transport: ClusterTransport, metrics: Metrics, timeout: Duration = .seconds(10)) {
+        self.router = router
+        self.peers = peers
+        self.transport = transport
+        self.metrics = metrics
+        self.timeout = timeout
+    }
+
+    var membership: ClusterMembership { peers.membership }
+
+    /// The header a forwarded request carries: the forwarding member's index.
+    public static let forwardedHeader = "X-Specd-Forwarded"
+    /// Seconds an unreachable owner's users are told to wait.
+    static let retryAfterSeconds = 2
+
+    public func respond(to request: Request, sink: ResponseSink) {
+        if request.method == "GET", request.path == "/v1/stream", request.headers[Self.forwardedHeader] == nil {
+            openMergedStream(request, sink: sink)
+            return
+        }
+        guard let user = ClusterRouting.user(of: request) else {
+            router.respond(to: request, sink: sink)
+            return
+        }
+        let owner = membership.owner(of: user)
+        guard owner != membership.selfIndex else {
+            router.respond(to: request, sink: sink)
+            return
+        }
+        if let from = request.headers[Self.forwardedHeader] {
+            metrics.increment("forward_refused_total")
+            sink.send(
+                APIError(
+                    HTTPStatus(code: 421, reason: "Misdirected Request"), code: "not_owner",
+                    message:
+                        "member \(from) forwarded a user that member \(owner) owns, not this one (\(membership.selfIndex)): the members disagree on the membership"
+                ).response)
+            return
+        }
+        metrics.increment("forwarded_requests_total")
+        let forwarded = forwardedRequest(request)
+        if ClusterRouting.isStream(request) {
+            // A relayed stream holds its thread for the stream's life: its own thread, so long-lived streams never
+            // use up the pool that short exchanges share.
+            Thread.detachNewThread { relayStream(forwarded, to: owner, sink: sink) }
+        } else {
+            workers.async { relay(forwarded, to: owner, sink: sink) }
+        }
+    }
+
+    /// The cluster-wide global stream: every member's own, merged (`MergedGlobalStream`).
+    private func openMergedStream(_ request: Request, sink: ResponseSink) {
+        var resume = VectorEventID()
+        if let text = request.headers["Last-Event-ID"] {
+            guard let parsed = VectorEventID(text: text, memberCount: membership.members.count) else {
+                sink.send(
+                    APIError.invalidField(
+                        "Last-Event-ID", "Last-Event-ID must be an id this cluster's merged stream sent (member-id pairs joined by '.')"
+                    ).response)
+                return
+            }
+            resume = parsed
+        }
+        let merged = MergedGlobalStream(
+            membership: membership, transport: transport, request: forwardedRequest(request), resume: resume, retryInterval: .seconds(2))
+        Thread.detachNewThread { merged.start(sink: sink) }
+    }
+
+    func forwardedRequest(_ request: Request) -> ClusterTransportRequest {
+        var headers = HTTPHeaders()
+        let connectionListed = Set(request.headers.listElements("Connection").map { $0.lowercased() })
+        for field in request.headers {
+            let name = field.name.lowercased()
+            guard !Self.hopByHop.contains(name), !connectionListed.contains(name), name != "x-request-id", name != "host" else { continue }
+            headers.add(field.name, field.value)
+        }
+        // The owner answers under the request id this replica already gave the client.
+        headers.add("X-Request-Id", request.id)
+        headers.add(Self.forwardedHeader, String(membership.selfIndex))
+        return ClusterTransportRequest(method: request.method, target: request.head.target, headers: headers, body: request.body)
+    }
+
+    /// RFC 9110 §7.6.1's connection-specific fields, plus the framing the client and the encoder write themselves
+    /// and `Expect` (this replica has read the whole body already).
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authenticate",
+        "proxy-authorization", "content-length", "expect"
+    ]
+
+    /// The owner's headers minus hop-by-hop fields and those this connection writes itself.
+    static func relayedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var relayed = HTTPHeaders()
+        let connectionListed = Set(headers.listElements("Connection").map { $0.lowercased() })
+        for field in headers {
+            let name = field.name.lowercased()
+            guard !hopByHop.contains(name), !connectionListed.contains(name), name != "date", name != "x-request-id" else { continue }
+            relayed.add(field.name, field.value)
+        }
+        return relayed
+    }
+
+    private func relay(_ request: ClusterTransportRequest, to owner: Int, sink: ResponseSink) {
+        do {
+            let response = try transport.send(request, to: membership.members[owner], timeout: timeout)
+            peers.reportReached(owner)
+            sink.send(HTTPResponse(status: response.status, headers: Self.relayedHeaders(response.headers), body: response.body))
+        } catch {
+            sink.send(failed(owner, error))
+        }
+    }
+
+    /// A stream that the owner opens (200 `text/event-stream`) is opened here with its headers and fed its bytes as
+    /// they come; any other answer (a refusal) is read whole and relayed as one response.
+    private func relayStream(_ request: ClusterTransportRequest, to owner: Int, sink: ResponseSink) {
+        let stream = Mutex<EventStream?>(nil)
+        let refusal = Mutex<HTTPResponse?>(nil)
+        do {
+            try transport.stream(
+                request, to: membership.members[owner], connectTimeout: timeout,
+                onHead: { head in
+                    peers.reportReached(owner)
+                    let headers = Self.relayedHeaders(head.headers)
+                    guard head.status.code == 200, let opened = sink.stream(headers: headers) else {
+                        refusal.withLock { $0 = HTTPResponse(status: head.status, headers: headers) }
+                        return true
+                    }
+                    stream.withLock { $0 = opened }
+                    return !opened.isClosed
+                },
+                onBody: { bytes in
+                    if let opened = stream.withLock({ $0 }) {
+                        opened.send(bytes)
+                        return !opened.isClosed
+                    }
+                    refusal.withLock { $0?.body += bytes }
+                    return true
+                })
+        } catch {
+            if let opened = stream.withLock({ $0 }) {
+                opened.close()
+            } else {
+                sink.send(failed(owner, error))
+            }
+            return
+        }
+        if let opened = stream.withLock({ $0 }) {
+            opened.close()
+        } else if let response = refusal.withLock({ $0 }) {
+            sink.send(response)
+        }
+    }
+
+    private func failed(_ owner: Int, _ error: ClusterTransportError) -> HTTPResponse {
+        metrics.increment("forward_failures_total")
+        if case .unreachable = error { peers.reportUnreachable(owner, error: error) }
+        return unreachable(owner)
+    }
+
+    private func unreachable(_ owner: Int) -> HTTPResponse {
+        APIError.unavailable(
+            "owner_unreachable", "member \(owner), which holds this user, cannot be reached; other users are unaffected",
+            retryAfter: Self.retryAfterSeconds
+        ).response
+    }
+}

@@ -1,0 +1,158 @@
+import Engine
+import Foundation
+import HTTP
+import HTTPServer
+import Rules
+import Synchronization
+
+/// `GET /v1/stream` in cluster mode (README, "Cluster mode"): every member's own global stream, this replica's
+/// included, read over HTTP and written to one client stream. Each event goes out with the vector of the last id
+/// seen from every member, so `Last-Event-ID` resumes each member exactly. A member whose stream cannot be opened or
+/// drops is announced once with `event: member` `{"member", "state": "down"}`, retried every `retryInterval`, and
+/// announced `"up"` when its stream opens again, resumed from its last id.
+///
+/// Threads: one worker thread per member for the stream's life (each blocks in the HTTP client); writes to the
+/// client stream and the vector are serialized under `state`'s lock, so events keep each member's order and ids
+/// never go backwards.
+final class MergedGlobalStream: Sendable {
+    let membership: ClusterMembership
+    let transport: ClusterTransport
+    let request: ClusterTransportRequest
+    let retryInterval: Duration
+    private let state: Mutex<(vector: VectorEventID, stream: EventStream?, down: Set<Int>, closed: Bool)>
+
+    init(membership: ClusterMembership, transport: ClusterTransport, request: ClusterTransportRequest, resume: VectorEventID, retryInterval: Duration)
+    {
+        self.membership = membership
+        self.transport = transport
+        self.request = request
+        self.retryInterval = retryInterval
+        state = Mutex((resume, nil, [], false))
+    }
+
+    /// Opens this replica's own stream first, on the calling (worker) thread: its answer settles auth and the
+    /// query as the client sees it. A refusal is relayed as it is; otherwise the client stream opens and one
+    /// thread per member starts.
+    func start(sink: ResponseSink) {
+        var opened = false
+        var refusal: HTTPResponse?
+        var parser = SSEParser()
+        let selfIndex = membership.selfIndex
+        do {
+            try transport.stream(
+                memberRequest(selfIndex), to: membership.members[selfIndex], connectTimeout: .seconds(10),
+                onHead: { head in
+                    guard head.status.code == 200 else {
+                        refusal = HTTPResponse(status: head.status, headers: ClusterRouter.relayedHeaders(head.headers))
+                        return true
+                    }
+                    guard
+                        let stream = sink.stream(headers: [
+                            "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"
+                        ])
+                    else { return false }
+                    opened = true
+                    attach(stream)
+                    return !stream.isClosed
+                },
+                onBody: { bytes in
+                    guard opened else {
+                        refusal?.body += bytes
+                        return true
+                    }
+                    return deliver(parser.feed(bytes), from: selfIndex)
+                })
+        } catch {
+            if !opened {
+                sink.send(APIError.unavailable("stream_unavailable", "this replica's own stream could not be opened: \(error)").response)
+                return
+            }
+        }
+        if !opened {
+            sink.send(refusal ?? APIError.unavailable("stream_unavailable", "this replica's own stream ended at once").response)
+            return
+        }
+        // This replica's own stream ended while the client still listens (a drain): end the merged one too.
+        close()
+    }
+
+    private func attach(_ stream: EventStream) {
+        state.withLock { $0.stream = stream }
+        stream.send(SSEEncoder.encode(SSEEvent(retry: 2000)))
+        stream.onClose { [self] _ in state.withLock { $0.closed = true } }
+        for member in membership.members.indices where member != membership.selfIndex {
+            let thread = Thread { [self] in follow(member) }
+            thread.name = "specd-merged-stream-\(member)"
+            thread.start()
+        }
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    private func close() {
+        let stream = state.withLock { state -> EventStream? in
+            state.closed = true
+            return state.stream
+        }
+        stream?.close()
+    }
+
+    /// The request for one member's own stream: the client's, resumed at that member's last id.
+    private func memberRequest(_ member: Int) -> ClusterTransportRequest {
+        var request = request
+        request.headers.remove("Last-Event-ID")
+        if let last = state.withLock({ $0.vector.positions[member] }) { request.headers.set("Last-Event-ID", last.description) }
+        return request
+    }
+
+    /// Follows one other member until the client goes: reconnects after every drop, announcing down and up.
+    private func follow(_ member: Int) {
+        while !isClosed {
+            var parser = SSEParser()
+            // Any failure, or an answer other than 200 (a member draining, or refusing the token), counts as down.
+            do {
+                try transport.stream(
+                    memberRequest(member), to: membership.members[member], connectTimeout: .seconds(5),
+                    onHead: { head in
+                        guard head.status.code == 200 else { return false }
+                        announce(member, up: true)
+                        return !isClosed
+                    },
+                    onBody: { bytes in deliver(parser.feed(bytes), from: member) })
+            } catch {}
+            if isClosed { return }
+            announce(member, up: false)
+            Thread.sleep(forTimeInterval: retryInterval.inSeconds)
+        }
+    }
+
+    /// Writes `member` events on a change of state only: the first failure says down, the first success after it up.
+    private func announce(_ member: Int, up: Bool) {
+        state.withLock { state in
+            guard let stream = state.stream, !state.closed else { return }
+            let wasDown = state.down.contains(member)
+            guard up == wasDown else { return }
+            if up { state.down.remove(member) } else { state.down.insert(member) }
+            let data = JSONWriter.write(["member": .int(member), "state": .string(up ? "up" : "down")])
+            stream.send(
+                SSEEncoder.encode(SSEEvent(id: state.vector.description.nilIfEmpty, event: "member", data: String(decoding: data, as: UTF8.self))))
+        }
+    }
+
+    /// Relays a member's events with the vector id; `false` once the client has gone.
+    private func deliver(_ events: [SSEEvent], from member: Int) -> Bool {
+        state.withLock { state in
+            guard let stream = state.stream, !state.closed, !stream.isClosed else { return false }
+            for var event in events {
+                if let id = event.id.flatMap({ EventID(text: $0) }) { state.vector.advance(member, to: id) }
+                event.id = state.vector.description.nilIfEmpty
+                stream.send(SSEEncoder.encode(event))
+            }
+            return true
+        }
+    }
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
+}
