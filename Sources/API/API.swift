@@ -48,6 +48,7 @@ public struct API: Sendable {
         registerOFREP(in: &router)
         registerDisplay(in: &router)
         RulesRoutes(rules: rules).register(in: &router)
+        registerTracking(in: &router)
         return router
     }
 

@@ -2,20 +2,26 @@ import HTTP
 import HTTPServer
 import Rules
 
-/// Conditional GETs for the answers that carry a strong entity tag (docs/api.md, "Conventions": caching): the
-/// flags of a user, the OFREP bulk answer and the rule set. One place decides between 304 and 200, so the three
+/// Conditional requests for the answers that carry a strong entity tag (docs/api.md, "Conventions": caching): a
+/// user's flags, one flag, the OFREP answers and the rule set. One place decides between 304 and 200, so they
 /// cannot drift apart.
 enum ETag {
-    /// The answer to `request`: 304 with only the `ETag` when its `If-None-Match` matches, else 200 with the JSON
-    /// `body`, the `ETag` and then `headers`. `etag` defaults to a hash of the body, which changes exactly when the
-    /// answer does.
+    /// What flag answers say to caches: keep a copy, but revalidate it on every use (a write may change the answer
+    /// at any instant, so no freshness lifetime is safe: never a `max-age`), and only in the client's own cache
+    /// (answers are per user).
+    static let flagAnswerCaching: HTTPHeaders = ["Cache-Control": "private, no-cache"]
+
+    /// The answer to `request`: 304 when its `If-None-Match` matches, else 200 with the JSON `body`. Both carry the
+    /// `ETag` and then `headers`: a 304 sends the caching headers its 200 would have (RFC 9110 §15.4.5), so a
+    /// cache that refreshes its copy from it keeps `no-cache`. `etag` defaults to a hash of the body, which changes
+    /// exactly when the answer does.
     static func respond(_ request: Request, body: [UInt8], etag: String? = nil, headers: HTTPHeaders = [:]) -> HTTPResponse {
         let tag = etag ?? strong(ContentHash.hex(body))
-        if let header = request.headers["If-None-Match"], matches(header, tag) {
-            return HTTPResponse(status: .notModified, headers: ["ETag": tag])
-        }
         var all: HTTPHeaders = ["ETag": tag]
         for field in headers { all.add(field.name, field.value) }
+        if let header = request.headers["If-None-Match"], matches(header, tag) {
+            return HTTPResponse(status: .notModified, headers: all)
+        }
         return .json(.ok, body, headers: all)
     }
 

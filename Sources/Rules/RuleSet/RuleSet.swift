@@ -5,6 +5,8 @@ public struct RuleSet: Sendable {
     public let flagKeys: [String]
     /// The flags in declaration order, so evaluating them all looks none up.
     let orderedFlags: [Flag]
+    /// The flags in declaration order, each at its `position`.
+    public var declaredFlags: [Flag] { orderedFlags }
     public let triggers: ByteKeyedTable<Trigger>
     public let triggerKeys: [String]
     /// The merged document as written.
@@ -18,7 +20,10 @@ public struct RuleSet: Sendable {
     /// The same inputs inverted, by flag position, for the write path (`flagsAffected(from:to:)`).
     let inputIndex: InputIndex
 
-    init(flags: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
+    init(flags unnumbered: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
+        // Numbered here, once every flag is known (`Flag.position`); prerequisites keep the copies they were
+        // compiled with, which evaluate alike.
+        let flags = unnumbered.enumerated().map { $0.element.at(position: $0.offset) }
         self.flags = ByteKeyedTable(flags.map { ($0.key, $0) })
         flagKeys = flags.map(\.key)
         orderedFlags = flags
