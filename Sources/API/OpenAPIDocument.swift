@@ -124,7 +124,12 @@ enum OpenAPIDocument {
             success: (200, ref("RuleDefinition")), errors: [401, 403, 404]),
         Operation(
             method: "POST", path: "/v1/rules/validate", summary: "Diagnostics for a posted rule set; loads nothing", scope: .admin,
-            request: ["type": "object"], success: (200, ref("ValidateResponse")), errors: [400, 401, 403, 413, 415])
+            request: ["type": "object"], success: (200, ref("ValidateResponse")), errors: [400, 401, 403, 413, 415]),
+        Operation(
+            method: "POST", path: "/ofrep/v1/track",
+            summary: "specd extension to OFREP: an OpenFeature track() call, donated as the event for the targetingKey", scope: .write,
+            request: ref("TrackRequest"), success: (202, ref("TrackResponse")), errors: [400, 401, 403, 413, 415, 422, 503, 507]),
+        Operation(method: "OPTIONS", path: "/ofrep/v1/track", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: [])
     ]
 
     static let schemas: JSONObject = [
@@ -182,7 +187,8 @@ enum OpenAPIDocument {
             [
                 "value": [:], "variant": string,
                 "reason": ["type": "string", "enum": ["STATIC", "TARGETING_MATCH", "DEFAULT", "DISABLED", "SPLIT", "ERROR", "INVALIDATED"]],
-                "index": integer, "matched": boolean, "errorCode": string, "errorMessage": string, "explain": [:]
+                "index": integer, "matched": boolean, "errorCode": string, "errorMessage": string, "explain": [:],
+                "validUntil": ["type": "string", "format": "date-time"]
             ],
             required: ["value", "reason", "matched"]),
         "FlagEvaluation": [
@@ -222,7 +228,14 @@ enum OpenAPIDocument {
         "Reload": object(["phase": string, "version": string], required: ["phase", "version"]),
         "Status": object(
             ["version": string, "rules": ["type": "object"], "store": ["type": "object"], "server": ["type": "object"]],
-            required: ["version", "rules", "store", "server"])
+            required: ["version", "rules", "store", "server"]),
+        "TrackRequest": object(
+            [
+                "context": object(["targetingKey": ["type": "string", "minLength": 1, "maxLength": 256]], required: ["targetingKey"]),
+                "trackingEventName": ["type": "string", "minLength": 1],
+                "trackingEventDetails": object(["value": ["type": "number"]])
+            ], required: ["context", "trackingEventName"]),
+        "TrackResponse": object(["seq": integer], required: ["seq"])
     ]
 
     static let document: JSONValue = {
@@ -266,7 +279,8 @@ enum OpenAPIDocument {
                 } else {
                     // OFREP answers its own error shape for evaluation failures (docs/api.md, "OFREP errors"); auth and
                     // limits use ours.
-                    let ofrep = operation.path.hasPrefix("/ofrep/") && (status == 400 || status == 404)
+                    // The track extension is a write and answers ours.
+                    let ofrep = operation.path.hasPrefix("/ofrep/") && operation.path != "/ofrep/v1/track" && (status == 400 || status == 404)
                     responses[String(status)] = [
                         "description": "Error", "content": ["application/json": ["schema": ref(ofrep ? "OFREPError" : "Error")]]
                     ]

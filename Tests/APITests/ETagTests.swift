@@ -15,11 +15,15 @@ import Testing
     }
 
     @Test(arguments: ["\"abc\"", "*", "W/\"abc\"", "\"zzz\", \"abc\"", " \"abc\" ,\t\"zzz\""])
-    func respond_ifNoneMatchMatches_answers304WithOnlyTheETag(header: String) {
-        let response = ETag.respond(request(ifNoneMatch: header), body: body, etag: "\"abc\"", headers: ["Cache-Control": "no-cache"])
+    func respond_ifNoneMatchMatches_answers304WithTheETagAndTheCachingHeaders(header: String) {
+        // RFC 9110 §15.4.5: a 304 carries the Cache-Control its 200 would have, so a refreshed copy stays no-cache.
+        let response = ETag.respond(request(ifNoneMatch: header), body: body, etag: "\"abc\"", headers: ETag.flagAnswerCaching)
         #expect(response.status == .notModified)
         #expect(response.body.isEmpty)
-        #expect(response.headers.fields == [HTTPHeaders.Field(name: "ETag", value: "\"abc\"")])
+        #expect(
+            response.headers.fields == [
+                HTTPHeaders.Field(name: "ETag", value: "\"abc\""), HTTPHeaders.Field(name: "Cache-Control", value: "private, no-cache")
+            ])
     }
 
     @Test(arguments: [nil, "\"zzz\"", "abc", "\"ab\"", "W/\"zzz\"", ""] as [String?])
