@@ -35,6 +35,12 @@ import Testing
         #expect(response.headers["ETag"] == "\"abc\"")
     }
 
+    @Test(arguments: ["", "{}", #"{"flags":{}}"#, String(repeating: "é\u{1F600}x", count: 50)])
+    func strongHash_isTheQuotedContentHash(text: String) {
+        let bytes = Array(text.utf8)
+        #expect(ETag.strongHash(bytes) == ETag.strong(ContentHash.hex(bytes)))
+    }
+
     @Test func respond_withoutETag_tagsTheBodyByItsHash() {
         let response = ETag.respond(request(ifNoneMatch: nil), body: body)
         #expect(response.headers["ETag"] == "\"" + ContentHash.hex(body) + "\"")
