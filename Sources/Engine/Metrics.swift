@@ -25,8 +25,11 @@ public final class Metrics: Sendable {
         var buckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
         var latencyCount = 0
         var latencySum = 0.0
-        /// Counter families by name (without the `specd_` prefix), each series by its labels.
-        var counters: [String: [Labels: Int]] = [:]
+        /// Unlabelled counters by name (without the `specd_` prefix): the write path counts every write here, so
+        /// it costs one string hash, as it always did.
+        var plain: [String: Int] = [:]
+        /// Labelled counter families by name, each series by its labels.
+        var labelled: [String: [Labels: Int]] = [:]
         var help: [String: String] = Metrics.knownHelp
         var gauges: [(name: String, help: String, read: GaugeReading)] = []
     }
@@ -59,6 +62,10 @@ public final class Metrics: Sendable {
     /// Counts `amount` in the counter `name` (`specd_` is prefixed on the page). A name may still carry its labels
     /// written out, `rule_reloads_total{result="loaded"}`, as earlier callers do.
     public func increment(_ name: String, by amount: Int = 1) {
+        guard name.utf8.last == UInt8(ascii: "}") else {
+            state.withLock { $0.plain[name, default: 0] += amount }
+            return
+        }
         let (family, labels) = Self.split(name)
         increment(family, labels: labels, by: amount)
     }
@@ -69,8 +76,12 @@ public final class Metrics: Sendable {
     }
 
     public func increment(_ family: String, labels: [(String, String)], by amount: Int = 1) {
+        guard !labels.isEmpty else {
+            state.withLock { $0.plain[family, default: 0] += amount }
+            return
+        }
         let key = Labels(labels)
-        state.withLock { $0.counters[family, default: [:]][key, default: 0] += amount }
+        state.withLock { $0.labelled[family, default: [:]][key, default: 0] += amount }
     }
 
     /// The HELP text of a counter family (a family never described gets a generic one).
@@ -86,7 +97,8 @@ public final class Metrics: Sendable {
     /// The value of a counter: `name` as given to `increment(_:by:)`, labels written out or none.
     public func counter(_ name: String) -> Int {
         let (family, labels) = Self.split(name)
-        return state.withLock { $0.counters[family]?[Labels(labels)] ?? 0 }
+        if labels.isEmpty { return state.withLock { $0.plain[family] ?? 0 } }
+        return state.withLock { $0.labelled[family]?[Labels(labels)] ?? 0 }
     }
 
     /// The exposition text: this object's own families, then `families` and the counters and gauges kept
@@ -116,12 +128,14 @@ public final class Metrics: Sendable {
             MetricFamily(
                 name: "specd_http_request_duration_seconds", help: "Time from a complete request to its response.", kind: .histogram,
                 samples: latency))
-        for family in snapshot.counters.keys.sorted() {
-            let series = snapshot.counters[family]!.sorted { Self.order($0.key, $1.key) }
+        for family in Set(snapshot.plain.keys).union(snapshot.labelled.keys).sorted() {
+            var samples: [MetricFamily.Sample] = snapshot.plain[family].map { [.init(value: Double($0))] } ?? []
+            let series = (snapshot.labelled[family] ?? [:]).sorted { Self.order($0.key, $1.key) }
+            samples += series.map { .init(labels: $0.key.pairs.map { ($0.name, $0.value) }, value: Double($0.value)) }
             families.append(
                 MetricFamily(
                     name: "specd_" + Self.counterName(family), help: snapshot.help[family] ?? "Count of \(family).", kind: .counter,
-                    samples: series.map { .init(labels: $0.key.pairs.map { ($0.name, $0.value) }, value: Double($0.value)) }))
+                    samples: samples))
         }
         for counter in external {
             families.append(MetricFamily(name: "specd_" + Self.counterName(counter.name), help: counter.help, kind: .counter, value: counter.value))
