@@ -43,7 +43,8 @@ public final class RulesHost: Sendable {
         self.format = format
         let ledger = EvaluationLedger()
         evaluationLedger = ledger
-        state = Mutex((Served(rules, ledger: ledger), Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
+        state = Mutex(
+            (Served(rules, ledger: ledger), Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
     }
 
     public var current: RuleSet { served.rules }

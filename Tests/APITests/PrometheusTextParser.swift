@@ -175,7 +175,9 @@ struct PrometheusTextParser {
                     return nil
                 }
                 if labels.updateValue(value, forKey: String(label)) != nil { problems.append("\(at): repeated label \(label)") }
-                if rest.first == "," { rest = rest.dropFirst() } else if rest.first != "}" {
+                if rest.first == "," {
+                    rest = rest.dropFirst()
+                } else if rest.first != "}" {
                     problems.append("\(at): expected , or }")
                     return nil
                 }

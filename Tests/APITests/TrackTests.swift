@@ -16,7 +16,8 @@ import Testing
     static let app = Token(name: "app", secret: "app-secret-0123456789abcd", scopes: [.evaluate, .write])
     static let reader = Token(name: "reader", secret: "reader-secret-0123456789", scopes: [.evaluate])
     static let appKey = ["Authorization": "Bearer app-secret-0123456789abcd"]
-    static let track = #"{"context": {"targetingKey": "u1", "plan": "pro"}, "trackingEventName": "purchase", "trackingEventDetails": {"value": 9.99, "currency": "EUR"}}"#
+    static let track =
+        #"{"context": {"targetingKey": "u1", "plan": "pro"}, "trackingEventName": "purchase", "trackingEventDetails": {"value": 9.99, "currency": "EUR"}}"#
 
     @Test func track_donates_reEvaluates_andNotifiesSSEAndOFREP() throws {
         let api = try APIHarness(tokens: [Self.app], rulesText: Self.rules)

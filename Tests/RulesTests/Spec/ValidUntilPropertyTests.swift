@@ -31,7 +31,8 @@ import Testing
         case 6:
             let from = random.next(upTo: 24)
             return #"{"hourIn": [\#(from), \#((from + random.next(upTo: 12)) % 24)], "tz": "\#(zones[random.next(upTo: zones.count)])"}"#
-        case 7: return #"{"weekday": [\#(1 + random.next(upTo: 7)), \#(1 + random.next(upTo: 7))], "tz": "\#(zones[random.next(upTo: zones.count)])"}"#
+        case 7:
+            return #"{"weekday": [\#(1 + random.next(upTo: 7)), \#(1 + random.next(upTo: 7))], "tz": "\#(zones[random.next(upTo: zones.count)])"}"#
         case 8:
             let from = t0 + Int64(random.next(upTo: 2 * Int(day))) - day
             let to = from + Int64(random.next(upTo: Int(day)))
