@@ -83,7 +83,7 @@ enum OpenAPIDocument {
             success: (200, ref("FlagsResponse")), errors: [304, 400, 401, 403], query: [atQuery]),
         Operation(
             method: "GET", path: "/v1/users/{user}/flags/{key}", summary: "One flag; ?explain=1 adds the evaluation tree", scope: .evaluate,
-            request: nil, success: (200, ref("FlagEvaluation")), errors: readErrors,
+            request: nil, success: (200, ref("FlagEvaluation")), errors: [304] + readErrors,
             query: [atQuery, (name: "explain", schema: ["type": "string", "enum": ["1", "true"]], description: "Add the evaluation tree")]),
         Operation(
             method: "POST", path: "/v1/evaluate",
@@ -97,7 +97,7 @@ enum OpenAPIDocument {
             errors: [400, 401, 403, 503]),
         Operation(
             method: "POST", path: "/ofrep/v1/evaluate/flags/{key}", summary: "OpenFeature remote evaluation of one flag", scope: .evaluate,
-            request: ["type": "object"], success: (200, ref("OFREPEvaluation")), errors: [400, 401, 403, 404]),
+            request: ["type": "object"], success: (200, ref("OFREPEvaluation")), errors: [304, 400, 401, 403, 404]),
         Operation(
             method: "POST", path: "/ofrep/v1/evaluate/flags", summary: "OpenFeature bulk evaluation (ETag, If-None-Match)", scope: .evaluate,
             request: ["type": "object"], success: (200, ["type": "object"]), errors: [304, 400, 401, 403]),
