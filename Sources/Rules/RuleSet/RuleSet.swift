@@ -20,10 +20,11 @@ public struct RuleSet: Sendable {
     /// The same inputs inverted, by flag position, for the write path (`flagsAffected(from:to:)`).
     let inputIndex: InputIndex
 
-    init(flags unnumbered: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
-        // Numbered here, once every flag is known (`Flag.position`); prerequisites keep the copies they were
-        // compiled with, which evaluate alike.
-        let flags = unnumbered.enumerated().map { $0.element.at(position: $0.offset) }
+    init(flags compiled: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
+        // The compiler numbers flags in declaration order as it makes them (so a prerequisite holds the very object
+        // the set does); a set built otherwise is numbered here.
+        let numbered = compiled.indices.allSatisfy { compiled[$0].position == $0 }
+        let flags = numbered ? compiled : compiled.enumerated().map { $0.element.at(position: $0.offset) }
         self.flags = ByteKeyedTable(flags.map { ($0.key, $0) })
         flagKeys = flags.map(\.key)
         orderedFlags = flags
