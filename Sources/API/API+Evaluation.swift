@@ -54,7 +54,7 @@ extension API {
         served.evaluations.count(flag.position)
         // `{"key", the evaluation's members, "validUntil"?, "metadata"?, "explain"?}` written as bytes, no object built.
         var body: [UInt8] = []
-        body.reserveCapacity(160)
+        body.reserveCapacity(192)
         JSONWriter.append(#"{"key":"#, into: &body)
         JSONWriter.writeString(key, into: &body)
         body.append(UInt8(ascii: ","))
