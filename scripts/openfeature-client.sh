@@ -9,9 +9,12 @@ swift build --product specd >/dev/null
 BIN=$(swift build --show-bin-path)/specd
 source scripts/lib.sh
 TOKEN=of-check-token-0123456789
+# The track check writes: a second token with the write scope (the first, evaluate only, must be refused).
+WRITE_TOKEN=of-track-token-0123456789
 cat > "$WORK/specd.json" <<JSON
-{"tokens": [{"name": "of-check", "secret": "$TOKEN", "scopes": ["evaluate"]}]}
+{"tokens": [{"name": "of-check", "secret": "$TOKEN", "scopes": ["evaluate"]},
+            {"name": "of-track", "secret": "$WRITE_TOKEN", "scopes": ["evaluate", "write"]}]}
 JSON
 start_specd openfeature "$BIN" --config "$WORK/specd.json" --rules config/openfeature-check.json --fsync never
 PORT=$(cat "$WORK/openfeature.port")
-"$VENV/bin/python" scripts/openfeature_client_check.py "http://127.0.0.1:$PORT" "$TOKEN"
+"$VENV/bin/python" scripts/openfeature_client_check.py "http://127.0.0.1:$PORT" "$TOKEN" "$WRITE_TOKEN"

@@ -12,17 +12,31 @@ extension API {
     }
 
     /// Every flag for a stored user (an unknown user is an empty context, and is not created). The strong ETag is
-    /// a hash of the body, so it changes exactly when the answer does.
+    /// a hash of the body, so it changes exactly when the answer does; each flag carries its `validUntil`.
     func allFlags(_ request: Request) throws(APIError) -> HTTPResponse {
         let user = try user(request)
         let version = try appVersion(request)
         let now = try evaluationInstant(request)
-        let ruleSet = rules.current
+        let served = rules.served
         let context = store.context(of: user) ?? UserContext()
-        let evaluations = ruleSet.evaluateAll(input(context, user: user, now: now, appVersion: version))
-        metrics.increment("evaluations_total", by: evaluations.count)
-        let body = JSONWriter.write(["flags": .object(JSONObject(evaluations.map { ($0.key, $0.json) }))])
-        return ETag.respond(request, body: body, headers: ["Cache-Control": "no-cache"])
+        let evaluationInput = input(context, user: user, now: now, appVersion: version)
+        // `{"flags": {key: {the evaluation's members, "validUntil"?}}}` written as bytes, no object built.
+        let flags = served.rules.declaredFlags
+        var body: [UInt8] = []
+        body.reserveCapacity(16 + 112 * flags.count)
+        JSONWriter.append(#"{"flags":{"#, into: &body)
+        for (index, flag) in flags.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            let evaluation = flag.evaluate(evaluationInput)
+            JSONWriter.writeString(flag.key, into: &body)
+            JSONWriter.append(#":{"#, into: &body)
+            evaluation.writeJSONMembers(into: &body)
+            Self.writeValidUntil(flag.validUntil(evaluationInput, answered: evaluation), into: &body)
+            body.append(UInt8(ascii: "}"))
+        }
+        JSONWriter.append("}}", into: &body)
+        served.evaluations.countEach()
+        return ETag.respond(request, body: body, headers: ETag.flagAnswerCaching)
     }
 
     func oneFlag(_ request: Request) throws(APIError) -> HTTPResponse {
@@ -37,14 +51,15 @@ extension API {
         let context = store.context(of: user) ?? UserContext()
         let evaluationInput = input(context, user: user, now: now, appVersion: version)
         let evaluation = flag.evaluate(evaluationInput)
-        metrics.increment("evaluations_total")
-        // `{"key", the evaluation's members, "metadata"?, "explain"?}` written as bytes, no object built.
+        served.evaluations.count(flag.position)
+        // `{"key", the evaluation's members, "validUntil"?, "metadata"?, "explain"?}` written as bytes, no object built.
         var body: [UInt8] = []
-        body.reserveCapacity(128)
+        body.reserveCapacity(192)
         JSONWriter.append(#"{"key":"#, into: &body)
         JSONWriter.writeString(key, into: &body)
         body.append(UInt8(ascii: ","))
         evaluation.writeJSONMembers(into: &body)
+        Self.writeValidUntil(flag.validUntil(evaluationInput, answered: evaluation), into: &body)
         if !flag.metadata.isEmpty {
             JSONWriter.append(#","metadata":"#, into: &body)
             body.append(contentsOf: flag.metadataJSON)
@@ -54,7 +69,16 @@ extension API {
             JSONWriter.write(flag.explain(evaluationInput), into: &body)
         }
         body.append(UInt8(ascii: "}"))
-        return .json(.ok, body)
+        return ETag.respond(request, body: body, headers: ETag.flagAnswerCaching)
+    }
+
+    /// `,"validUntil":"<ISO 8601>"`, the instant the answer next changes by the clock alone (docs/api.md,
+    /// "validUntil"); nothing when no such instant is known.
+    static func writeValidUntil(_ instant: Instant?, into body: inout [UInt8]) {
+        guard let instant else { return }
+        JSONWriter.append(#","validUntil":""#, into: &body)
+        ISO8601.write(instant, into: &body)
+        body.append(UInt8(ascii: "\""))
     }
 
     /// `?at=ISO` on a stored user's flags: what-if, the stored context evaluated at another instant (nothing is
@@ -99,7 +123,8 @@ extension API {
             // Only a top-level `user` asks for the stored context; `context.user` names the bucketing id alone.
             if fields["user"] != nil, let stored = store.context(of: text) { context = stored.overlaid(by: context) }
         }
-        let ruleSet = rules.current
+        let served = rules.served
+        let ruleSet = served.rules
         var keys = ruleSet.flagKeys
         if let value = fields["flags"] {
             guard case .array(let items) = value, items.allSatisfy({ $0.stringValue != nil }) else {
@@ -116,14 +141,16 @@ extension API {
                 results[key] = Evaluation.notFound(key).json
                 continue
             }
-            var result = flag.evaluate(evaluationInput).json
-            if explain, case .object(var fields) = result {
-                fields["explain"] = flag.explain(evaluationInput)
+            let evaluation = flag.evaluate(evaluationInput)
+            served.evaluations.count(flag.position)
+            var result = evaluation.json
+            if case .object(var fields) = result {
+                if let until = flag.validUntil(evaluationInput, answered: evaluation) { fields["validUntil"] = .string(ISO8601.format(until)) }
+                if explain { fields["explain"] = flag.explain(evaluationInput) }
                 result = .object(fields)
             }
             results[key] = result
         }
-        metrics.increment("evaluations_total", by: keys.count)
         return .json(.ok, JSONWriter.write(["flags": .object(results), "at": .string(ISO8601.format(now))]))
     }
 }

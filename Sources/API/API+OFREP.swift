@@ -38,29 +38,29 @@ extension API {
         } catch {
             return .json(.badRequest, JSONWriter.write(["errorCode": "INVALID_CONTEXT", "errorDetails": .string(error.details)]))
         }
-        let ruleSet = rules.current
+        let served = rules.served
         let evaluationInput = input(context, user: user, now: clock.now(), appVersion: request.headers["X-App-Version"])
         var items: [JSONValue] = []
-        for key in ruleSet.flagKeys {
-            let flag = ruleSet.flags[key]!
+        for flag in served.rules.declaredFlags {
             let evaluation = flag.evaluate(evaluationInput)
             if let code = evaluation.errorCode {
                 items.append([
-                    "key": .string(key), "errorCode": .string(code.rawValue),
+                    "key": .string(flag.key), "errorCode": .string(code.rawValue),
                     "errorDetails": .string(evaluation.errorMessage ?? code.rawValue), "metadata": .object(flag.metadata)
                 ])
             } else {
-                items.append(ofrepSuccess(evaluation, flag: flag, context: context))
+                let validUntil = flag.validUntil(evaluationInput, answered: evaluation)
+                items.append(ofrepSuccess(evaluation, flag: flag, context: context, validUntil: validUntil))
             }
         }
-        metrics.increment("evaluations_total", by: items.count)
+        served.evaluations.countEach()
         var query = "targetingKey=" + (user.addingPercentEncodingForQuery())
         if user.isEmpty { query = "" }
         let body = JSONWriter.write([
             "flags": .array(items), "metadata": [:],
             "eventStreams": [["type": "sse", "endpoint": ["requestUri": .string("/ofrep/v1/events" + (query.isEmpty ? "" : "?" + query))]]]
         ])
-        return ETag.respond(request, body: body)
+        return ETag.respond(request, body: body, headers: ETag.flagAnswerCaching)
     }
 
     /// The OFREP event stream: notification only, `refetchEvaluation` whenever this subscriber's answers may
@@ -160,23 +160,27 @@ extension API {
         } catch {
             return ofrepError(.badRequest, key: key, code: "INVALID_CONTEXT", details: error.details)
         }
-        let ruleSet = rules.current
-        guard let flag = ruleSet.flags[key] else {
+        let served = rules.served
+        guard let flag = served.rules.flags[key] else {
             return ofrepError(.notFound, key: key, code: "FLAG_NOT_FOUND", details: "flag '\(key)' is not defined")
         }
-        let evaluation = flag.evaluate(input(context, user: user, now: clock.now(), appVersion: request.headers["X-App-Version"]))
-        metrics.increment("evaluations_total")
+        let evaluationInput = input(context, user: user, now: clock.now(), appVersion: request.headers["X-App-Version"])
+        let evaluation = flag.evaluate(evaluationInput)
+        served.evaluations.count(flag.position)
         if let code = evaluation.errorCode {
             return ofrepError(.badRequest, key: key, code: code.rawValue, details: evaluation.errorMessage ?? code.rawValue)
         }
-        return .json(.ok, JSONWriter.write(ofrepSuccess(evaluation, flag: flag, context: context)))
+        let validUntil = flag.validUntil(evaluationInput, answered: evaluation)
+        let body = JSONWriter.write(ofrepSuccess(evaluation, flag: flag, context: context, validUntil: validUntil))
+        return ETag.respond(request, body: body, headers: ETag.flagAnswerCaching)
     }
 
     /// `{key, reason, variant, value?, metadata}`: no `value` when nothing was decided (disabled, no default), so
     /// the caller's code default applies. `variant` is always present (SDKs such as the Python OFREP provider
     /// require the key): the variant name, a name for native flags' answers, the default variant of a disabled
-    /// flag, or null.
-    func ofrepSuccess(_ evaluation: Evaluation, flag: Flag, context: UserContext = UserContext()) -> JSONValue {
+    /// flag, or null. `validUntil` goes into `metadata` (OFREP has no member of its own for it), over a flag
+    /// metadata key of that name.
+    func ofrepSuccess(_ evaluation: Evaluation, flag: Flag, context: UserContext = UserContext(), validUntil: Instant? = nil) -> JSONValue {
         var body: JSONObject = ["key": .string(evaluation.key), "reason": .string(evaluation.reason.rawValue)]
         if let value = evaluation.value {
             body["variant"] = .string(evaluation.variant ?? Self.nativeVariantName(evaluation, value: value))
@@ -186,7 +190,9 @@ extension API {
         } else {
             body["variant"] = .null
         }
-        body["metadata"] = .object(flag.metadata)
+        var metadata = flag.metadata
+        if let validUntil { metadata["validUntil"] = .string(ISO8601.format(validUntil)) }
+        body["metadata"] = .object(metadata)
         if evaluation.reason == .invalidated { ofrepInvalidated(&body, flag: flag, context: context) }
         return .object(body)
     }

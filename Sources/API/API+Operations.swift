@@ -69,23 +69,32 @@ extension API {
         }
     }
 
+    /// `GET /metrics`: the Prometheus text page (docs/api.md, "Metrics"), every family with HELP and TYPE once.
     func metricsResponse() -> HTTPResponse {
         let health = store.health
+        let evaluations = rules.evaluationLedger.totals
+        let families =
+            [
+                MetricFamily(
+                    name: "specd_evaluations_total", help: "Flag answers served, by flag key.", kind: .counter,
+                    samples: evaluations.map { .init(labels: [("flag", $0.flag)], value: Double($0.count)) })
+            ] + ProcessMetrics.families()
         let text = metrics.render(
             counters: [
                 ("snapshot_failures_total", "Snapshots that could not be written or verified since start.", Double(health.snapshotFailures)),
-                ("accept_pauses_total", "Times accepting paused because file descriptors ran out.", Double(transport.acceptPauses))
+                ("accept_pauses_total", "Times accepting paused because file descriptors ran out.", Double(transport.acceptPauses)),
+                ("log_fsyncs_total", "Log fsyncs since start.", Double(health.fsyncs)),
+                ("streams_dropped_slow_total", "Streams closed because the client read too slowly.", Double(hub.droppedSlowStreams))
             ],
             gauges: [
                 ("users", "Users in memory.", Double(health.users)),
                 ("log_last_seq", "Last log sequence number.", Double(health.lastSeq)),
-                ("log_fsyncs", "Log fsyncs since start.", Double(health.fsyncs)),
                 ("snapshot_seq", "Sequence number covered by the last snapshot.", Double(health.lastSnapshotSeq)),
                 ("open_connections", "Open HTTP connections.", Double(transport.openConnections)),
                 ("storage_failed", "1 when a log write failed and writes are refused.", health.failure == nil ? 0 : 1),
-                ("streams", "Live event streams.", Double(hub.streamCount)),
-                ("streams_dropped_slow", "Streams closed because the client read too slowly.", Double(hub.droppedSlowStreams))
-            ])
+                ("streams", "Live event streams.", Double(hub.streamCount))
+            ],
+            families: families)
         return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: Array(text.utf8))
     }
 }

@@ -52,6 +52,7 @@ public struct API: Sendable {
         RulesRoutes(rules: rules).register(in: &router)
         registerStreamTickets(in: &router)
         registerDashboard(in: &router)
+        registerTracking(in: &router)
         return router
     }
 

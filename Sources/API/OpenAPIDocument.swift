@@ -91,7 +91,7 @@ enum OpenAPIDocument {
             success: (200, ref("FlagsResponse")), errors: [304, 400, 401, 403], query: [atQuery]),
         Operation(
             method: "GET", path: "/v1/users/{user}/flags/{key}", summary: "One flag; ?explain=1 adds the evaluation tree", scope: .evaluate,
-            request: nil, success: (200, ref("FlagEvaluation")), errors: readErrors,
+            request: nil, success: (200, ref("FlagEvaluation")), errors: [304] + readErrors,
             query: [atQuery, (name: "explain", schema: ["type": "string", "enum": ["1", "true"]], description: "Add the evaluation tree")]),
         Operation(
             method: "POST", path: "/v1/evaluate",
@@ -105,7 +105,7 @@ enum OpenAPIDocument {
             errors: [400, 401, 403, 503], query: [ticketQuery]),
         Operation(
             method: "POST", path: "/ofrep/v1/evaluate/flags/{key}", summary: "OpenFeature remote evaluation of one flag", scope: .evaluate,
-            request: ["type": "object"], success: (200, ref("OFREPEvaluation")), errors: [400, 401, 403, 404]),
+            request: ["type": "object"], success: (200, ref("OFREPEvaluation")), errors: [304, 400, 401, 403, 404]),
         Operation(
             method: "POST", path: "/ofrep/v1/evaluate/flags", summary: "OpenFeature bulk evaluation (ETag, If-None-Match)", scope: .evaluate,
             request: ["type": "object"], success: (200, ["type": "object"]), errors: [304, 400, 401, 403]),
@@ -145,7 +145,12 @@ enum OpenAPIDocument {
             contentType: "text/javascript"),
         Operation(
             method: "GET", path: "/ui/app.css", summary: "The dashboard's style", scope: nil, request: nil, success: (200, nil), errors: [304],
-            contentType: "text/css")
+            contentType: "text/css"),
+        Operation(
+            method: "POST", path: "/ofrep/v1/track",
+            summary: "specd extension to OFREP: an OpenFeature track() call, donated as the event for the targetingKey", scope: .write,
+            request: ref("TrackRequest"), success: (202, ref("TrackResponse")), errors: [400, 401, 403, 413, 415, 422, 503, 507]),
+        Operation(method: "OPTIONS", path: "/ofrep/v1/track", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: [])
     ]
 
     static let schemas: JSONObject = [
@@ -203,7 +208,8 @@ enum OpenAPIDocument {
             [
                 "value": [:], "variant": string,
                 "reason": ["type": "string", "enum": ["STATIC", "TARGETING_MATCH", "DEFAULT", "DISABLED", "SPLIT", "ERROR", "INVALIDATED"]],
-                "index": integer, "matched": boolean, "errorCode": string, "errorMessage": string, "explain": [:]
+                "index": integer, "matched": boolean, "errorCode": string, "errorMessage": string, "explain": [:],
+                "validUntil": ["type": "string", "format": "date-time"]
             ],
             required: ["value", "reason", "matched"]),
         "FlagEvaluation": [
@@ -249,7 +255,14 @@ enum OpenAPIDocument {
             required: ["ticket", "expiresAt", "stream"]),
         "Status": object(
             ["version": string, "rules": ["type": "object"], "store": ["type": "object"], "server": ["type": "object"]],
-            required: ["version", "rules", "store", "server"])
+            required: ["version", "rules", "store", "server"]),
+        "TrackRequest": object(
+            [
+                "context": object(["targetingKey": ["type": "string", "minLength": 1, "maxLength": 256]], required: ["targetingKey"]),
+                "trackingEventName": ["type": "string", "minLength": 1],
+                "trackingEventDetails": object(["value": ["type": "number"]])
+            ], required: ["context", "trackingEventName"]),
+        "TrackResponse": object(["seq": integer], required: ["seq"])
     ]
 
     static let document: JSONValue = {
@@ -293,7 +306,8 @@ enum OpenAPIDocument {
                 } else {
                     // OFREP answers its own error shape for evaluation failures (docs/api.md, "OFREP errors"); auth and
                     // limits use ours.
-                    let ofrep = operation.path.hasPrefix("/ofrep/") && (status == 400 || status == 404)
+                    // The track extension is a write and answers ours.
+                    let ofrep = operation.path.hasPrefix("/ofrep/") && operation.path != "/ofrep/v1/track" && (status == 400 || status == 404)
                     responses[String(status)] = [
                         "description": "Error", "content": ["application/json": ["schema": ref(ofrep ? "OFREPError" : "Error")]]
                     ]

@@ -1,8 +1,13 @@
 import Foundation
 import Synchronization
 
-/// Counters and a latency histogram in the Prometheus text format. Labels are route patterns and statuses, never
-/// user ids: a series per user would grow without bound and let anyone with the metrics enumerate users.
+/// Counters, gauges and a latency histogram in the Prometheus text format (docs/api.md, "Metrics"). Labels are
+/// route patterns, statuses, results and flag keys, never user ids: a series per user would grow without bound and
+/// let anyone with the metrics enumerate users.
+///
+/// Counters are families of `_total` series, each family with its HELP and TYPE once: `increment("x_total")` for
+/// an unlabelled one, `increment("x_total", labels: ["result": "ok"])` for a labelled one, `describe` for its HELP.
+/// Gauges read at scrape time are registered with `addGauge`.
 public final class Metrics: Sendable {
     static let bucketBounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1]
 
@@ -12,12 +17,33 @@ public final class Metrics: Sendable {
         let status: Int
     }
 
+    /// A gauge read when the page is scraped; `nil` leaves the family without a sample (nothing known yet).
+    public typealias GaugeReading = @Sendable () -> Double?
+
     private struct State {
         var requests: [RequestKey: Int] = [:]
         var buckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
         var latencyCount = 0
         var latencySum = 0.0
-        var counters: [String: Int] = [:]
+        /// Unlabelled counters by name (without the `specd_` prefix): the write path counts every write here, so
+        /// it costs one string hash, as it always did.
+        var plain: [String: Int] = [:]
+        /// Labelled counter families by name, each series by its labels.
+        var labelled: [String: [Labels: Int]] = [:]
+        var help: [String: String] = Metrics.knownHelp
+        var gauges: [(name: String, help: String, read: GaugeReading)] = []
+    }
+
+    /// A series' labels, in the order given: two increments with the same pairs name the same series.
+    struct Labels: Hashable {
+        let pairs: [Pair]
+
+        struct Pair: Hashable {
+            let name: String
+            let value: String
+        }
+
+        init(_ pairs: [(String, String)]) { self.pairs = pairs.map { Pair(name: $0.0, value: $0.1) } }
     }
 
     private let state = Mutex(State())
@@ -33,45 +59,162 @@ public final class Metrics: Sendable {
         }
     }
 
+    /// Counts `amount` in the counter `name` (`specd_` is prefixed on the page). A name may still carry its labels
+    /// written out, `rule_reloads_total{result="loaded"}`, as earlier callers do.
     public func increment(_ name: String, by amount: Int = 1) {
-        state.withLock { $0.counters[name, default: 0] += amount }
+        guard name.utf8.last == UInt8(ascii: "}") else {
+            state.withLock { $0.plain[name, default: 0] += amount }
+            return
+        }
+        let (family, labels) = Self.split(name)
+        increment(family, labels: labels, by: amount)
     }
 
-    public func counter(_ name: String) -> Int { state.withLock { $0.counters[name] ?? 0 } }
+    /// Counts `amount` in the series of counter `family` with `labels` (values are escaped on the page).
+    public func increment(_ family: String, labels: KeyValuePairs<String, String>, by amount: Int = 1) {
+        increment(family, labels: labels.map { ($0.key, $0.value) }, by: amount)
+    }
 
-    /// The exposition text, with counters and gauges kept elsewhere supplied by the caller at scrape time.
+    public func increment(_ family: String, labels: [(String, String)], by amount: Int = 1) {
+        guard !labels.isEmpty else {
+            state.withLock { $0.plain[family, default: 0] += amount }
+            return
+        }
+        let key = Labels(labels)
+        state.withLock { $0.labelled[family, default: [:]][key, default: 0] += amount }
+    }
+
+    /// The HELP text of a counter family (a family never described gets a generic one).
+    public func describe(_ family: String, help: String) {
+        state.withLock { $0.help[family] = help }
+    }
+
+    /// A gauge read at every scrape, such as a size on disk (`specd_` is prefixed on the page).
+    public func addGauge(_ name: String, help: String, read: @escaping GaugeReading) {
+        state.withLock { $0.gauges.append((name, help, read)) }
+    }
+
+    /// The value of a counter: `name` as given to `increment(_:by:)`, labels written out or none.
+    public func counter(_ name: String) -> Int {
+        let (family, labels) = Self.split(name)
+        if labels.isEmpty { return state.withLock { $0.plain[family] ?? 0 } }
+        return state.withLock { $0.labelled[family]?[Labels(labels)] ?? 0 }
+    }
+
+    /// The exposition text: this object's own families, then `families` and the counters and gauges kept
+    /// elsewhere, supplied by the caller at scrape time. Families with one name are merged, so each has its HELP
+    /// and TYPE once.
     public func render(
         counters external: [(name: String, help: String, value: Double)] = [],
-        gauges: [(name: String, help: String, value: Double)]
+        gauges: [(name: String, help: String, value: Double)],
+        families extra: [MetricFamily] = []
     ) -> String {
         let snapshot = state.withLock { $0 }
-        var lines: [String] = []
-        lines.append("# HELP specd_http_requests_total HTTP requests by route pattern, method and status.")
-        lines.append("# TYPE specd_http_requests_total counter")
-        let labelled = snapshot.requests.map { ("route=\"\($0.key.route)\",method=\"\($0.key.method)\",status=\"\($0.key.status)\"", $0.value) }
-        for (labels, count) in labelled.sorted(by: { $0.0 < $1.0 }) { lines.append("specd_http_requests_total{\(labels)} \(count)") }
-        lines.append("# HELP specd_http_request_duration_seconds Time from a complete request to its response.")
-        lines.append("# TYPE specd_http_request_duration_seconds histogram")
-        for (index, bound) in Metrics.bucketBounds.enumerated() {
-            lines.append("specd_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(snapshot.buckets[index])")
+        var families: [MetricFamily] = []
+        let requests = snapshot.requests.sorted { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }
+        families.append(
+            MetricFamily(
+                name: "specd_http_requests_total", help: "HTTP requests by route pattern, method and status.", kind: .counter,
+                samples: requests.map {
+                    .init(labels: [("route", $0.key.route), ("method", $0.key.method), ("status", String($0.key.status))], value: Double($0.value))
+                }))
+        var latency = Metrics.bucketBounds.enumerated().map { index, bound in
+            MetricFamily.Sample(suffix: "_bucket", labels: [("le", String(bound))], value: Double(snapshot.buckets[index]))
         }
-        lines.append("specd_http_request_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.latencyCount)")
-        lines.append("specd_http_request_duration_seconds_sum \(snapshot.latencySum)")
-        lines.append("specd_http_request_duration_seconds_count \(snapshot.latencyCount)")
-        for name in snapshot.counters.keys.sorted() {
-            lines.append("# TYPE specd_\(name) counter")
-            lines.append("specd_\(name) \(snapshot.counters[name]!)")
+        latency.append(.init(suffix: "_bucket", labels: [("le", "+Inf")], value: Double(snapshot.latencyCount)))
+        latency.append(.init(suffix: "_sum", value: snapshot.latencySum))
+        latency.append(.init(suffix: "_count", value: Double(snapshot.latencyCount)))
+        families.append(
+            MetricFamily(
+                name: "specd_http_request_duration_seconds", help: "Time from a complete request to its response.", kind: .histogram,
+                samples: latency))
+        for family in Set(snapshot.plain.keys).union(snapshot.labelled.keys).sorted() {
+            var samples: [MetricFamily.Sample] = snapshot.plain[family].map { [.init(value: Double($0))] } ?? []
+            let series = (snapshot.labelled[family] ?? [:]).sorted { Self.order($0.key, $1.key) }
+            samples += series.map { .init(labels: $0.key.pairs.map { ($0.name, $0.value) }, value: Double($0.value)) }
+            families.append(
+                MetricFamily(
+                    name: "specd_" + Self.counterName(family), help: snapshot.help[family] ?? "Count of \(family).", kind: .counter,
+                    samples: samples))
         }
         for counter in external {
-            lines.append("# HELP specd_\(counter.name) \(counter.help)")
-            lines.append("# TYPE specd_\(counter.name) counter")
-            lines.append("specd_\(counter.name) \(counter.value)")
+            families.append(MetricFamily(name: "specd_" + Self.counterName(counter.name), help: counter.help, kind: .counter, value: counter.value))
         }
         for gauge in gauges {
-            lines.append("# HELP specd_\(gauge.name) \(gauge.help)")
-            lines.append("# TYPE specd_\(gauge.name) gauge")
-            lines.append("specd_\(gauge.name) \(gauge.value)")
+            families.append(MetricFamily(name: "specd_" + gauge.name, help: gauge.help, kind: .gauge, value: gauge.value))
         }
-        return lines.joined(separator: "\n") + "\n"
+        for gauge in snapshot.gauges {
+            families.append(
+                MetricFamily(name: "specd_" + gauge.name, help: gauge.help, kind: .gauge, samples: gauge.read().map { [.init(value: $0)] } ?? []))
+        }
+        families += extra
+        var text = ""
+        for family in Self.merged(families) { family.write(into: &text) }
+        return text
     }
+
+    /// Families of one name merged into the first (its HELP and TYPE), samples in order.
+    static func merged(_ families: [MetricFamily]) -> [MetricFamily] {
+        var result: [MetricFamily] = []
+        var index: [String: Int] = [:]
+        for family in families {
+            if let at = index[family.name] {
+                result[at].samples += family.samples
+            } else {
+                index[family.name] = result.count
+                result.append(family)
+            }
+        }
+        return result
+    }
+
+    /// Counters end in `_total` on the page whatever name they were counted under.
+    static func counterName(_ name: String) -> String { name.hasSuffix("_total") ? name : name + "_total" }
+
+    static func order(_ a: Labels, _ b: Labels) -> Bool {
+        a.pairs.lexicographicallyPrecedes(b.pairs) { ($0.name, $0.value) < ($1.name, $1.value) }
+    }
+
+    /// `family{a="x",b="y"}` into the family and its label pairs; a name with no braces has none. A value may hold
+    /// an escaped quote (`\"`), which ends no value.
+    static func split(_ name: String) -> (family: String, labels: [(String, String)]) {
+        guard let open = name.firstIndex(of: "{"), name.last == "}" else { return (name, []) }
+        let family = String(name[..<open])
+        var labels: [(String, String)] = []
+        var rest = Substring(name[name.index(after: open)..<name.index(before: name.endIndex)])
+        while let equals = rest.firstIndex(of: "=") {
+            let label = rest[..<equals].trimmingCharacters(in: CharacterSet(charactersIn: ", "))
+            rest = rest[rest.index(after: equals)...]
+            guard rest.first == "\"" else { break }
+            rest = rest.dropFirst()
+            var value = ""
+            var escaped = false
+            while let character = rest.first {
+                rest = rest.dropFirst()
+                if escaped {
+                    value.append(character == "n" ? "\n" : character)
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    break
+                } else {
+                    value.append(character)
+                }
+            }
+            labels.append((label, value))
+        }
+        return (family, labels)
+    }
+
+    /// HELP texts of the counters the daemon counts, so their families read well before anything describes them.
+    static let knownHelp: [String: String] = [
+        "donations_total": "Donations written.",
+        "context_writes_total": "Context updates, donation resets and erases written.",
+        "display_events_total": "Display events written.",
+        "trigger_fires_total": "Trigger fires, immediate and delayed.",
+        "rule_reloads_total": "Rule reloads by result (loaded, failed).",
+        "streams_opened_total": "Event streams opened.",
+        "track_events_total": "OpenFeature track calls turned into donations."
+    ]
 }

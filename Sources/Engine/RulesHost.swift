@@ -22,19 +22,29 @@ public final class RulesHost: Sendable {
     /// every request).
     public final class Served: Sendable {
         public let rules: RuleSet
+        /// This set's answers counted by flag position (metrics): counted through the reference a read holds anyway.
+        public let evaluations: EvaluationLedger.Counts
 
-        init(_ rules: RuleSet) { self.rules = rules }
+        init(_ rules: RuleSet, ledger: EvaluationLedger) {
+            self.rules = rules
+            evaluations = ledger.counts(for: rules)
+        }
     }
 
     private let state: Mutex<(served: Served, status: Status)>
     /// The rule file (`nil`: the embedded example rules) and how to read it.
     public let path: String?
     public let format: RuleSetCompiler.Format
+    /// Answers served by flag key, across reloads.
+    public let evaluationLedger: EvaluationLedger
 
     public init(_ rules: RuleSet, path: String?, format: RuleSetCompiler.Format = .auto, at date: Date = Date()) {
         self.path = path
         self.format = format
-        state = Mutex((Served(rules), Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
+        let ledger = EvaluationLedger()
+        evaluationLedger = ledger
+        state = Mutex(
+            (Served(rules, ledger: ledger), Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
     }
 
     public var current: RuleSet { served.rules }
@@ -55,7 +65,7 @@ public final class RulesHost: Sendable {
         state.withLock { current in
             switch result {
             case .success(let rules):
-                current.served = Served(rules)
+                current.served = Served(rules, ledger: evaluationLedger)
                 current.status = Status(phase: .loaded, version: rules.version, loadedAt: Date(), source: path ?? "embedded", error: [])
             case .failure(let error):
                 current.status.phase = .failed

@@ -85,6 +85,7 @@ public final class Daemon: Sendable {
         Self.reportStorageFailures(of: database, to: logger)
         hub = StreamHub(options: options.streams, startSeq: database.health.lastSeq)
         engine = Engine(rules: rules, store: database, subscribers: hub, clock: clock, logger: logger)
+        Self.registerStorageGauges(engine.metrics, directory: options.dataDirectory, recovery: recoveryDuration)
         server = HTTPServer(configuration: options.server, events: ServerEventLog(logger: logger))
         var rateLimiter: RateLimiter?
         if options.rateLimit > 0 {

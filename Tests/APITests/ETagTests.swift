@@ -15,11 +15,15 @@ import Testing
     }
 
     @Test(arguments: ["\"abc\"", "*", "W/\"abc\"", "\"zzz\", \"abc\"", " \"abc\" ,\t\"zzz\""])
-    func respond_ifNoneMatchMatches_answers304WithOnlyTheETag(header: String) {
-        let response = ETag.respond(request(ifNoneMatch: header), body: body, etag: "\"abc\"", headers: ["Cache-Control": "no-cache"])
+    func respond_ifNoneMatchMatches_answers304WithTheETagAndTheCachingHeaders(header: String) {
+        // RFC 9110 §15.4.5: a 304 carries the Cache-Control its 200 would have, so a refreshed copy stays no-cache.
+        let response = ETag.respond(request(ifNoneMatch: header), body: body, etag: "\"abc\"", headers: ETag.flagAnswerCaching)
         #expect(response.status == .notModified)
         #expect(response.body.isEmpty)
-        #expect(response.headers.fields == [HTTPHeaders.Field(name: "ETag", value: "\"abc\"")])
+        #expect(
+            response.headers.fields == [
+                HTTPHeaders.Field(name: "ETag", value: "\"abc\""), HTTPHeaders.Field(name: "Cache-Control", value: "private, no-cache")
+            ])
     }
 
     @Test(arguments: [nil, "\"zzz\"", "abc", "\"ab\"", "W/\"zzz\"", ""] as [String?])
@@ -29,6 +33,12 @@ import Testing
         #expect(response.body == body)
         #expect(response.headers.fields.map(\.name) == ["ETag", "Cache-Control", "Content-Type"])
         #expect(response.headers["ETag"] == "\"abc\"")
+    }
+
+    @Test(arguments: ["", "{}", #"{"flags":{}}"#, String(repeating: "é\u{1F600}x", count: 50)])
+    func strongHash_isTheQuotedContentHash(text: String) {
+        let bytes = Array(text.utf8)
+        #expect(ETag.strongHash(bytes) == ETag.strong(ContentHash.hex(bytes)))
     }
 
     @Test func respond_withoutETag_tagsTheBodyByItsHash() {

@@ -14,6 +14,18 @@ struct FlagResolution {
     var sizes: [ByteKey: Int] = [:]
     /// Each compiled flag's depth (see `SpecCompiler.depth`), added below wherever it is inlined.
     var depths: [ByteKey: Int] = [:]
+    /// Each flag's place in declaration order (`Flag.position`), given when it is compiled: whoever compiles it
+    /// first (the set, or a dependent's prerequisite) makes the one object both hold.
+    private(set) var positions: [ByteKey: Int] = [:]
+
+    init() {}
+
+    init(definitions: JSONObject, format: RuleSetCompiler.Format, flagd: FlagdCompiler) {
+        self.definitions = definitions
+        self.format = format
+        self.flagd = flagd
+        for (index, key) in definitions.keys.enumerated() { positions[ByteKey(key)] = index }
+    }
 
     /// The cycle `key` would close, as `a → b → a`, or `nil`.
     func cycle(through key: String) -> String? {

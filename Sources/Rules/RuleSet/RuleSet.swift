@@ -5,6 +5,8 @@ public struct RuleSet: Sendable {
     public let flagKeys: [String]
     /// The flags in declaration order, so evaluating them all looks none up.
     let orderedFlags: [Flag]
+    /// The flags in declaration order, each at its `position`.
+    public var declaredFlags: [Flag] { orderedFlags }
     public let triggers: ByteKeyedTable<Trigger>
     public let triggerKeys: [String]
     /// The merged document as written.
@@ -18,7 +20,11 @@ public struct RuleSet: Sendable {
     /// The same inputs inverted, by flag position, for the write path (`flagsAffected(from:to:)`).
     let inputIndex: InputIndex
 
-    init(flags: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
+    init(flags compiled: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
+        // The compiler numbers flags in declaration order as it makes them (so a prerequisite holds the very object
+        // the set does); a set built otherwise is numbered here.
+        let numbered = compiled.indices.allSatisfy { compiled[$0].position == $0 }
+        let flags = numbered ? compiled : compiled.enumerated().map { $0.element.at(position: $0.offset) }
         self.flags = ByteKeyedTable(flags.map { ($0.key, $0) })
         flagKeys = flags.map(\.key)
         orderedFlags = flags

@@ -46,10 +46,13 @@ public final class Flag: Sendable, Equatable {
     public let source: JSONValue
     /// Display accounting (`display` on a boolean flag), with its groups resolved.
     public let display: DisplayRule?
+    /// The flag's place in its rule set's declaration order (`RuleSet.declaredFlags`): per-flag tallies index an
+    /// array by it instead of hashing the key on every answer.
+    public let position: Int
 
     public init(
         key: String, body: Body, enabled: Bool, valueType: ValueType, description: String?, metadata: JSONObject,
-        source: JSONValue, display: DisplayRule? = nil
+        source: JSONValue, display: DisplayRule? = nil, position: Int = 0
     ) {
         self.key = key
         self.body = body
@@ -60,13 +63,21 @@ public final class Flag: Sendable, Equatable {
         metadataJSON = metadata.isEmpty ? [] : JSONWriter.write(.object(metadata))
         self.source = source
         self.display = display
+        self.position = position
     }
 
     /// The same flag with its display rule replaced (groups are resolved once every flag is known).
     func with(_ display: DisplayRule?) -> Flag {
         Flag(
             key: key, body: body, enabled: enabled, valueType: valueType, description: description, metadata: metadata, source: source,
-            display: display)
+            display: display, position: position)
+    }
+
+    /// The same flag at `position` in its rule set (the set numbers its flags once they are all known).
+    func at(position: Int) -> Flag {
+        Flag(
+            key: key, body: body, enabled: enabled, valueType: valueType, description: description, metadata: metadata, source: source,
+            display: display, position: position)
     }
 
     public static func == (lhs: Flag, rhs: Flag) -> Bool {

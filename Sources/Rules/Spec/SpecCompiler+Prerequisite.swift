@@ -34,8 +34,9 @@ extension SpecCompiler {
         flagKey = outerKey
         expansion = outerExpansion
         (depth, deepest) = (outerDepth, outerDeepest)
-        flagResolution.compiled[ByteKey(key)] = .some(flag)
-        return flag
+        let positioned = flag.map { $0.at(position: flagResolution.positions[ByteKey(key)] ?? 0) }
+        flagResolution.compiled[ByteKey(key)] = .some(positioned)
+        return positioned
     }
 
     /// `{"prerequisite": {"flag": "k", "equals": V}}` or `{..., "variant": "name"}`.
