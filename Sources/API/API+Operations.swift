@@ -46,7 +46,8 @@ extension API {
         ]
         let body: JSONValue = [
             "version": .string(Release.version), "rules": .object(rulesObject), "store": .object(storeObject),
-            "server": ["openConnections": .int(transport.openConnections), "draining": .bool(transport.isDraining)]
+            "server": ["openConnections": .int(transport.openConnections), "draining": .bool(transport.isDraining)],
+            "operations": engine.operationSummary
         ]
         return .json(.ok, JSONWriter.write(body))
     }

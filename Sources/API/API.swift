@@ -48,6 +48,8 @@ public struct API: Sendable {
         registerOFREP(in: &router)
         registerDisplay(in: &router)
         RulesRoutes(rules: rules).register(in: &router)
+        registerHistory(in: &router)
+        registerAdminOperations(in: &router)
         return router
     }
 
