@@ -1,0 +1,129 @@
+import Foundation
+import Rules
+import Store
+import StoreFixtures
+import TestRandom
+import Testing
+
+/// One user's records and base context, read from the retained files while the database is open.
+@Suite(.serialized) struct HistoryReaderTests {
+    func open(_ directory: String) throws -> Database {
+        try Database(options: .init(directory: directory, fsync: .never, snapshotEvery: 1_000_000))
+    }
+
+    @discardableResult
+    func write(_ database: Database, _ user: String, _ actions: Action..., at now: Instant = t0) throws -> UInt64 {
+        try database.writeAndWait(Mutation(user: user, now: now, actions: actions)).seq
+    }
+
+    /// Ids are bytes: a user whose id is a prefix of another's, or another normalization of it, is another user.
+    @Test func userLog_keepsOnlyThatUsersRecords_byteForByte() throws {
+        let database = try open(temporaryDirectory())
+        defer { database.closeWithoutSnapshot() }
+        let nfc = "caf\u{E9}"
+        let nfd = "cafe\u{301}"
+        let mine = try [
+            write(database, "u1", .increment(counter: "k", by: 1)),
+            write(database, "u1", .setFlag(flag: "f", value: true))
+        ]
+        try write(database, "u10", .increment(counter: "k", by: 1))
+        try write(database, "u", .increment(counter: "k", by: 1))
+        try write(database, nfd, .increment(counter: "k", by: 1))
+        let theirs = try write(database, nfc, .increment(counter: "k", by: 2))
+        let log = try database.userLog(of: "u1", baseBefore: nil)
+        #expect(log.records.map(\.seq) == mine)
+        #expect(log.baseSeq == 0 && log.base == nil && log.oldestSeq == 1)
+        #expect(log.lastSeq == theirs)
+        #expect(try database.userLog(of: nfc, baseBefore: nil).records.map(\.seq) == [theirs])
+        #expect(try database.userLog(of: "nobody", baseBefore: nil).records.isEmpty)
+    }
+
+    /// Replaying the records on the base gives the live state, record by record.
+    @Test func replay_endsAtTheLiveState() throws {
+        let database = try open(temporaryDirectory())
+        defer { database.closeWithoutSnapshot() }
+        var random = SplitMix(seed: 7)
+        for step in 0..<200 {
+            let user = "u\(step % 3)"
+            _ = try? database.writeAndWait(Mutation(user: user, now: t0 + Int64(step * 1000), actions: [random.action(now: t0)]))
+            if step == 120 { try database.takeSnapshot() }
+        }
+        for user in ["u0", "u1", "u2"] {
+            let log = try database.userLog(of: user, baseBefore: nil)
+            var last = log.base
+            log.replay { _, before, after in
+                #expect(before == last)
+                last = after
+            }
+            #expect(last == database.context(of: user))
+        }
+    }
+
+    /// After two snapshots the log before the older one is gone: the oldest reachable seq is the older snapshot's
+    /// + 1, its base is that snapshot, and a seq asked about gets the nearest snapshot before it.
+    @Test func userLog_afterTwoSnapshots_startsAfterTheOlderOne() throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory)
+        defer { database.closeWithoutSnapshot() }
+        try write(database, "u1", .increment(counter: "k", by: 1))
+        try write(database, "u1", .increment(counter: "k", by: 1))
+        let first = try database.takeSnapshot()
+        // The log from seq 1 is still there behind the first snapshot.
+        #expect(try database.userLog(of: "u1", baseBefore: nil).oldestSeq == 1)
+        let third = try write(database, "u1", .increment(counter: "k", by: 1))
+        let second = try database.takeSnapshot()
+        let fourth = try write(database, "u1", .increment(counter: "k", by: 1))
+        let log = try database.userLog(of: "u1", baseBefore: nil)
+        #expect(log.oldestSeq == first + 1)
+        #expect(log.baseSeq == first && log.base?.counters["k"] == 2)
+        #expect(log.records.map(\.seq) == [third, fourth])
+        let nearest = try database.userLog(of: "u1", baseBefore: fourth)
+        #expect(nearest.baseSeq == second && nearest.base?.counters["k"] == 3)
+        #expect(nearest.records.map(\.seq) == [fourth])
+    }
+
+    /// A cancelled pending fire is logged for the user but changes nothing: an erased (or unknown) user is not
+    /// brought back, live or after a restart, and the record reads back as written.
+    @Test func cancelPendingFire_createsNoUser_liveOrAfterReplay() throws {
+        let directory = temporaryDirectory()
+        let due = t0 + 5000
+        var database = try open(directory)
+        try write(database, "kept", .setFlag(flag: "f", value: true))
+        let kept = database.context(of: "kept")
+        let gone = try write(database, "gone", .cancelPendingFire(trigger: "later", due: due))
+        try write(database, "kept", .cancelPendingFire(trigger: "later", due: due))
+        #expect(database.context(of: "gone") == nil)
+        #expect(database.context(of: "kept") == kept)
+        #expect(database.health.users == 1)
+        #expect(try database.userLog(of: "gone", baseBefore: nil).records.map(\.mutation.actions) == [[.cancelPendingFire(trigger: "later", due: due)]])
+        #expect(gone > 0)
+        database.closeWithoutSnapshot()
+        database = try open(directory)
+        #expect(database.context(of: "gone") == nil)
+        #expect(database.context(of: "kept") == kept)
+        #expect(database.health.users == 1)
+        try database.close()
+        // And from the snapshot that close wrote.
+        database = try open(directory)
+        defer { database.closeWithoutSnapshot() }
+        #expect(database.context(of: "gone") == nil && database.context(of: "kept") == kept)
+    }
+
+    /// A damaged record of the user is damage, never skipped: the read names the file.
+    @Test func userLog_damagedRecordOfTheUser_isCorruptNotSkipped() throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory)
+        defer { database.closeWithoutSnapshot() }
+        try write(database, "u1", .setAttribute(key: "plan", value: "gold"))
+        try write(database, "u2", .increment(counter: "k", by: 1))
+        let segment = try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasPrefix("segment-") }!
+        let path = (directory as NSString).appendingPathComponent(segment)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let at = bytes.firstIndex(of: UInt8(ascii: "g"))!
+        bytes[at] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(throws: HistoryReadError.self) { try database.userLog(of: "u1", baseBefore: nil) }
+        // Another user's records are framed but not checked: their read still works.
+        #expect(try database.userLog(of: "u2", baseBefore: nil).records.count == 1)
+    }
+}
