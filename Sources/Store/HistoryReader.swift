@@ -95,32 +95,34 @@ struct HistoryReader {
         do {
             try fileSystem.readChunks(path, chunkSize: Self.chunkSize) { chunk in
                 pending.append(contentsOf: chunk)
-                var offset = 0
-                defer {
-                    pending.removeFirst(offset)
-                    consumed += offset
-                }
-                while true {
-                    switch LogRecordFrame.read(pending, at: offset) {
-                    case .incomplete:
-                        return true
-                    case .damaged:
-                        failure = .corrupt(file: path, offset: consumed + offset, reason: "record length out of range")
-                        return false
-                    case .frame(let seq, let payload, let next):
-                        if seq > base, LogRecordFrame.payload(pending, payload, startsWithUser: user) {
-                            guard LogRecordFrame.checksumMatches(pending, frameStart: offset, end: next),
-                                let mutation = try? MutationCodec.decode(pending, from: payload.lowerBound, to: payload.upperBound)
-                            else {
-                                failure = .corrupt(file: path, offset: consumed + offset, reason: "record fails its checksum")
-                                return false
+                let offset = pending.withUnsafeBytes { bytes -> Int in
+                    var offset = 0
+                    while true {
+                        switch LogRecordFrame.read(bytes, at: offset) {
+                        case .incomplete:
+                            return offset
+                        case .damaged:
+                            failure = .corrupt(file: path, offset: consumed + offset, reason: "record length out of range")
+                            return offset
+                        case .frame(let seq, let payload, let next):
+                            if seq > base, LogRecordFrame.payload(bytes, payload, startsWithUser: user) {
+                                guard LogRecordFrame.checksumMatches(bytes, frameStart: offset, end: next),
+                                    let mutation = try? MutationCodec.decode(pending, from: payload.lowerBound, to: payload.upperBound)
+                                else {
+                                    failure = .corrupt(file: path, offset: consumed + offset, reason: "record fails its checksum")
+                                    return offset
+                                }
+                                records.append(UserLog.Record(seq: seq, mutation: mutation))
                             }
-                            records.append(UserLog.Record(seq: seq, mutation: mutation))
+                            lastSeq = max(lastSeq, seq)
+                            offset = next
                         }
-                        lastSeq = max(lastSeq, seq)
-                        offset = next
                     }
                 }
+                // What is left is less than one record: moving it down is cheap.
+                pending.removeFirst(offset)
+                consumed += offset
+                return failure == nil
             }
         } catch {
             throw .unreadable(error)
