@@ -24,12 +24,15 @@ extension API {
                 sink.send(.json(.ok, JSONWriter.write(["operation": operation.json, "seq": .int(Int(clamping: seq))])))
             case .failure(.notFound):
                 sink.send(
-                    APIError(.notFound, code: "operation_not_found", message: "no operation '\(id)' (pending fires are listed as fire-<n>)", field: "id")
-                        .response)
+                    APIError(
+                        .notFound, code: "operation_not_found", message: "no operation '\(id)' (pending fires are listed as fire-<n>)", field: "id"
+                    )
+                    .response)
             case .failure(.notCancellable(let operation)):
                 var failure = APIError(
                     .conflict, code: "operation_not_cancellable",
-                    message: "operation '\(id)' is a \(operation.kind) in state \(operation.state.rawValue): only pending delayed fires can be cancelled",
+                    message:
+                        "operation '\(id)' is a \(operation.kind) in state \(operation.state.rawValue): only pending delayed fires can be cancelled",
                     field: "id")
                 failure.details = operation.json
                 sink.send(failure.response)

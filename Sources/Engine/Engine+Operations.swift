@@ -26,11 +26,14 @@ extension Engine {
         let list = operationList
         var counts: [String: [String: Int]] = [:]
         for operation in list { counts[operation.kind, default: [:]][operation.state.rawValue, default: 0] += 1 }
-        let next = timekeeper.pendingFires.first.map { Self.pendingOperation($0).json } ?? .null
+        var byKind = JSONObject()
+        for (kind, states) in counts.sorted(by: { $0.key < $1.key }) {
+            byKind[kind] = .object(JSONObject(states.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) }))
+        }
+        let pending = timekeeper.pendingFires
         return [
-            "counts": .object(JSONObject(counts.sorted { $0.key < $1.key }.map { ($0.key, .object(JSONObject($0.value.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) }))) })),
-            "pendingFires": .int(list.filter { $0.kind == TrackedOperation.Kind.delayedFire && $0.state == .idle }.count),
-            "nextDueFire": next
+            "counts": .object(byKind), "pendingFires": .int(pending.count),
+            "nextDueFire": pending.first.map { Self.pendingOperation($0).json } ?? .null
         ]
     }
 
@@ -82,7 +85,8 @@ extension Engine {
     /// The recovery at start, measured by the composition root before the engine existed.
     public func recordRecovery(startedAt: Instant, finishedAt: Instant, detail: JSONObject) {
         operations.record(
-            TrackedOperation(id: "", kind: TrackedOperation.Kind.recovery, state: .loaded, startedAt: startedAt, finishedAt: finishedAt, detail: detail))
+            TrackedOperation(
+                id: "", kind: TrackedOperation.Kind.recovery, state: .loaded, startedAt: startedAt, finishedAt: finishedAt, detail: detail))
     }
 
     static let ownKinds: Set<String> = [

@@ -25,7 +25,8 @@ extension JSONValue {
         var seqs: [Int] = []
         for index in 0..<7 {
             _ = try api.call("PATCH", "/v1/users/other/context", json: #"{"ops": [{"op": "increment", "counter": "n"}]}"#)
-            seqs.append(seq(try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "setCounter", "counter": "n", "value": \#(index)}]}"#)))
+            seqs.append(
+                seq(try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "setCounter", "counter": "n", "value": \#(index)}]}"#)))
         }
         return seqs
     }

@@ -62,7 +62,8 @@ import Testing
         defer { database.closeWithoutSnapshot() }
         let ruleSet = try RuleSetLoader.load(text: #"{"flags": {}}"#, name: "t").get()
         let engine = Engine(
-            rules: RulesHost(ruleSet, path: nil), store: database, subscribers: Silent(), clock: Clock(), logger: Logger(level: .error, sink: MemoryLogSink()))
+            rules: RulesHost(ruleSet, path: nil), store: database, subscribers: Silent(), clock: Clock(),
+            logger: Logger(level: .error, sink: MemoryLogSink()))
         _ = try database.writeAndWait(Mutation(user: "u", now: Instant(milliseconds: 0), actions: [.increment(counter: "k", by: 1)]))
         try database.takeSnapshot()
         let listed = engine.operationList.map { "\($0.kind) \($0.state.rawValue) \($0.detail["seq"]?.numberValue?.int ?? -1)" }

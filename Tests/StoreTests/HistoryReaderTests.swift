@@ -95,7 +95,8 @@ import Testing
         #expect(database.context(of: "gone") == nil)
         #expect(database.context(of: "kept") == kept)
         #expect(database.health.users == 1)
-        #expect(try database.userLog(of: "gone", baseBefore: nil).records.map(\.mutation.actions) == [[.cancelPendingFire(trigger: "later", due: due)]])
+        #expect(
+            try database.userLog(of: "gone", baseBefore: nil).records.map(\.mutation.actions) == [[.cancelPendingFire(trigger: "later", due: due)]])
         #expect(gone > 0)
         database.closeWithoutSnapshot()
         database = try open(directory)
