@@ -1,5 +1,8 @@
 import Foundation
+import NetworkFixtures
 import Rules
+import Store
+import Synchronization
 import Testing
 
 @testable import Engine
@@ -176,5 +179,60 @@ extension JSONValue {
         let kept = try api.call("GET", "/v1/users/u1/history/\(middle)/explain/promo")
         #expect(kept.status == 200 && kept.body?["value"] == false)
         #expect(kept.body?["rebuiltFrom"]?["snapshotSeq"]?.historyInt == Int(first))
+    }
+}
+
+/// A history read runs off the event loop: while one is stuck reading the log, the only loop still answers.
+@Suite(.serialized) struct HistoryOffLoopTests {
+    /// The real file system, whose chunked reads wait at a gate while it is closed.
+    final class GatedFileSystem: FileSystem, @unchecked Sendable {
+        let base = PosixFileSystem()
+        let closed = Mutex(false)
+        let opened = DispatchSemaphore(value: 0)
+        let reading = DispatchSemaphore(value: 0)
+
+        func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) -> Bool) throws(IOError) {
+            if closed.withLock({ $0 }) {
+                reading.signal()
+                opened.wait()
+            }
+            try base.readChunks(path, chunkSize: chunkSize, body)
+        }
+
+        func openForAppend(_ path: String) throws(IOError) -> Int32 { try base.openForAppend(path) }
+        func openForWrite(_ path: String) throws(IOError) -> Int32 { try base.openForWrite(path) }
+        func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int { try base.write(fd, bytes, path: path) }
+        func fsync(_ fd: Int32, path: String) throws(IOError) { try base.fsync(fd, path: path) }
+        func close(_ fd: Int32) { base.close(fd) }
+        func rename(_ from: String, _ to: String) throws(IOError) { try base.rename(from, to) }
+        func remove(_ path: String) throws(IOError) { try base.remove(path) }
+        func fsyncDirectory(_ path: String) throws(IOError) { try base.fsyncDirectory(path) }
+        func read(_ path: String) throws(IOError) -> [UInt8] { try base.read(path) }
+        func list(_ directory: String) throws(IOError) -> [String] { try base.list(directory) }
+        func truncate(_ path: String, to size: Int) throws(IOError) { try base.truncate(path, to: size) }
+        func createDirectory(_ path: String) throws(IOError) { try base.createDirectory(path) }
+        func size(_ path: String) -> Int? { base.size(path) }
+    }
+
+    @Test func historyRead_stuckOnTheLog_leavesTheLoopServing() throws {
+        let files = GatedFileSystem()
+        let api = try APIHarness(rulesText: HistoryRouteTests.rules, fileSystem: files)
+        defer { api.stop() }
+        _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "n"}]}"#)
+        files.closed.withLock { $0 = true }
+        // Whatever happens, the gate opens before the daemon stops (a stuck loop would never stop).
+        defer {
+            files.closed.withLock { $0 = false }
+            files.opened.signal()
+        }
+        let waiting = try TestClient(port: api.server.port)
+        try waiting.send("GET /v1/users/u1/history HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(files.reading.wait(timeout: .now() + 5) == .success)
+        // The one loop is free: other requests are answered while the read waits.
+        #expect(try api.call("GET", "/healthz").status == 200)
+        #expect(try api.call("GET", "/v1/users/u1").status == 200)
+        files.closed.withLock { $0 = false }
+        files.opened.signal()
+        #expect(try waiting.readResponse().status == 200)
     }
 }
