@@ -3,8 +3,11 @@ import Rules
 extension Database {
     /// See `ContextStore.userLog`: read from the files, so it sees what a restart would recover, and never takes a
     /// shard lock or the log's lock.
-    public func userLog(of user: String, baseBefore seq: UInt64?) throws(HistoryReadError) -> UserLog {
-        try HistoryReader(directory: options.directory, fileSystem: fileSystem, policy: options.history).userLog(of: user, baseBefore: seq)
+    public func userLog<Visitor: UserLogVisitor>(
+        of user: String, baseBefore seq: UInt64?, into visitor: inout Visitor
+    ) throws(HistoryReadError) -> UserLog {
+        try HistoryReader(directory: options.directory, fileSystem: fileSystem, policy: options.history)
+            .userLog(of: user, baseBefore: seq, into: &visitor)
     }
 
     public func observeActivity(_ observer: @escaping @Sendable (StoreActivity) -> Void) {

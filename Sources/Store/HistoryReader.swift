@@ -24,11 +24,13 @@ struct HistoryReader {
     /// without, the oldest one, so every reachable record is listed. Records run to the end of the log either way
     /// (an erase after the seq asked about must be seen). Retries when compaction removed a file between listing
     /// and reading it.
-    func userLog(of user: String, baseBefore limit: UInt64? = nil) throws(HistoryReadError) -> UserLog {
+    func userLog<Visitor: UserLogVisitor>(
+        of user: String, baseBefore limit: UInt64? = nil, into visitor: inout Visitor
+    ) throws(HistoryReadError) -> UserLog {
         var attempt = 0
         while true {
             do throws(HistoryReadError) {
-                return try read(user, baseBefore: limit)
+                return try read(user, baseBefore: limit, into: &visitor)
             } catch {
                 attempt += 1
                 guard case .unreadable(let failure) = error, failure.code == ENOENT, attempt < 3 else { throw error }
@@ -36,7 +38,9 @@ struct HistoryReader {
         }
     }
 
-    private func read(_ user: String, baseBefore limit: UInt64?) throws(HistoryReadError) -> UserLog {
+    private func read<Visitor: UserLogVisitor>(
+        _ user: String, baseBefore limit: UInt64?, into visitor: inout Visitor
+    ) throws(HistoryReadError) -> UserLog {
         let found: (snapshots: [(UInt64, String)], segments: [(UInt64, String)], temporary: [String])
         do {
             found = try Recovery.files(in: directory, fileSystem: fileSystem)
@@ -71,23 +75,25 @@ struct HistoryReader {
             }
         }
         guard let base else { throw lastFailure ?? .corrupt(file: directory, offset: 0, reason: "no readable base") }
-        var records: [UserLog.Record] = []
+        visitor.start(baseSeq: base.seq, base: base.context)
+        var replay = Replay(state: base.context, policy: policy)
         var lastSeq = base.seq
         for (index, segment) in found.segments.enumerated() {
             let next = index + 1 < found.segments.count ? found.segments[index + 1].0 : nil
             // Only segments that can hold a record after the base.
             if let next, next <= base.seq + 1 { continue }
-            try scan(segment.1, isLast: next == nil, user: target, after: base.seq, into: &records, lastSeq: &lastSeq)
+            try scan(segment.1, isLast: next == nil, user: target, after: base.seq, lastSeq: &lastSeq) { record in
+                replay.apply(record, to: &visitor)
+            }
         }
-        return UserLog(
-            baseSeq: base.seq, base: base.context, records: records, oldestSeq: oldestBase.seq + 1, lastSeq: lastSeq, policy: policy)
+        return UserLog(baseSeq: base.seq, base: base.context, oldestSeq: oldestBase.seq + 1, lastSeq: lastSeq)
     }
 
     /// Streams one segment, keeping the user's records after the base. A record cut short at the end of the
     /// last segment is one being written right now, not damage; a whole record that fails its checksum is.
     private func scan(
-        _ path: String, isLast: Bool, user: [UInt8], after base: UInt64, into records: inout [UserLog.Record],
-        lastSeq: inout UInt64
+        _ path: String, isLast: Bool, user: [UInt8], after base: UInt64, lastSeq: inout UInt64,
+        _ found: (UserLog.Record) -> Void
     ) throws(HistoryReadError) {
         var pending: [UInt8] = []
         var consumed = 0
@@ -112,7 +118,7 @@ struct HistoryReader {
                                     failure = .corrupt(file: path, offset: consumed + offset, reason: "record fails its checksum")
                                     return offset
                                 }
-                                records.append(UserLog.Record(seq: seq, mutation: mutation))
+                                found(UserLog.Record(seq: seq, mutation: mutation))
                             }
                             lastSeq = max(lastSeq, seq)
                             offset = next
@@ -131,5 +137,17 @@ struct HistoryReader {
         if !pending.isEmpty, !isLast {
             throw .corrupt(file: path, offset: consumed, reason: "segment ends inside a record")
         }
+    }
+}
+
+/// The user's state carried from record to record while a read streams the log.
+private struct Replay {
+    var state: UserContext?
+    let policy: HistoryPolicy
+
+    mutating func apply<Visitor: UserLogVisitor>(_ record: UserLog.Record, to visitor: inout Visitor) {
+        let before = state
+        if let next = try? Reducer.apply(record.mutation, to: state, policy: policy, limits: .unlimited) { state = next.state }
+        visitor.visit(record, before: before, after: state)
     }
 }

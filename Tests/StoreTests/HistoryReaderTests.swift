@@ -7,6 +7,28 @@ import Testing
 
 /// One user's records and base context, read from the retained files while the database is open.
 @Suite(.serialized) struct HistoryReaderTests {
+    /// Keeps every record with the states around it.
+    struct Collector: UserLogVisitor {
+        var base: UserContext?
+        var starts = 0
+        var steps: [(record: UserLog.Record, before: UserContext?, after: UserContext?)] = []
+        var records: [UserLog.Record] { steps.map(\.record) }
+
+        mutating func start(baseSeq: UInt64, base: UserContext?) {
+            self.base = base
+            starts += 1
+            steps = []
+        }
+
+        mutating func visit(_ record: UserLog.Record, before: UserContext?, after: UserContext?) { steps.append((record, before, after)) }
+    }
+
+    func read(_ database: Database, _ user: String, baseBefore seq: UInt64? = nil) throws -> (log: UserLog, collected: Collector) {
+        var collector = Collector()
+        let log = try database.userLog(of: user, baseBefore: seq, into: &collector)
+        return (log, collector)
+    }
+
     func open(_ directory: String) throws -> Database {
         try Database(options: .init(directory: directory, fsync: .never, snapshotEvery: 1_000_000))
     }
@@ -30,12 +52,12 @@ import Testing
         try write(database, "u", .increment(counter: "k", by: 1))
         try write(database, nfd, .increment(counter: "k", by: 1))
         let theirs = try write(database, nfc, .increment(counter: "k", by: 2))
-        let log = try database.userLog(of: "u1", baseBefore: nil)
-        #expect(log.records.map(\.seq) == mine)
+        let (log, collected) = try read(database, "u1")
+        #expect(collected.records.map(\.seq) == mine)
         #expect(log.baseSeq == 0 && log.base == nil && log.oldestSeq == 1)
         #expect(log.lastSeq == theirs)
-        #expect(try database.userLog(of: nfc, baseBefore: nil).records.map(\.seq) == [theirs])
-        #expect(try database.userLog(of: "nobody", baseBefore: nil).records.isEmpty)
+        #expect(try read(database, nfc).collected.records.map(\.seq) == [theirs])
+        #expect(try read(database, "nobody").collected.records.isEmpty)
     }
 
     /// Replaying the records on the base gives the live state, record by record.
@@ -49,11 +71,12 @@ import Testing
             if step == 120 { try database.takeSnapshot() }
         }
         for user in ["u0", "u1", "u2"] {
-            let log = try database.userLog(of: user, baseBefore: nil)
+            let (log, collected) = try read(database, user)
             var last = log.base
-            log.replay { _, before, after in
-                #expect(before == last)
-                last = after
+            #expect(collected.base == log.base && collected.starts == 1)
+            for step in collected.steps {
+                #expect(step.before == last)
+                last = step.after
             }
             #expect(last == database.context(of: user))
         }
@@ -69,17 +92,17 @@ import Testing
         try write(database, "u1", .increment(counter: "k", by: 1))
         let first = try database.takeSnapshot()
         // The log from seq 1 is still there behind the first snapshot.
-        #expect(try database.userLog(of: "u1", baseBefore: nil).oldestSeq == 1)
+        #expect(try read(database, "u1").log.oldestSeq == 1)
         let third = try write(database, "u1", .increment(counter: "k", by: 1))
         let second = try database.takeSnapshot()
         let fourth = try write(database, "u1", .increment(counter: "k", by: 1))
-        let log = try database.userLog(of: "u1", baseBefore: nil)
+        let (log, collected) = try read(database, "u1")
         #expect(log.oldestSeq == first + 1)
         #expect(log.baseSeq == first && log.base?.counters["k"] == 2)
-        #expect(log.records.map(\.seq) == [third, fourth])
-        let nearest = try database.userLog(of: "u1", baseBefore: fourth)
-        #expect(nearest.baseSeq == second && nearest.base?.counters["k"] == 3)
-        #expect(nearest.records.map(\.seq) == [fourth])
+        #expect(collected.records.map(\.seq) == [third, fourth])
+        let nearest = try read(database, "u1", baseBefore: fourth)
+        #expect(nearest.log.baseSeq == second && nearest.log.base?.counters["k"] == 3)
+        #expect(nearest.collected.records.map(\.seq) == [fourth])
     }
 
     /// A cancelled pending fire is logged for the user but changes nothing: an erased (or unknown) user is not
@@ -96,7 +119,7 @@ import Testing
         #expect(database.context(of: "kept") == kept)
         #expect(database.health.users == 1)
         #expect(
-            try database.userLog(of: "gone", baseBefore: nil).records.map(\.mutation.actions) == [[.cancelPendingFire(trigger: "later", due: due)]])
+            try read(database, "gone").collected.records.map(\.mutation.actions) == [[.cancelPendingFire(trigger: "later", due: due)]])
         #expect(gone > 0)
         database.closeWithoutSnapshot()
         database = try open(directory)
@@ -123,8 +146,8 @@ import Testing
         let at = bytes.firstIndex(of: UInt8(ascii: "g"))!
         bytes[at] ^= 0x20
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        #expect(throws: HistoryReadError.self) { try database.userLog(of: "u1", baseBefore: nil) }
+        #expect(throws: HistoryReadError.self) { try read(database, "u1") }
         // Another user's records are framed but not checked: their read still works.
-        #expect(try database.userLog(of: "u2", baseBefore: nil).records.count == 1)
+        #expect(try read(database, "u2").collected.records.count == 1)
     }
 }
