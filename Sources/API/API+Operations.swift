@@ -47,7 +47,8 @@ extension API {
         ]
         var body: JSONObject = [
             "version": .string(Release.version), "rules": .object(rulesObject), "store": .object(storeObject),
-            "server": ["openConnections": .int(transport.openConnections), "draining": .bool(transport.isDraining)]
+            "server": ["openConnections": .int(transport.openConnections), "draining": .bool(transport.isDraining)],
+            "operations": engine.operationSummary
         ]
         if let cluster { body["cluster"] = clusterStatus(cluster) }
         return .json(.ok, JSONWriter.write(.object(body)))

@@ -53,6 +53,8 @@ public struct API: Sendable {
         registerStreamTickets(in: &router)
         registerDashboard(in: &router)
         registerTracking(in: &router)
+        registerHistory(in: &router)
+        registerAdminOperations(in: &router)
         return router
     }
 

@@ -150,7 +150,28 @@ enum OpenAPIDocument {
             method: "POST", path: "/ofrep/v1/track",
             summary: "specd extension to OFREP: an OpenFeature track() call, donated as the event for the targetingKey", scope: .write,
             request: ref("TrackRequest"), success: (202, ref("TrackResponse")), errors: [400, 401, 403, 413, 415, 422, 503, 507]),
-        Operation(method: "OPTIONS", path: "/ofrep/v1/track", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: [])
+        Operation(method: "OPTIONS", path: "/ofrep/v1/track", summary: "CORS preflight", scope: nil, request: nil, success: (204, nil), errors: []),
+        Operation(
+            method: "GET", path: "/v1/users/{user}/history",
+            summary: "The user's log records, newest first, paged by seq (changed flags recomputed with the current rules)",
+            scope: .evaluate, request: nil, success: (200, ref("HistoryResponse")), errors: [400, 401, 403, 404, 500],
+            query: [
+                (name: "limit", schema: ["type": "integer", "minimum": 1, "maximum": 500], description: "Records per page (default 50)"),
+                (
+                    name: "before", schema: ["type": "integer", "minimum": 1, "maximum": 999_999_999_999_999_999],
+                    description: "Only records with a smaller seq: the previous answer's `before`"
+                )
+            ]),
+        Operation(
+            method: "GET", path: "/v1/users/{user}/history/{seq}/explain/{key}",
+            summary: "Why then: the flag explained as it stood just after the user's record `seq` (current rules)", scope: .evaluate,
+            request: nil, success: (200, ref("HistoryExplain")), errors: [400, 401, 403, 404, 410, 500]),
+        Operation(
+            method: "GET", path: "/v1/admin/operations", summary: "Reloads, snapshots, compactions, recovery and pending delayed fires",
+            scope: .admin, request: nil, success: (200, ref("OperationsResponse")), errors: [401, 403]),
+        Operation(
+            method: "DELETE", path: "/v1/admin/operations/{id}", summary: "Cancel a pending delayed fire (logged)", scope: .admin, request: nil,
+            success: (200, ref("CancelledOperation")), errors: [401, 403, 404, 409, 503])
     ]
 
     static let schemas: JSONObject = [
@@ -262,7 +283,36 @@ enum OpenAPIDocument {
                 "trackingEventName": ["type": "string", "minLength": 1],
                 "trackingEventDetails": object(["value": ["type": "number"]])
             ], required: ["context", "trackingEventName"]),
-        "TrackResponse": object(["seq": integer], required: ["seq"])
+        "TrackResponse": object(["seq": integer], required: ["seq"]),
+        "HistoryRecord": object(
+            [
+                "seq": integer, "at": string, "action": object(["ops": array(object(["op": string], required: ["op"]))], required: ["ops"]),
+                "changed": array(ref("Change")), "fired": array(ref("Fire"))
+            ], required: ["seq", "at", "action", "changed", "fired"]),
+        "HistoryResponse": object(
+            [
+                "user": string, "records": array(ref("HistoryRecord")), "before": nullable(integer), "oldest": integer, "lastSeq": integer,
+                "compacted": boolean, "rules": ["type": "string", "enum": ["current"]]
+            ], required: ["user", "records", "before", "oldest", "lastSeq", "compacted", "rules"]),
+        "HistoryExplain": [
+            "allOf": [
+                ref("Evaluation"),
+                object(
+                    [
+                        "user": string, "seq": integer, "at": string, "key": string, "explain": ["type": "object"],
+                        "rules": ["type": "string", "enum": ["current"]], "rulesVersion": string,
+                        "rebuiltFrom": object(["snapshotSeq": integer, "replayedRecords": integer], required: ["snapshotSeq", "replayedRecords"]),
+                        "now": ref("Evaluation")
+                    ], required: ["user", "seq", "at", "key", "explain", "rules", "rebuiltFrom", "now"])
+            ]
+        ],
+        "TrackedOperation": object(
+            [
+                "id": string, "kind": string, "state": ["type": "string", "enum": ["idle", "loading", "loaded", "failed"]], "startedAt": string,
+                "finishedAt": string, "error": string, "detail": ["type": "object"]
+            ], required: ["id", "kind", "state", "startedAt", "detail"]),
+        "OperationsResponse": object(["operations": array(ref("TrackedOperation"))], required: ["operations"]),
+        "CancelledOperation": object(["operation": ref("TrackedOperation"), "seq": integer], required: ["operation", "seq"])
     ]
 
     static let document: JSONValue = {

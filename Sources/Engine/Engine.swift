@@ -18,6 +18,8 @@ public final class Engine: Sendable {
     public let logger: Logger
     private let subscribers: Subscribers
     private let timekeeperBox: TimekeeperBox
+    /// Reloads, snapshots, compactions, recovery and settled delayed fires (docs/api.md, "Operations").
+    public let operations: OperationTracker
 
     public init(
         rules: RulesHost, store: ContextStore, subscribers: Subscribers, clock: WallClock, metrics: Metrics = Metrics(),
@@ -30,10 +32,14 @@ public final class Engine: Sendable {
         self.metrics = metrics
         self.logger = logger
         timekeeperBox = TimekeeperBox()
-        timekeeperBox.timekeeper = Timekeeper(subscribers: subscribers, rules: rules, store: store, clock: clock) {
-            [unowned self] mutation, request in
-            write(mutation, kind: .delayedFire, appVersion: request.appVersion) { _ in }
-        }
+        let operations = OperationTracker(clock: clock)
+        self.operations = operations
+        timekeeperBox.timekeeper = Timekeeper(
+            subscribers: subscribers, rules: rules, store: store, clock: clock,
+            fire: { [unowned self] mutation, request in
+                write(mutation, kind: .delayedFire, appVersion: request.appVersion) { _ in }
+            }, settled: { fire, outcome, at in operations.record(Self.settledFire(fire, outcome: outcome, at: at)) })
+        store.observeActivity { operations.observe($0) }
     }
 
     var timekeeper: Timekeeper { timekeeperBox.timekeeper! }
@@ -129,13 +135,13 @@ public final class Engine: Sendable {
     /// subscribers (a `rules` event, then the flag changes it causes for users with live streams).
     @discardableResult
     public func reloadRules() -> ReloadOutcome {
-        reloadRules(from: rules.reload())
+        tracked { reloadRules(from: rules.reload()) }
     }
 
     /// The same reload with a candidate from elsewhere than the host's path (a scenario's `reload` step).
     @discardableResult
     public func reloadRules(using load: () -> Result<RuleSet, RuleSetError>) -> ReloadOutcome {
-        reloadRules(from: rules.reload(using: load))
+        tracked { reloadRules(from: rules.reload(using: load)) }
     }
 
     private func reloadRules(from outcome: Result<RuleSet, RuleSetError>?) -> ReloadOutcome {

@@ -11,6 +11,8 @@ struct PendingFires {
         let user: String
         let trigger: String
         let due: Instant
+        /// When the qualifying donation scheduled it.
+        let scheduledAt: Instant
         /// The donation's request (user id, app version), for the re-check when the delay ends.
         let request: RequestAttributes
     }
@@ -31,7 +33,7 @@ struct PendingFires {
     /// A qualifying donation asks for a fire at `due`. Returns the new fire (`nil` when the mode ignores it) and the
     /// ids of the pending fires it replaces, which the caller unschedules.
     mutating func add(
-        user: String, trigger: String, due: Instant, request: RequestAttributes, mode: Trigger.DelayMode
+        user: String, trigger: String, due: Instant, request: RequestAttributes, mode: Trigger.DelayMode, scheduledAt: Instant? = nil
     ) -> (fire: Fire?, replaced: [Int]) {
         let owner = Owner(user: ByteKey(user), trigger: ByteKey(trigger))
         var replaced: [Int] = []
@@ -46,11 +48,14 @@ struct PendingFires {
             if let pending = byOwner[owner], !pending.isEmpty { return (nil, []) }
         }
         lastID += 1
-        let fire = Fire(id: lastID, user: user, trigger: trigger, due: due, request: request)
+        let fire = Fire(id: lastID, user: user, trigger: trigger, due: due, scheduledAt: scheduledAt ?? due, request: request)
         byID[fire.id] = fire
         byOwner[owner, default: []].append(fire.id)
         return (fire, replaced)
     }
+
+    /// The pending fire with that id, left in place.
+    func fire(_ id: Int) -> Fire? { byID[id] }
 
     /// Removes and returns a fire: it came due, or it was cancelled.
     mutating func take(_ id: Int) -> Fire? {

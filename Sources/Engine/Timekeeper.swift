@@ -22,11 +22,15 @@ final class Timekeeper: @unchecked Sendable {
     /// When the thread plans to wake next (guarded by `wake`): new jobs due later need no signal.
     private var plannedWake: Instant?
     private var running = true
+    /// Told how each delayed fire ended when it came due: fired, or skipped and why (the operations view).
+    private let settled: (@Sendable (PendingFires.Fire, _ outcome: String, _ at: Instant) -> Void)?
 
     init(
         subscribers: Subscribers, rules: RulesHost, store: ContextStore, clock: WallClock,
-        fire: @escaping @Sendable (Mutation, RequestAttributes) -> Void
+        fire: @escaping @Sendable (Mutation, RequestAttributes) -> Void,
+        settled: (@Sendable (PendingFires.Fire, _ outcome: String, _ at: Instant) -> Void)? = nil
     ) {
+        self.settled = settled
         self.subscribers = subscribers
         self.rules = rules
         self.store = store
@@ -162,7 +166,7 @@ final class Timekeeper: @unchecked Sendable {
             let due = now + delay
             let scheduled = scheduler.withLock { scheduler -> Bool in
                 let (fire, replaced) = pending.withLock {
-                    $0.add(user: user, trigger: key, due: due, request: request, mode: trigger.delayMode)
+                    $0.add(user: user, trigger: key, due: due, request: request, mode: trigger.delayMode, scheduledAt: now)
                 }
                 for id in replaced { scheduler.cancel(.trigger(fire: id)) }
                 guard let fire else { return false }
@@ -185,14 +189,37 @@ final class Timekeeper: @unchecked Sendable {
 
     /// The delay ended: fire only if the spec still holds and no other fire claimed the throttle meanwhile.
     func fireDelayed(_ id: Int, now: Instant) {
-        guard let pendingFire = pending.withLock({ $0.take(id) }),
-            let trigger = rules.current.triggers[pendingFire.trigger], let context = store.context(of: pendingFire.user),
-            trigger.when.holds(EvaluationInput(context: context, now: now, request: pendingFire.request)),
-            !trigger.isThrottled(context, now: now)
-        else { return }
-        fire(
-            Mutation(user: pendingFire.user, now: now, actions: [.recordTriggerFire(trigger: pendingFire.trigger, at: now)]),
-            pendingFire.request)
+        guard let pendingFire = pending.withLock({ $0.take(id) }) else { return }
+        let outcome: String
+        if let trigger = rules.current.triggers[pendingFire.trigger] {
+            if let context = store.context(of: pendingFire.user) {
+                if !trigger.when.holds(EvaluationInput(context: context, now: now, request: pendingFire.request)) {
+                    outcome = "skipped: the spec no longer holds"
+                } else if trigger.isThrottled(context, now: now) {
+                    outcome = "skipped: throttled"
+                } else {
+                    outcome = "fired"
+                    fire(
+                        Mutation(user: pendingFire.user, now: now, actions: [.recordTriggerFire(trigger: pendingFire.trigger, at: now)]),
+                        pendingFire.request)
+                }
+            } else {
+                outcome = "skipped: the user was erased"
+            }
+        } else {
+            outcome = "skipped: the trigger is no longer in the rules"
+        }
+        settled?(pendingFire, outcome, now)
+    }
+
+    /// Takes a pending fire out before it comes due (an operator cancelled it); `nil` when it is not pending (it
+    /// fired, was replaced, or never existed).
+    func cancelFire(_ id: Int) -> PendingFires.Fire? {
+        scheduler.withLock { scheduler in
+            guard let fire = pending.withLock({ $0.take(id) }) else { return nil }
+            scheduler.cancel(.trigger(fire: id))
+            return fire
+        }
     }
 
     /// Runs what is due at `now`; the thread calls it, tests call it with a virtual clock.

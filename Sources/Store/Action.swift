@@ -32,6 +32,9 @@ public enum Action: Sendable, Equatable {
     /// A display event for a display flag; `maxCount` and `invalidates` are the flag's rule when it was written
     /// (docs/rules.md, "Display accounting"), logged so replay never consults the rules.
     case recordDisplay(flag: String, event: DisplayState.Event, at: Instant, maxCount: Int?, invalidates: Bool)
+    /// An operator cancelled the user's pending delayed fire of `trigger`, due at `due` (docs/api.md, "Operations").
+    /// Logged so the user's history shows it; it changes nothing in the context and never creates a user.
+    case cancelPendingFire(trigger: String, due: Instant)
 
     public enum ClearScope: String, Sendable, CaseIterable {
         case counters, events, flags, attributes, segments, all

@@ -15,6 +15,24 @@ public protocol ContextStore: AnyObject, Sendable {
         completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void)
     /// Counts and state for readiness, status and metrics.
     var health: StoreHealth { get }
+    /// The user's base and records as the retained files hold them, read-only (docs/api.md, "History"): each record
+    /// goes to `visitor` with the user's state before and after it. With `baseBefore`, from the nearest base
+    /// (snapshot) before that seq; without, from the oldest, so every reachable record is visited. Reads the
+    /// retained log: call it off the event loops.
+    func userLog<Visitor: UserLogVisitor>(
+        of user: String, baseBefore seq: UInt64?, into visitor: inout Visitor
+    ) throws(HistoryReadError) -> UserLog
+    /// Calls `observer`, on the store's own thread, as snapshots and compactions start and end.
+    func observeActivity(_ observer: @escaping @Sendable (StoreActivity) -> Void)
+}
+
+extension ContextStore {
+    /// A store without a log has no history.
+    public func userLog<Visitor: UserLogVisitor>(
+        of user: String, baseBefore seq: UInt64?, into visitor: inout Visitor
+    ) throws(HistoryReadError) -> UserLog { throw .noLog }
+    /// A store without snapshots has nothing to report.
+    public func observeActivity(_ observer: @escaping @Sendable (StoreActivity) -> Void) {}
 }
 
 /// How the store is doing, as data.

@@ -65,6 +65,8 @@ public final class Database: Sendable {
     /// Whether the calling thread flushes the log at the end of its round (see `flushLogAtRoundEnds`). Written
     /// once, before any write is served; read on every write, so no lock.
     nonisolated(unsafe) private var flushesLater: (@Sendable () -> Bool)?
+    /// Told as snapshots and compactions start and end (`observeActivity`).
+    let activityObservers = Mutex<[@Sendable (StoreActivity) -> Void]>([])
 
     /// Threads for which `isRoundThread` holds promise to call `log.flush()` after each round of requests, so
     /// their writes share one `write` per round instead of one each. Call before serving writes.
@@ -198,6 +200,7 @@ public final class Database: Sendable {
         let (seq, shards, rotation) = store.capture(rotating: true)
         // Nothing was ever written: no state, no log to compact.
         guard seq > 0 else { return seq }
+        report(StoreActivity(kind: .snapshot, phase: .started, seq: seq))
         do throws(IOError) {
             if seq == previous {
                 // Nothing new since the last verified snapshot: it holds this very state. Rewriting it would only
@@ -211,6 +214,7 @@ public final class Database: Sendable {
             }
         } catch {
             snapshotFailed(error, at: seq)
+            report(StoreActivity(kind: .snapshot, phase: .failed(error.description), seq: seq))
             throw error
         }
         snapshotState.withLock {
@@ -219,9 +223,17 @@ public final class Database: Sendable {
             $0.retry = nil
             $0.lastError = nil
         }
+        report(StoreActivity(kind: .snapshot, phase: .finished, seq: seq))
         // Compaction may only delete segments once the records after `seq` go to a new one.
+        report(StoreActivity(kind: .compaction, phase: .started, seq: seq))
         if let rotation { log.waitForRotation(rotation) }
-        try compact(keeping: seq, previous: previous)
+        do throws(IOError) {
+            try compact(keeping: seq, previous: previous)
+        } catch {
+            report(StoreActivity(kind: .compaction, phase: .failed(error.description), seq: seq))
+            throw error
+        }
+        report(StoreActivity(kind: .compaction, phase: .finished, seq: seq))
         return seq
     }
 

@@ -106,6 +106,10 @@ enum MutationCodec {
         case .recordDisplay(let flag, let event, let at, let maxCount, let invalidates):
             writer.byte(23)
             DisplayCodec.encode(flag: flag, event: event, at: at, maxCount: maxCount, invalidates: invalidates, into: &writer)
+        case .cancelPendingFire(let trigger, let due):
+            writer.byte(24)
+            writer.string(trigger)
+            writer.instant(due)
         }
     }
 
@@ -137,6 +141,7 @@ enum MutationCodec {
         case 21: return .setExpiringFlag(flag: try reader.string(), value: try reader.byte() == 1, expiresAt: try reader.instant())
         case 22: return .addExpiringSegment(try reader.string(), expiresAt: try reader.instant())
         case 23: return try DisplayCodec.decodeAction(&reader)
+        case 24: return .cancelPendingFire(trigger: try reader.string(), due: try reader.instant())
         default: throw .malformed
         }
     }

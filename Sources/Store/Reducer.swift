@@ -47,6 +47,9 @@ public enum Reducer {
             state = nil
             return
         }
+        // A cancelled pending fire is the log's record of an operator's act, not a change to the context: it must
+        // not create an erased or unknown user, so replay gives the state the live store kept.
+        if case .cancelPendingFire = action { return }
         if state == nil {
             var fresh = UserContext()
             // `sinceLaunch` counts from a stored user's first write (docs/rules.md, "sinceLaunch").
@@ -186,6 +189,8 @@ public enum Reducer {
             var state = context.display[flag] ?? DisplayState()
             state.record(event, at: at, maxCount: maxCount, invalidates: invalidates)
             context.display[KeyInterner.intern(flag)] = state
+        case .cancelPendingFire:
+            break
         }
         if !context.expiries.isEmpty { clearExpiry(after: action, in: &context) }
     }

@@ -71,6 +71,7 @@ public final class Daemon: Sendable {
         }
         let rules = RulesHost(loaded, path: options.rulesPath, format: options.rulesFormat)
         let started = ContinuousClock.now
+        let recoveryStartedAt = clock.now()
         do {
             var storeOptions = Database.Options(
                 directory: options.dataDirectory, fsync: options.fsync, snapshotEvery: options.snapshotEvery,
@@ -86,6 +87,12 @@ public final class Daemon: Sendable {
         hub = StreamHub(options: options.streams, startSeq: database.health.lastSeq)
         engine = Engine(rules: rules, store: database, subscribers: hub, clock: clock, logger: logger)
         Self.registerStorageGauges(engine.metrics, directory: options.dataDirectory, recovery: recoveryDuration)
+        engine.recordRecovery(
+            startedAt: recoveryStartedAt, finishedAt: clock.now(),
+            detail: [
+                "snapshotSeq": .int(Int(clamping: database.recovery.snapshotSeq)), "replayedRecords": .int(database.recovery.replayedRecords),
+                "lastSeq": .int(Int(clamping: database.recovery.lastSeq)), "warnings": .int(database.recovery.warnings.count)
+            ])
         server = HTTPServer(configuration: options.server, events: ServerEventLog(logger: logger))
         var rateLimiter: RateLimiter?
         if options.rateLimit > 0 {

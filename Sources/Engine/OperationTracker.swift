@@ -1,0 +1,113 @@
+import Rules
+import Store
+import Synchronization
+
+/// What specd runs and waits for (Statable's operation tracker, docs/api.md "Operations"): rule reloads,
+/// snapshots, compactions and the recovery at start as they run and once finished, plus whatever other sources
+/// list (`addSource`: webhook deliveries come in that way). Pending delayed fires are not kept here: the engine
+/// adds them from its clock when asked, so the list never disagrees with what will fire.
+///
+/// Bounded: running operations (a handful: one reload, one snapshot at a time) and the last `finishedLimit`
+/// finished ones. Any thread; one lock.
+public final class OperationTracker: Sendable {
+    /// Finished operations kept for the list, newest last.
+    public static let finishedLimit = 100
+
+    private struct State {
+        var running: [String: TrackedOperation] = [:]
+        var finished: [TrackedOperation] = []
+        var lastID = 0
+        /// The running snapshot and compaction, by kind: the store runs one of each at a time.
+        var storeRunning: [StoreActivity.Kind: String] = [:]
+        var sources: [@Sendable () -> [TrackedOperation]] = []
+    }
+
+    private let state = Mutex(State())
+    private let clock: WallClock
+
+    public init(clock: WallClock) {
+        self.clock = clock
+    }
+
+    /// Starts an operation (`loading`) and returns its id, `<kind>-<n>`.
+    @discardableResult
+    public func begin(_ kind: String, detail: JSONObject = [:]) -> String {
+        let now = clock.now()
+        return state.withLock { state in
+            state.lastID += 1
+            let id = "\(kind)-\(state.lastID)"
+            state.running[id] = TrackedOperation(id: id, kind: kind, state: .loading, startedAt: now, detail: detail)
+            return id
+        }
+    }
+
+    /// Ends a running operation: `loaded`, or `failed` with `error`. `detail` members are merged in.
+    public func finish(_ id: String, error: String? = nil, detail: JSONObject = [:]) {
+        let now = clock.now()
+        state.withLock { state in
+            guard var operation = state.running.removeValue(forKey: id) else { return }
+            operation.state = error == nil ? .loaded : .failed
+            operation.finishedAt = now
+            operation.error = error
+            for (key, value) in detail { operation.detail[key] = value }
+            Self.keep(operation, in: &state)
+        }
+    }
+
+    /// Forgets a running operation that turned out to do nothing (a reload refused because another was loading).
+    public func discard(_ id: String) {
+        _ = state.withLock { $0.running.removeValue(forKey: id) }
+    }
+
+    /// Adds an operation that already finished (recovery, measured before the tracker existed; a cancelled fire).
+    public func record(_ operation: TrackedOperation) {
+        state.withLock { state in
+            var operation = operation
+            if operation.id.isEmpty {
+                state.lastID += 1
+                operation = TrackedOperation(
+                    id: "\(operation.kind)-\(state.lastID)", kind: operation.kind, state: operation.state, startedAt: operation.startedAt,
+                    finishedAt: operation.finishedAt, error: operation.error, detail: operation.detail)
+            }
+            Self.keep(operation, in: &state)
+        }
+    }
+
+    /// Another list of operations shown with these (webhook deliveries): called on every listing, on the caller's
+    /// thread, so it must be quick and must not call back into the tracker.
+    public func addSource(_ source: @escaping @Sendable () -> [TrackedOperation]) {
+        state.withLock { $0.sources.append(source) }
+    }
+
+    /// Running operations first (oldest first), then finished ones (newest first), then the other sources'.
+    public var operations: [TrackedOperation] {
+        let (own, sources) = state.withLock { state in
+            (state.running.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) } + state.finished.reversed(), state.sources)
+        }
+        return own + sources.flatMap { $0() }
+    }
+
+    /// A finished operation by id (to tell "not cancellable" from "unknown").
+    public func operation(_ id: String) -> TrackedOperation? {
+        let (own, sources) = state.withLock { state in (state.running[id] ?? state.finished.last { $0.id == id }, state.sources) }
+        return own ?? sources.lazy.flatMap { $0() }.first { $0.id == id }
+    }
+
+    /// The store's snapshots and compactions, as it reports them (on its snapshot thread).
+    func observe(_ activity: StoreActivity) {
+        let kind = activity.kind == .snapshot ? TrackedOperation.Kind.snapshot : TrackedOperation.Kind.compaction
+        switch activity.phase {
+        case .started:
+            let id = begin(kind, detail: ["seq": .int(Int(clamping: activity.seq))])
+            state.withLock { $0.storeRunning[activity.kind] = id }
+        case .finished, .failed:
+            guard let id = state.withLock({ $0.storeRunning.removeValue(forKey: activity.kind) }) else { return }
+            if case .failed(let error) = activity.phase { finish(id, error: error) } else { finish(id) }
+        }
+    }
+
+    private static func keep(_ operation: TrackedOperation, in state: inout State) {
+        state.finished.append(operation)
+        if state.finished.count > finishedLimit { state.finished.removeFirst(state.finished.count - finishedLimit) }
+    }
+}

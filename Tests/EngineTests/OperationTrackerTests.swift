@@ -1,0 +1,81 @@
+import Engine
+import Foundation
+import Rules
+import Store
+import Synchronization
+import Testing
+
+/// The tracker alone: Statable's states, the bound on finished operations, the store's activity, other sources.
+@Suite struct OperationTrackerTests {
+    final class Clock: WallClock, @unchecked Sendable {
+        let current = Mutex(Instant(milliseconds: 1_773_144_000_000))
+        func now() -> Instant { current.withLock { $0 } }
+        func advance(_ milliseconds: Int64) { current.withLock { $0 = $0 + milliseconds } }
+    }
+
+    @Test func beginThenFinish_movesLoadingToLoadedOrFailed() {
+        let clock = Clock()
+        let tracker = OperationTracker(clock: clock)
+        let good = tracker.begin("reload")
+        let bad = tracker.begin("reload")
+        #expect(tracker.operations.map(\.state) == [.loading, .loading])
+        clock.advance(250)
+        tracker.finish(good, detail: ["version": "v2"])
+        tracker.finish(bad, error: "2 errors")
+        let listed = tracker.operations
+        #expect(listed.map(\.id) == [bad, good])
+        #expect(listed[0].state == .failed && listed[0].error == "2 errors")
+        #expect(listed[1].state == .loaded && listed[1].detail["version"] == "v2")
+        #expect(listed[1].finishedAt == listed[1].startedAt + 250)
+    }
+
+    @Test func finished_areBoundedToTheNewest() {
+        let tracker = OperationTracker(clock: Clock())
+        for index in 0..<(OperationTracker.finishedLimit + 50) { tracker.finish(tracker.begin("snapshot", detail: ["n": .int(index)])) }
+        let listed = tracker.operations
+        #expect(listed.count == OperationTracker.finishedLimit)
+        #expect(listed.first?.detail["n"] == .int(OperationTracker.finishedLimit + 49))
+        #expect(listed.last?.detail["n"] == 50)
+    }
+
+    @Test func discard_forgetsAnOperationThatDidNothing() {
+        let tracker = OperationTracker(clock: Clock())
+        tracker.discard(tracker.begin("reload"))
+        #expect(tracker.operations.isEmpty)
+    }
+
+    /// Another source (webhook deliveries) is listed with the tracker's own, and found by id.
+    @Test func addSource_isListedAfterTheOwnOperations() {
+        let clock = Clock()
+        let tracker = OperationTracker(clock: clock)
+        tracker.finish(tracker.begin("reload"))
+        let delivery = TrackedOperation(id: "webhook-7", kind: "webhookDelivery", state: .failed, startedAt: clock.now(), error: "HTTP 500")
+        tracker.addSource { [delivery] }
+        #expect(tracker.operations.map(\.kind) == ["reload", "webhookDelivery"])
+        #expect(tracker.operation("webhook-7") == delivery)
+    }
+
+    /// The engine lists the store's snapshot and compaction as the store reports them.
+    @Test func engine_listsStoreActivity() throws {
+        let directory = NSTemporaryDirectory() + "specd-tracker-\(UUID().uuidString)"
+        let database = try Database(options: .init(directory: directory, fsync: .never))
+        defer { database.closeWithoutSnapshot() }
+        let ruleSet = try RuleSetLoader.load(text: #"{"flags": {}}"#, name: "t").get()
+        let engine = Engine(
+            rules: RulesHost(ruleSet, path: nil), store: database, subscribers: Silent(), clock: Clock(),
+            logger: Logger(level: .error, sink: MemoryLogSink()))
+        _ = try database.writeAndWait(Mutation(user: "u", now: Instant(milliseconds: 0), actions: [.increment(counter: "k", by: 1)]))
+        try database.takeSnapshot()
+        let listed = engine.operationList.map { "\($0.kind) \($0.state.rawValue) \($0.detail["seq"]?.numberValue?.int ?? -1)" }
+        #expect(listed == ["compaction loaded 1", "snapshot loaded 1"])
+    }
+
+    final class Silent: Subscribers, @unchecked Sendable {
+        func publish(_ event: DomainEvent) {}
+        func hasSubscribers(for user: String) -> Bool { false }
+        func wantsContext(for user: String) -> Bool { false }
+        func subscribedUsers() -> [String] { [] }
+        func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]] { [] }
+        func appVersions(hearing user: String) -> [String?] { [] }
+    }
+}
