@@ -215,6 +215,18 @@ public final class Metrics: Sendable {
         "trigger_fires_total": "Trigger fires, immediate and delayed.",
         "rule_reloads_total": "Rule reloads by result (loaded, failed).",
         "streams_opened_total": "Event streams opened.",
-        "track_events_total": "OpenFeature track calls turned into donations."
+        "track_events_total": "OpenFeature track calls turned into donations.",
+        "pending_fires_cancelled_total": "Pending delayed trigger fires cancelled by an operator.",
+        "stream_tickets_issued_total": "One-time stream tickets issued.",
+        "stream_tickets_redeemed_total": "Stream tickets that opened their stream.",
+        "stream_tickets_refused_total": "Stream tickets refused: unknown, expired, reused or for another stream.",
+        "stream_tickets_full_total": "Ticket requests refused because the table of waiting tickets was full.",
+        "forwarded_requests_total": "Cluster mode: requests forwarded to the member that owns their user.",
+        "forward_failures_total": "Cluster mode: forwards that could not reach the owner (answered 503).",
+        "forward_refused_total": "Cluster mode: forwarded requests refused with 421 (membership disagreement).",
+        "webhook_deliveries_total": "Webhook delivery attempts by outcome (delivered, failed, dead_lettered).",
+        "webhook_events_enqueued_total": "Events written to the webhook outbox.",
+        "webhook_events_dropped_total": "Events not enqueued because the webhook outbox was full.",
+        "webhook_outbox_failures_total": "Webhook outbox writes that failed."
     ]
 }

@@ -31,7 +31,12 @@ extension FuzzInput {
         case 20: return .setExpiringFlag(flag: key(), value: bool(), expiresAt: instant())
         case 21: return .addExpiringSegment(key(), expiresAt: instant())
         default:
-            guard bool() else { return .recordTriggerFire(trigger: pick(["t0", "t1"]), at: instant()) }
+            guard bool() else {
+                // A cancelled pending fire (log tag 24) changes no context and creates no user.
+                return byte() % 2 == 0
+                    ? .cancelPendingFire(trigger: pick(["t0", "t1", key()]), due: instant())
+                    : .recordTriggerFire(trigger: pick(["t0", "t1"]), at: instant())
+            }
             return .recordDisplay(
                 flag: pick(["tip-a", "tip-b", key()]), event: pick(DisplayState.Event.allCases), at: instant(),
                 maxCount: bool() ? nil : amount(), invalidates: bool())
