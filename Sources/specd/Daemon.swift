@@ -37,6 +37,8 @@ public final class Daemon: Sendable {
     public let server: HTTPServer
     let router: Router
     let recoveryDuration: Duration
+    /// The webhook deliveries (`nil` with no webhook configured); its list is what operations show.
+    public let webhooks: WebhookDispatcher?
 
     /// Why the daemon could not start.
     public enum StartupFailure: Error {
@@ -44,6 +46,8 @@ public final class Daemon: Sendable {
         case rules(RuleSetError)
         /// The data directory is corrupt or unusable: exit 2.
         case data(Recovery.Failure)
+        /// The webhook outbox cannot be opened: exit 2.
+        case webhooks(IOError)
     }
 
     /// Loads the rules, then recovers the data directory (a daemon that cannot trust either does not start), then
@@ -77,8 +81,16 @@ public final class Daemon: Sendable {
         }
         recoveryDuration = ContinuousClock.now - started
         Self.reportStorageFailures(of: database, to: logger)
-        hub = StreamHub(options: options.streams, startSeq: database.health.lastSeq)
-        engine = Engine(rules: rules, store: database, subscribers: hub, clock: clock, logger: logger)
+        let metrics = Metrics()
+        do {
+            webhooks = try Self.makeWebhooks(options: options, fileSystem: fileSystem, clock: clock, metrics: metrics, logger: logger)
+        } catch {
+            throw .webhooks(error)
+        }
+        hub = StreamHub(options: options.streams, startSeq: database.health.lastSeq, observer: webhooks)
+        engine = Engine(
+            rules: rules, store: database, subscribers: Self.subscribers(hub: hub, options: options, rules: rules, store: database, clock: clock),
+            clock: clock, metrics: metrics, logger: logger)
         server = HTTPServer(configuration: options.server, events: ServerEventLog(logger: logger))
         var rateLimiter: RateLimiter?
         if options.rateLimit > 0 {
@@ -99,12 +111,14 @@ public final class Daemon: Sendable {
     public func start(clockThread: Bool = true) throws {
         try server.start(serving: router)
         if clockThread { engine.start() }
+        webhooks?.start()
     }
 
     /// Stops the clock and drains the server; the database stays open (`closeDatabase` ends it).
     public func stop() {
         engine.stop()
         server.shutdown()
+        webhooks?.stop()
     }
 
     /// The store has no logger: its failures come here. A snapshot failure does not stop writes, so it is an error

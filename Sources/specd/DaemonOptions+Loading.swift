@@ -82,6 +82,10 @@ extension DaemonOptions {
                 tokens = try Self.parseTokens(value, path: path)
                 continue
             }
+            if key == "webhooks" {
+                webhooks = try Self.parseWebhooks(value, path: path)
+                continue
+            }
             guard let setting = Self.settings.first(where: { $0.configKey == key }) else {
                 throw UsageError("config file '\(path)': unknown key '\(key)'")
             }

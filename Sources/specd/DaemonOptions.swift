@@ -38,6 +38,8 @@ public struct DaemonOptions: Sendable, Equatable {
     /// Per-user caps (`limits.max*PerUser`, `limits.maxAttributeValueBytes`, `limits.maxKeyBytes`): on new writes and
     /// on inline contexts.
     public var contextLimits = ContextLimits()
+    /// Webhooks (`webhooks: [...]` in the config file; README, "Webhooks").
+    public var webhooks: [Webhook] = []
 
     public init() {}
 
