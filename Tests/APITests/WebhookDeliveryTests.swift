@@ -1,0 +1,137 @@
+import Foundation
+import HTTP
+import NetworkFixtures
+import Rules
+import Store
+import Testing
+
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+@testable import specd
+
+/// Webhooks through the whole daemon: real writes, the real HTTP client, a receiver on loopback.
+@Suite(.serialized) struct WebhookDeliveryTests {
+    static let secret = "a-webhook-secret-of-some-length"
+    static let rules = #"""
+        {"flags": {"pro": {"cases": [{"when": {"donations": {"event": "ping", "gte": 2}}, "value": true}], "fallback": false}},
+         "triggers": {"hello": {"on": ["ping"], "when": {"donations": {"event": "ping", "gte": 1}}}}}
+        """#
+
+    struct Harness {
+        let daemon: Daemon
+        let clock: ManualClock
+        let client = HTTPClient()
+
+        var webhooks: WebhookDispatcher { daemon.webhooks! }
+        var endpoint: HTTPClient.Endpoint { HTTPClient.Endpoint(host: "127.0.0.1", port: daemon.server.port) }
+
+        func donate(_ user: String) throws -> HTTPClient.Response {
+            try client.send(method: "POST", path: "/v1/users/\(user)/events/ping", to: endpoint, timeout: .seconds(5))
+        }
+
+        func stop() {
+            daemon.stop()
+            daemon.database.log.close()
+        }
+    }
+
+    func harness(receiverPort: Int, realClock: Bool, rules: String = Self.rules) throws -> Harness {
+        let directory = NSTemporaryDirectory() + "specd-webhooks-\(UUID().uuidString)"
+        let rulesPath = directory + ".rules.json"
+        try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
+        var options = DaemonOptions()
+        options.dataDirectory = directory
+        options.rulesPath = rulesPath
+        options.logLevel = .error
+        options.server = ServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1)
+        options.webhooks = [Webhook(url: "http://127.0.0.1:\(receiverPort)/hook", events: [.trigger, .flag], secret: Self.secret)]
+        let clock = ManualClock(ISO8601.parse("2026-03-10T12:00:00Z")!)
+        let daemon = try Daemon.assemble(options: options, logSink: MemoryLogSink(), clock: realClock ? SystemClock() : clock)
+        try daemon.start(clockThread: realClock)
+        return Harness(daemon: daemon, clock: clock)
+    }
+
+    /// Moves the manual clock to the next retry and runs what is due (on this thread: the client blocks it).
+    func retry(_ harness: Harness) {
+        if let due = harness.webhooks.nextDue, due > harness.clock.now() { harness.clock.advance(due - harness.clock.now()) }
+        harness.webhooks.deliverDue(now: harness.clock.now())
+    }
+
+    @Test func receiverFailingStallingDownThenBack_getsEveryEventInOrder_signed() throws {
+        let receiver = try WebhookReceiver(mode: .answer(500))
+        defer { receiver.down() }
+        let harness = try harness(receiverPort: receiver.port, realClock: false)
+        defer { harness.stop() }
+        #expect(try harness.donate("u1").status == 200)
+        #expect(try harness.donate("u1").status == 200)
+        // Two trigger fires and the flag turning true, in one lane (webhook, u1); a write's flag changes are
+        // published before its fires, so the second write's flag comes first.
+        #expect(harness.webhooks.pendingCount == 3)
+        harness.webhooks.deliverDue(now: harness.clock.now())
+        #expect(harness.webhooks.deliveries.first?.lastError == "answered 500")
+        receiver.mode = .stall
+        let stalled = ContinuousClock.now
+        retry(harness)
+        #expect(ContinuousClock.now - stalled >= .seconds(5))
+        #expect(harness.webhooks.deliveries.first?.lastError == "timedOut(HTTPServer.HTTPClientError.Phase.receive)")
+        receiver.down()
+        retry(harness)
+        #expect(harness.webhooks.deliveries.first?.lastError?.contains("connectFailed") == true)
+        receiver.mode = .answer(200)
+        try receiver.up()
+        retry(harness)
+        #expect(harness.webhooks.pendingCount == 0)
+        let delivered = receiver.delivered
+        #expect(delivered.map { $0.header("X-Specd-Event") } == ["trigger", "flag", "trigger"])
+        let ids = delivered.compactMap { $0.header("X-Specd-Event-Id").flatMap(EventID.init(text:)) }
+        #expect(ids.count == 3 && ids == ids.sorted())
+        for request in delivered {
+            let signature = "sha256=" + HMAC.hex(HMAC.sha256(key: Array(Self.secret.utf8), message: request.body))
+            #expect(request.header("X-Specd-Signature") == signature)
+            #expect(request.header("Content-Type") == "application/json")
+        }
+        let flag = try JSONParser().parse(delivered[1].body)
+        #expect(flag["key"]?.stringValue == "pro" && flag["value"] == .bool(true) && flag["user"]?.stringValue == "u1")
+    }
+
+    /// The receiver holds every connection without answering: writes are answered at their usual pace all the same.
+    @Test func stalledReceiver_neverSlowsDownWrites() throws {
+        let receiver = try WebhookReceiver(mode: .stall)
+        let harness = try harness(receiverPort: receiver.port, realClock: true)
+        defer {
+            receiver.down()
+            harness.stop()
+        }
+        var slowest = Duration.zero
+        let started = ContinuousClock.now
+        for index in 0..<20 {
+            let before = ContinuousClock.now
+            #expect(try harness.donate("user-\(index % 5)").status == 200)
+            slowest = max(slowest, ContinuousClock.now - before)
+        }
+        // A write waiting on a delivery would take the client's 5 s timeout; these are far below it.
+        #expect(slowest < .seconds(1))
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(harness.webhooks.pendingCount >= 20)
+    }
+
+    /// A flag that turns off an hour after the last ping, for a user with no stream open: the clock finds the change
+    /// and the webhook hears it, with the same id a stream would have had.
+    @Test func flagChangedByTheClock_isDelivered_withoutAnyStreamOpen() throws {
+        let rules = #"""
+            {"flags": {"active": {"cases": [{"when": {"lastDonation": {"event": "ping", "within": "1h"}}, "value": true}], "fallback": false}}}
+            """#
+        let receiver = try WebhookReceiver()
+        defer { receiver.down() }
+        let harness = try harness(receiverPort: receiver.port, realClock: false, rules: rules)
+        defer { harness.stop() }
+        #expect(try harness.donate("quiet").status == 200)
+        harness.clock.advance(60 * 60 * 1000 + 1)
+        harness.daemon.engine.runDue(now: harness.clock.now())
+        harness.webhooks.deliverDue(now: harness.clock.now())
+        let values = try receiver.delivered.map { try JSONParser().parse($0.body)["value"] }
+        #expect(values == [.bool(true), .bool(false)])
+        #expect(receiver.delivered.last?.header("X-Specd-Event-Id") == harness.daemon.hub.lastID.description)
+    }
+}
