@@ -8,17 +8,17 @@ import Glibc
 /// A webhook receiver on a loopback port the test controls: it answers with a status, stalls without answering,
 /// or is down (nothing listening on its port), and keeps every request it read. It can go down and come back up on
 /// the same port.
-final class WebhookReceiver: @unchecked Sendable {
-    enum Mode {
+public final class WebhookReceiver: @unchecked Sendable {
+    public enum Mode: Sendable {
         case answer(Int)
         case stall
     }
 
-    struct Request {
-        let head: String
-        let body: [UInt8]
+    public struct Request: Sendable {
+        public let head: String
+        public let body: [UInt8]
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             for line in head.split(separator: "\r\n").dropFirst() {
                 let parts = line.split(separator: ":", maxSplits: 1)
                 if parts.count == 2, parts[0].lowercased() == name.lowercased() { return parts[1].trimmingCharacters(in: .whitespaces) }
@@ -36,23 +36,22 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     private let state = Mutex(State())
-    private(set) var port = 0
+    public private(set) var port = 0
 
-    init(mode: Mode = .answer(200)) throws {
+    public init(mode: Mode = .answer(200)) throws {
         state.withLock { $0.mode = mode }
         try up()
     }
 
-    var mode: Mode {
+    public var mode: Mode {
         get { state.withLock { $0.mode } }
         set { state.withLock { $0.mode = newValue } }
     }
 
-    var requests: [Request] { state.withLock { $0.requests } }
     /// Requests it answered 2xx.
-    var delivered: [Request] { state.withLock { $0.requests } }
+    public var delivered: [Request] { state.withLock { $0.requests } }
 
-    func up() throws {
+    public func up() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -82,7 +81,7 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// Nothing listens any more, and open connections are cut (a crashed receiver).
-    func down() {
+    public func down() {
         let (listener, peers) = state.withLock { state -> (Int32, Set<Int32>) in
             defer {
                 state.listener = -1
@@ -134,5 +133,5 @@ final class WebhookReceiver: @unchecked Sendable {
         return Request(head: head, body: Array(bytes[headLength..<(headLength + length)]))
     }
 
-    enum ReceiverFailure: Error { case bind(Int32) }
+    public enum ReceiverFailure: Error { case bind(Int32) }
 }
