@@ -25,3 +25,17 @@ extension Daemon {
         return WebhookFlagWatch(wrapping: hub, rules: rules, store: store, clock: clock, flags: flags)
     }
 }
+
+extension Daemon {
+    /// Puts every user recovered at start under the clock's watch for webhooks, as a write would: without it, a
+    /// user not written since the restart would have no clock-driven flag change delivered. One pass over the
+    /// users (each user's flags evaluated for their next change), on a thread of its own at start.
+    func watchStoredUsersForWebhooks() {
+        guard let flagWatch else { return }
+        let now = engine.clock.now()
+        for user in database.store.allUsers.keys {
+            flagWatch.written(user: user.string, now: now)
+            engine.subscribed(user: user.string)
+        }
+    }
+}

@@ -39,6 +39,8 @@ public final class Daemon: Sendable {
     let recoveryDuration: Duration
     /// The webhook deliveries (`nil` with no webhook configured); its list is what operations show.
     public let webhooks: WebhookDispatcher?
+    /// The clock's watch over flags for webhooks (`nil` unless a webhook listens to flag events).
+    let flagWatch: WebhookFlagWatch?
 
     /// Why the daemon could not start.
     public enum StartupFailure: Error {
@@ -88,9 +90,9 @@ public final class Daemon: Sendable {
             throw .webhooks(error)
         }
         hub = StreamHub(options: options.streams, startSeq: database.health.lastSeq, observer: webhooks)
-        engine = Engine(
-            rules: rules, store: database, subscribers: Self.subscribers(hub: hub, options: options, rules: rules, store: database, clock: clock),
-            clock: clock, metrics: metrics, logger: logger)
+        let subscribers = Self.subscribers(hub: hub, options: options, rules: rules, store: database, clock: clock)
+        flagWatch = subscribers as? WebhookFlagWatch
+        engine = Engine(rules: rules, store: database, subscribers: subscribers, clock: clock, metrics: metrics, logger: logger)
         server = HTTPServer(configuration: options.server, events: ServerEventLog(logger: logger))
         var rateLimiter: RateLimiter?
         if options.rateLimit > 0 {
@@ -112,7 +114,10 @@ public final class Daemon: Sendable {
         try server.start(serving: router)
         if clockThread { engine.start() }
         // Webhook retries run on time too: tests that move a manual clock deliver with `WebhookDispatcher.deliverDue`.
-        if clockThread { webhooks?.start() }
+        if clockThread {
+            webhooks?.start()
+            if flagWatch != nil { Thread.detachNewThread { [self] in watchStoredUsersForWebhooks() } }
+        }
     }
 
     /// Stops the clock and drains the server; the database stays open (`closeDatabase` ends it).

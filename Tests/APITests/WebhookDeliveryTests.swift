@@ -36,8 +36,12 @@ import Testing
         }
     }
 
-    func harness(receiverPort: Int, realClock: Bool, rules: String = Self.rules) throws -> Harness {
-        let directory = NSTemporaryDirectory() + "specd-webhooks-\(UUID().uuidString)"
+    static let clockRules = #"""
+        {"flags": {"active": {"cases": [{"when": {"lastDonation": {"event": "ping", "within": "1h"}}, "value": true}], "fallback": false}}}
+        """#
+
+    func harness(start: Instant = ISO8601.parse("2026-03-10T12:00:00Z")!, receiverPort: Int, realClock: Bool, rules: String = Self.rules, directory: String? = nil) throws -> Harness {
+        let directory = directory ?? NSTemporaryDirectory() + "specd-webhooks-\(UUID().uuidString)"
         let rulesPath = directory + ".rules.json"
         try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
         var options = DaemonOptions()
@@ -46,7 +50,7 @@ import Testing
         options.logLevel = .error
         options.server = ServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1)
         options.webhooks = [Webhook(url: "http://127.0.0.1:\(receiverPort)/hook", events: [.trigger, .flag], secret: Self.secret)]
-        let clock = ManualClock(ISO8601.parse("2026-03-10T12:00:00Z")!)
+        let clock = ManualClock(start)
         let daemon = try Daemon.assemble(options: options, logSink: MemoryLogSink(), clock: realClock ? SystemClock() : clock)
         try daemon.start(clockThread: realClock)
         return Harness(daemon: daemon, clock: clock)
@@ -119,12 +123,9 @@ import Testing
     /// A flag that turns off an hour after the last ping, for a user with no stream open: the clock finds the change
     /// and the webhook hears it, with the same id a stream would have had.
     @Test func flagChangedByTheClock_isDelivered_withoutAnyStreamOpen() throws {
-        let rules = #"""
-            {"flags": {"active": {"cases": [{"when": {"lastDonation": {"event": "ping", "within": "1h"}}, "value": true}], "fallback": false}}}
-            """#
         let receiver = try WebhookReceiver()
         defer { receiver.down() }
-        let harness = try harness(receiverPort: receiver.port, realClock: false, rules: rules)
+        let harness = try harness(receiverPort: receiver.port, realClock: false, rules: Self.clockRules)
         defer { harness.stop() }
         #expect(try harness.donate("quiet").status == 200)
         harness.clock.advance(60 * 60 * 1000 + 1)
@@ -133,5 +134,25 @@ import Testing
         let values = try receiver.delivered.map { try JSONParser().parse($0.body)["value"] }
         #expect(values == [.bool(true), .bool(false)])
         #expect(receiver.delivered.last?.header("X-Specd-Event-Id") == harness.daemon.hub.lastID.description)
+    }
+
+    /// After a restart, a user not written since is watched all the same: the clock's change reaches the webhook.
+    @Test func flagChangedByTheClock_afterARestart_isDeliveredForAUserNotWrittenSince() throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.down() }
+        let directory = NSTemporaryDirectory() + "specd-webhooks-\(UUID().uuidString)"
+        let first = try harness(receiverPort: receiver.port, realClock: false, rules: Self.clockRules, directory: directory)
+        #expect(try first.donate("quiet").status == 200)
+        first.webhooks.deliverDue(now: first.clock.now())
+        first.stop()
+        let restarted = ISO8601.parse("2026-03-10T12:30:00Z")!
+        let second = try harness(start: restarted, receiverPort: receiver.port, realClock: false, rules: Self.clockRules, directory: directory)
+        defer { second.stop() }
+        second.daemon.watchStoredUsersForWebhooks()
+        second.clock.advance(30 * 60 * 1000 + 1)
+        second.daemon.engine.runDue(now: second.clock.now())
+        second.webhooks.deliverDue(now: second.clock.now())
+        let values = try receiver.delivered.map { try JSONParser().parse($0.body)["value"] }
+        #expect(values == [.bool(true), .bool(false)])
     }
 }
