@@ -21,7 +21,8 @@ extension Daemon {
     static func subscribers(hub: StreamHub, options: DaemonOptions, rules: RulesHost, store: ContextStore, clock: WallClock) -> Subscribers {
         let flagHooks = options.webhooks.filter { $0.events.contains(.flag) }
         guard !flagHooks.isEmpty else { return hub }
-        let flags: Set<String>? = flagHooks.contains { $0.flags == nil } ? nil : flagHooks.reduce(into: Set<String>()) { $0.formUnion($1.flags ?? []) }
+        let flags: Set<String>? =
+            flagHooks.contains { $0.flags == nil } ? nil : flagHooks.reduce(into: Set<String>()) { $0.formUnion($1.flags ?? []) }
         return WebhookFlagWatch(wrapping: hub, rules: rules, store: store, clock: clock, flags: flags)
     }
 }

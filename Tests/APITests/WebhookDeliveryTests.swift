@@ -40,7 +40,10 @@ import Testing
         {"flags": {"active": {"cases": [{"when": {"lastDonation": {"event": "ping", "within": "1h"}}, "value": true}], "fallback": false}}}
         """#
 
-    func harness(start: Instant = ISO8601.parse("2026-03-10T12:00:00Z")!, receiverPort: Int, realClock: Bool, rules: String = Self.rules, directory: String? = nil) throws -> Harness {
+    func harness(
+        start: Instant = ISO8601.parse("2026-03-10T12:00:00Z")!, receiverPort: Int, realClock: Bool, rules: String = Self.rules,
+        directory: String? = nil
+    ) throws -> Harness {
         let directory = directory ?? NSTemporaryDirectory() + "specd-webhooks-\(UUID().uuidString)"
         let rulesPath = directory + ".rules.json"
         try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)

@@ -85,7 +85,9 @@ import Testing
         let delivered = transport.delivered.withLock { $0 }
         #expect(delivered.count == 5)
         for user in ["odd", "even"] {
-            let ids = delivered.filter { $0.bodyText.contains(#""user":"\#(user)""#) }.compactMap { $0.header("X-Specd-Event-Id").flatMap { Int($0) } }
+            let ids = delivered.filter { $0.bodyText.contains(#""user":"\#(user)""#) }.compactMap {
+                $0.header("X-Specd-Event-Id").flatMap { Int($0) }
+            }
             #expect(ids == ids.sorted(), "\(user) out of order: \(ids)")
         }
         #expect(fixture.dispatcher.pendingCount == 0)
@@ -187,7 +189,13 @@ import Testing
         for seq in 1...2 { first.dispatcher.published(WebhookEvents.trigger("u1", seq: UInt64(seq)), id: "\(seq)") }
         let path = "/data/webhooks/outbox"
         let bytes = try #require(fileSystem.contents(path))
-        fileSystem.replace(path, with: bytes + OutboxRecord.enqueued(WebhookDelivery(id: 9, webhook: Self.url, user: "u1", eventID: "9", eventType: "trigger", body: [1], createdAt: Instant(milliseconds: 0))).encoded().prefix(20))
+        fileSystem.replace(
+            path,
+            with: bytes
+                + OutboxRecord.enqueued(
+                    WebhookDelivery(
+                        id: 9, webhook: Self.url, user: "u1", eventID: "9", eventType: "trigger", body: [1], createdAt: Instant(milliseconds: 0))
+                ).encoded().prefix(20))
         let second = try fixture(fileSystem: fileSystem)
         #expect(second.dispatcher.pendingCount == 2)
         #expect(!fileSystem.paths.contains { $0.contains("damaged") })

@@ -128,7 +128,8 @@ enum WebhookEvents {
 
     static func flag(_ user: String, _ key: String, _ value: Int, appVersion: String? = nil, seq: UInt64? = 1) -> DomainEvent {
         .flagChanged(
-            user: user, key: key, evaluation: Evaluation(key: key, value: .int(value), reason: .targetingMatch, matched: true), previous: .int(0), seq: seq,
+            user: user, key: key, evaluation: Evaluation(key: key, value: .int(value), reason: .targetingMatch, matched: true), previous: .int(0),
+            seq: seq,
             appVersion: appVersion)
     }
 }

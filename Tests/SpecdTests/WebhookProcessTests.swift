@@ -50,7 +50,9 @@ import Glibc
         #expect(delivered.count == 3)
         let users = delivered.map { String(decoding: $0.body, as: UTF8.self) }.map { $0.contains(#""user":"a""#) ? "a" : "b" }
         #expect(users.filter { $0 == "a" }.count == 2)
-        let ids = delivered.filter { String(decoding: $0.body, as: UTF8.self).contains(#""user":"a""#) }.compactMap { $0.header("X-Specd-Delivery").flatMap { Int($0) } }
+        let ids = delivered.filter { String(decoding: $0.body, as: UTF8.self).contains(#""user":"a""#) }.compactMap {
+            $0.header("X-Specd-Delivery").flatMap { Int($0) }
+        }
         #expect(ids == ids.sorted())
     }
 }
