@@ -36,6 +36,12 @@ import Testing
         var dripped = SHA256()
         for byte in message { dripped.update([byte]) }
         #expect(dripped.finalize() == SHA256.hash(message))
+        // A sequence without contiguous storage takes the byte-at-a-time path: the same digest.
+        #expect(SHA256.hash(message.lazy.map { $0 }) == SHA256.hash(message))
+        var split = SHA256()
+        split.update(message.prefix(length / 3))
+        split.update(message.dropFirst(length / 3))
+        #expect(split.finalize() == SHA256.hash(message))
     }
 
     /// RFC 4231 §4.2–4.8, every case; case 5's tag is truncated to 128 bits.

@@ -215,3 +215,45 @@ import Testing
         #expect(fileSystem.paths.contains { $0.hasPrefix(path + ".damaged-") })
     }
 }
+
+/// The dispatcher's own threads, on the real clock.
+@Suite struct WebhookDispatcherThreadTests {
+    /// Holds every post to one URL until released; answers the others at once.
+    final class HoldingTransport: WebhookTransport, @unchecked Sendable {
+        let held: String
+        let release = DispatchSemaphore(value: 0)
+        let delivered = Mutex<[String]>([])
+        init(holding url: String) { held = url }
+
+        func post(url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) -> WebhookAttempt {
+            if url == held {
+                release.wait()
+                release.signal()
+            }
+            delivered.withLock { $0.append(url) }
+            return .delivered(status: 200)
+        }
+    }
+
+    @Test func stalledWebhook_doesNotDelayAnotherWebhooksDeliveries() throws {
+        let stalled = "http://stalled/hook"
+        let healthy = "http://healthy/hook"
+        let transport = HoldingTransport(holding: stalled)
+        let dispatcher = try WebhookDispatcher(
+            webhooks: [
+                Webhook(url: stalled, events: [.trigger], secret: WebhookDispatcherTests.secret),
+                Webhook(url: healthy, events: [.trigger], secret: WebhookDispatcherTests.secret)
+            ], directory: "/w", fileSystem: MemoryFileSystem(), transport: transport, clock: SystemClock(), metrics: Metrics(),
+            logger: Logger(level: .error, sink: MemoryLogSink()), syncEachRecord: false)
+        dispatcher.start()
+        defer {
+            transport.release.signal()
+            dispatcher.stop()
+        }
+        for seq in 1...10 { dispatcher.published(WebhookEvents.trigger("user-\(seq)", seq: UInt64(seq)), id: "\(seq)") }
+        let deadline = Date().addingTimeInterval(5)
+        while transport.delivered.withLock({ $0.count }) < 10, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        // Every stalled delivery still waits; every healthy one arrived.
+        #expect(transport.delivered.withLock { $0 } == Array(repeating: healthy, count: 10))
+    }
+}

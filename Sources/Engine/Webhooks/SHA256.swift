@@ -28,14 +28,36 @@ public struct SHA256: Sendable {
     }
 
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        // Contiguous input (arrays, the common case) is compressed block by block in place, not byte by byte.
+        if bytes.withContiguousStorageIfAvailable({ update(buffer: $0) }) != nil { return }
         for byte in bytes {
             pending.append(byte)
             messageByteCount &+= 1
-            if pending.count == Self.blockByteCount {
-                compress(pending)
-                pending.removeAll(keepingCapacity: true)
-            }
+            if pending.count == Self.blockByteCount { compressPending() }
         }
+    }
+
+    private mutating func update(buffer: UnsafeBufferPointer<UInt8>) {
+        messageByteCount &+= UInt64(buffer.count)
+        var index = 0
+        if !pending.isEmpty {
+            let take = min(Self.blockByteCount - pending.count, buffer.count)
+            pending.append(contentsOf: buffer[0..<take])
+            index = take
+            guard pending.count == Self.blockByteCount else { return }
+            compressPending()
+        }
+        while buffer.count - index >= Self.blockByteCount {
+            compress(UnsafeBufferPointer(rebasing: buffer[index..<(index + Self.blockByteCount)]))
+            index += Self.blockByteCount
+        }
+        pending.append(contentsOf: buffer[index...])
+    }
+
+    private mutating func compressPending() {
+        let block = pending
+        block.withUnsafeBufferPointer { compress($0) }
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// The digest; the value is spent afterwards (a copy may go on).
@@ -65,8 +87,11 @@ public struct SHA256: Sendable {
     }
 
     /// §6.2.2: one 512-bit block.
-    private mutating func compress(_ block: [UInt8]) {
-        var schedule = [UInt32](repeating: 0, count: 64)
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in compress(block, schedule: schedule) }
+    }
+
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>, schedule: UnsafeMutableBufferPointer<UInt32>) {
         for index in 0..<16 {
             let base = index * 4
             schedule[index] =

@@ -7,8 +7,9 @@ import Store
 /// from its own threads, in order per (webhook, user), retrying with backoff for up to 24 hours.
 ///
 /// Threads: `published` runs on whichever thread publishes (a write's completion, the clock) and only appends to
-/// the outbox and the queue; `workers` delivery threads do every network wait, so a receiver that is down, slow or
-/// failing never holds a request or the clock. The queue and the outbox are guarded by `condition`.
+/// the outbox and the queue; each webhook has `workers` delivery threads of its own that do every network wait, so
+/// a receiver that is down, slow or failing never holds a request, the clock, or another webhook's deliveries. The
+/// queue and the outbox are guarded by `condition`.
 public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
     public let webhooks: [Webhook]
     private let byURL: [String: Webhook]
@@ -99,10 +100,12 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
     /// Starts the delivery threads.
     public func start() {
         condition.withLock { running = true }
-        for index in 0..<workerCount {
-            let thread = Thread { [self] in work() }
-            thread.name = "specd-webhook-\(index)"
-            thread.start()
+        for (number, webhook) in webhooks.enumerated() {
+            for index in 0..<workerCount {
+                let thread = Thread { [self] in work(for: webhook.url) }
+                thread.name = "specd-webhook-\(number)-\(index)"
+                thread.start()
+            }
         }
     }
 
@@ -134,7 +137,7 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
     /// The earliest instant a delivery is due (tests with a virtual clock move there).
     public var nextDue: Instant? { condition.withLock { queue.nextDue() } }
 
-    private func work() {
+    private func work(for url: String) {
         condition.withLock { activeWorkers += 1 }
         defer {
             condition.withLock {
@@ -146,11 +149,11 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
             condition.lock()
             var delivery: WebhookDelivery?
             while running {
-                delivery = queue.takeDue(now: clock.now())
+                delivery = queue.takeDue(now: clock.now(), webhook: url)
                 if delivery != nil { break }
                 // With records not yet fsynced, wake within 100 ms to sync them (the `interval` policy's window).
                 var wait = outbox.dirty ? 0.1 : 1.0
-                if let due = queue.nextDue() { wait = min(wait, max(0.001, Double(due.milliseconds - clock.now().milliseconds) / 1000)) }
+                if let due = queue.nextDue(webhook: url) { wait = min(wait, max(0.001, Double(due.milliseconds - clock.now().milliseconds) / 1000)) }
                 do { try outbox.sync() } catch { logger.error("webhook outbox fsync failed", ["error": .string("\(error)")]) }
                 _ = condition.wait(until: Date().addingTimeInterval(wait))
             }

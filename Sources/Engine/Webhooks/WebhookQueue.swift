@@ -26,37 +26,56 @@ struct WebhookQueue {
     private(set) var lanes: [LaneKey: Lane] = [:]
     private(set) var deadLetters: [WebhookDeliveryStatus] = []
     private(set) var pendingPerWebhook: [String: Int] = [:]
+    /// Per webhook, the lanes whose head waits for its attempt (with stale entries, see `DueHeap`).
+    private var ready: [String: DueHeap<LaneKey>] = [:]
 
     var pendingCount: Int { pendingPerWebhook.values.reduce(0, +) }
 
     mutating func add(_ delivery: WebhookDelivery, now: Instant) {
         let key = LaneKey(webhook: delivery.webhook, user: ByteKey(delivery.user))
+        let isNewHead = lanes[key]?.isEmpty ?? true
         lanes[key, default: Lane(nextAttempt: now)].waiting.append(delivery)
         pendingPerWebhook[delivery.webhook, default: 0] += 1
+        if isNewHead { schedule(key) }
     }
 
-    /// The due lane head with the earliest attempt time, marked in flight; nil when nothing is due.
-    mutating func takeDue(now: Instant) -> WebhookDelivery? {
-        var best: (key: LaneKey, at: Instant)?
-        for (key, lane) in lanes where !lane.inFlight && !lane.isEmpty && lane.nextAttempt <= now {
-            if best == nil || lane.nextAttempt < best!.at || (lane.nextAttempt == best!.at && lane.waiting[lane.head].id < headID(best!.key)) {
-                best = (key, lane.nextAttempt)
-            }
+    /// The due lane head with the earliest attempt time (the oldest first among equals), for one webhook or any,
+    /// marked in flight; nil when nothing is due.
+    mutating func takeDue(now: Instant, webhook: String? = nil) -> WebhookDelivery? {
+        let urls = webhook.map { [$0] } ?? Array(ready.keys)
+        var best: (url: String, entry: DueHeap<LaneKey>.Entry)?
+        for url in urls {
+            guard let entry = validFirst(url), entry.at <= now else { continue }
+            if best == nil || (entry.at, entry.order) < (best!.entry.at, best!.entry.order) { best = (url, entry) }
         }
-        guard let key = best?.key else { return nil }
-        lanes[key]!.inFlight = true
-        let lane = lanes[key]!
+        guard let (url, entry) = best else { return nil }
+        ready[url]?.popFirst()
+        lanes[entry.key]!.inFlight = true
+        let lane = lanes[entry.key]!
         return lane.waiting[lane.head]
     }
 
-    private func headID(_ key: LaneKey) -> UInt64 {
-        guard let lane = lanes[key], !lane.isEmpty else { return .max }
-        return lane.waiting[lane.head].id
+    /// The earliest instant a lane head is due and not in flight (for one webhook or any).
+    mutating func nextDue(webhook: String? = nil) -> Instant? {
+        let urls = webhook.map { [$0] } ?? Array(ready.keys)
+        return urls.compactMap { validFirst($0)?.at }.min()
     }
 
-    /// The earliest instant a lane head is due and not in flight.
-    func nextDue() -> Instant? {
-        lanes.values.filter { !$0.inFlight && !$0.isEmpty }.map(\.nextAttempt).min()
+    /// The heap's first entry once stale ones (a lane settled, in flight or rescheduled since) are dropped.
+    private mutating func validFirst(_ url: String) -> DueHeap<LaneKey>.Entry? {
+        while let entry = ready[url]?.first {
+            if let lane = lanes[entry.key], !lane.inFlight, !lane.isEmpty, lane.nextAttempt == entry.at, lane.waiting[lane.head].id == entry.order {
+                return entry
+            }
+            ready[url]?.popFirst()
+        }
+        return nil
+    }
+
+    /// Puts a lane's head on its webhook's heap at its attempt time.
+    private mutating func schedule(_ key: LaneKey) {
+        guard let lane = lanes[key], !lane.inFlight, !lane.isEmpty else { return }
+        ready[key.webhook, default: DueHeap()].push(DueHeap.Entry(at: lane.nextAttempt, order: lane.waiting[lane.head].id, key: key))
     }
 
     /// The head was delivered (or is settled otherwise): the next in its lane is due at once.
@@ -79,6 +98,7 @@ struct WebhookQueue {
                 lane.head = 0
             }
             lanes[key] = lane
+            schedule(key)
         }
     }
 
@@ -99,6 +119,7 @@ struct WebhookQueue {
         lane.lastError = error
         lane.nextAttempt = now + WebhookBackoff.delay(afterFailures: lane.failures, random: random)
         lanes[key] = lane
+        schedule(key)
         return false
     }
 
