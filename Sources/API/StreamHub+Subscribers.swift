@@ -12,5 +12,7 @@ extension StreamHub: Subscribers {
         case .rulesReloaded:
             publish(type: "rules", user: nil, data: event.streamData(seq: 0), seq: nil)
         }
+        // Outside the hub's lock, before the write is answered (the webhook outbox's fsync, when it needs one).
+        observer?.didPublish()
     }
 }

@@ -21,12 +21,12 @@ import Testing
 
     func fixture(
         webhooks: [Webhook] = [Webhook(url: url, events: [.trigger, .flag], secret: secret)], transport: ScriptedTransport = ScriptedTransport(),
-        fileSystem: MemoryFileSystem = MemoryFileSystem(), clock: WebhookClock = WebhookClock(), random: Double = 0.5
+        fileSystem: MemoryFileSystem = MemoryFileSystem(), clock: WebhookClock = WebhookClock(), random: Double = 0.5, syncEachRecord: Bool = false
     ) throws -> Fixture {
         let metrics = Metrics()
         let dispatcher = try WebhookDispatcher(
             webhooks: webhooks, directory: "/data/webhooks", fileSystem: fileSystem, transport: transport, clock: clock, metrics: metrics,
-            logger: Logger(level: .error, sink: MemoryLogSink()), syncEachRecord: false, random: { random })
+            logger: Logger(level: .error, sink: MemoryLogSink()), syncEachRecord: syncEachRecord, random: { random })
         return Fixture(dispatcher: dispatcher, transport: transport, clock: clock, fileSystem: fileSystem, metrics: metrics)
     }
 
@@ -255,5 +255,49 @@ import Testing
         while transport.delivered.withLock({ $0.count }) < 10, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         // Every stalled delivery still waits; every healthy one arrived.
         #expect(transport.delivered.withLock { $0 } == Array(repeating: healthy, count: 10))
+    }
+}
+
+extension WebhookDispatcherTests {
+    /// Under `--fsync always` the record is fsynced before the write is answered: a power cut right after keeps it.
+    @Test(arguments: [true, false])
+    func powerCutAfterAnswer_keepsTheDelivery_onlyWhenEachRecordIsSynced(syncEachRecord: Bool) throws {
+        let fileSystem = MemoryFileSystem()
+        let first = try fixture(transport: ScriptedTransport([.unreachable(detail: "down")]), fileSystem: fileSystem, syncEachRecord: syncEachRecord)
+        first.dispatcher.published(WebhookEvents.trigger("u1", seq: 1), id: "1")
+        first.dispatcher.didPublish()
+        fileSystem.powerCut()
+        let second = try fixture(fileSystem: fileSystem)
+        #expect(second.dispatcher.pendingCount == (syncEachRecord ? 1 : 0))
+    }
+
+    @Test func concurrentWriters_everyRecordIsDurableOnceItsWriteIsAnswered() throws {
+        let fileSystem = MemoryFileSystem()
+        let fixture = try fixture(transport: ScriptedTransport([.unreachable(detail: "down")]), fileSystem: fileSystem, syncEachRecord: true)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<50 {
+                fixture.dispatcher.published(WebhookEvents.trigger("user-\(thread)", seq: UInt64(index)), id: "\(thread)-\(index)")
+                fixture.dispatcher.didPublish()
+            }
+        }
+        fileSystem.powerCut()
+        let restarted = try self.fixture(fileSystem: fileSystem)
+        #expect(restarted.dispatcher.pendingCount == 400)
+    }
+
+    /// Under the `interval` policy the delivery threads fsync what was written within about 100 ms.
+    @Test func intervalPolicy_recordsAreFsyncedByTheDeliveryThreadsSoon() throws {
+        let fileSystem = MemoryFileSystem()
+        let fixture = try fixture(transport: ScriptedTransport([.unreachable(detail: "down")]), fileSystem: fileSystem)
+        fixture.dispatcher.start()
+        fixture.dispatcher.published(WebhookEvents.trigger("u1", seq: 1), id: "1")
+        let deadline = Date().addingTimeInterval(3)
+        var durable = 0
+        while durable == 0, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            durable = OutboxRecord.decodeAll(fileSystem.durableContents("/data/webhooks/outbox") ?? []).records.count
+        }
+        fixture.dispatcher.stop()
+        #expect(durable > 0)
     }
 }

@@ -5,10 +5,14 @@ import Store
 import Synchronization
 
 /// A file system in memory whose contents outlive the dispatcher that wrote them (a kill -9 is a dispatcher dropped
-/// without `stop`), and which can be told to fail every write.
+/// without `stop`), which can be told to fail every write, and which can lose power: every file goes back to what
+/// its last fsync covered.
 final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     private struct State {
         var files: [String: [UInt8]] = [:]
+        /// What each file held at its last fsync (a rename moves it along, as a directory fsync would make it stay).
+        var durable: [String: [UInt8]] = [:]
+        var fsyncs = 0
         var open: [Int32: String] = [:]
         var nextFD: Int32 = 100
         var failWrites = false
@@ -20,6 +24,9 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     func contents(_ path: String) -> [UInt8]? { state.withLock { $0.files[path] } }
     func replace(_ path: String, with bytes: [UInt8]) { state.withLock { $0.files[path] = bytes } }
     var paths: [String] { state.withLock { Array($0.files.keys) } }
+    var fsyncCount: Int { state.withLock { $0.fsyncs } }
+    func durableContents(_ path: String) -> [UInt8]? { state.withLock { $0.durable[path] } }
+    func powerCut() { state.withLock { $0.files = $0.durable } }
 
     func openForAppend(_ path: String) throws(IOError) -> Int32 {
         state.withLock { state in
@@ -49,13 +56,19 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
         return bytes.count
     }
 
-    func fsync(_ fd: Int32, path: String) throws(IOError) {}
+    func fsync(_ fd: Int32, path: String) throws(IOError) {
+        state.withLock { state in
+            state.fsyncs += 1
+            if let target = state.open[fd] { state.durable[target] = state.files[target] }
+        }
+    }
     func close(_ fd: Int32) { state.withLock { _ = $0.open.removeValue(forKey: fd) } }
 
     func rename(_ from: String, _ to: String) throws(IOError) {
         let moved = state.withLock { state -> Bool in
             guard let bytes = state.files.removeValue(forKey: from) else { return false }
             state.files[to] = bytes
+            state.durable[to] = state.durable.removeValue(forKey: from)
             for (fd, path) in state.open where path == from { state.open[fd] = to }
             return true
         }

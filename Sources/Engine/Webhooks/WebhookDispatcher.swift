@@ -20,6 +20,11 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
     private let random: @Sendable () -> Double
     private let timeout: Duration
     private let workerCount: Int
+    /// Whether each outbox record is fsynced before the write that caused it is answered (`--fsync always`).
+    private let syncEachRecord: Bool
+    /// Held across an outbox fsync or compaction, so the descriptor stays open during a sync. Never taken while
+    /// `condition` or the hub's lock is held (order: `syncLock`, then `condition`).
+    private let syncLock = NSLock()
     /// Guards everything below.
     private let condition = NSCondition()
     private var queue = WebhookQueue()
@@ -27,6 +32,9 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
     private var nextID: UInt64
     private var running = false
     private var activeWorkers = 0
+    /// Outbox records an fsync has covered, and when the last periodic one started.
+    private var synced: UInt64 = 0
+    private var lastPeriodicSync = ContinuousClock.now
 
     /// Opens (and recovers) the outbox under `directory`. Deliveries waiting for a webhook no longer configured are
     /// settled as orphaned and logged.
@@ -44,7 +52,8 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
         self.random = random
         self.timeout = timeout
         workerCount = max(1, workers)
-        outbox = WebhookOutbox(directory: directory, fileSystem: fileSystem, syncEachRecord: syncEachRecord)
+        self.syncEachRecord = syncEachRecord
+        outbox = WebhookOutbox(directory: directory, fileSystem: fileSystem)
         let now = clock.now()
         let recovered = try outbox.open(now: now)
         nextID = recovered.nextID
@@ -58,6 +67,7 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
                 queue.add(delivery, now: now)
             }
         }
+        synced = outbox.appended
         if orphaned > 0 { logger.warn("webhook deliveries dropped: their webhook is no longer configured", ["deliveries": .int(orphaned)]) }
         if !recovered.waiting.isEmpty { logger.info("webhook outbox recovered", ["waiting": .int(queue.pendingCount)]) }
     }
@@ -95,6 +105,29 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
         }
     }
 
+    /// Right after publishing, outside the hub's lock, before the write is answered: under `--fsync always` the
+    /// records just written are fsynced, one fsync shared by every writer waiting at once (a group commit).
+    public func didPublish() {
+        if syncEachRecord { syncOutbox() }
+    }
+
+    /// Makes every outbox record written so far durable. A caller whose records another caller's fsync already
+    /// covered returns without one of its own.
+    func syncOutbox() {
+        guard condition.withLock({ outbox.appended > synced }) else { return }
+        syncLock.lock()
+        defer { syncLock.unlock() }
+        let (descriptor, target, needed) = condition.withLock { (outbox.fd, outbox.appended, outbox.appended > synced) }
+        guard needed, descriptor >= 0 else { return }
+        do {
+            try outbox.syncDescriptor(descriptor)
+            condition.withLock { synced = max(synced, target) }
+        } catch {
+            metrics.increment("webhook_outbox_failures_total")
+            logger.error("webhook outbox fsync failed", ["error": .string("\(error)")])
+        }
+    }
+
     // MARK: - Delivery
 
     /// Starts the delivery threads.
@@ -115,8 +148,9 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
             running = false
             condition.broadcast()
             while activeWorkers > 0 { condition.wait() }
-            outbox.close()
         }
+        syncOutbox()
+        syncLock.withLock { condition.withLock { outbox.close() } }
     }
 
     /// Runs every delivery due at `now` on the calling thread, as many rounds as become due (a lane's next is due
@@ -146,20 +180,27 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
             }
         }
         while true {
+            syncPeriodically()
             condition.lock()
             var delivery: WebhookDelivery?
-            while running {
+            if running {
                 delivery = queue.takeDue(now: clock.now(), webhook: url)
-                if delivery != nil { break }
-                // With records not yet fsynced, wake within 100 ms to sync them (the `interval` policy's window).
-                var wait = outbox.dirty ? 0.1 : 1.0
-                if let due = queue.nextDue(webhook: url) { wait = min(wait, max(0.001, Double(due.milliseconds - clock.now().milliseconds) / 1000)) }
-                do { try outbox.sync() } catch { logger.error("webhook outbox fsync failed", ["error": .string("\(error)")]) }
-                _ = condition.wait(until: Date().addingTimeInterval(wait))
+                if delivery == nil {
+                    // With records not yet fsynced, wake within 100 ms to sync them (the `interval` policy's window).
+                    var wait = outbox.appended > synced ? 0.1 : 1.0
+                    if let due = queue.nextDue(webhook: url) {
+                        wait = min(wait, max(0.001, Double(due.milliseconds - clock.now().milliseconds) / 1000))
+                    }
+                    _ = condition.wait(until: Date().addingTimeInterval(wait))
+                }
             }
+            let stopping = !running
             condition.unlock()
-            guard let delivery else { return }
-            attempt(delivery, now: { [clock] in clock.now() })
+            if let delivery {
+                attempt(delivery, now: { [clock] in clock.now() })
+            } else if stopping {
+                return
+            }
         }
     }
 
@@ -187,15 +228,36 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
                     record(.settled(id: delivery.id, .deadLettered))
                 }
             }
-            if outbox.worthCompacting(waiting: queue.pendingCount) {
+            condition.broadcast()
+        }
+        if condition.withLock({ outbox.worthCompacting(waiting: queue.pendingCount) }) { compact() }
+    }
+
+    /// Rewrites the outbox to the waiting deliveries, with no sync in flight (it replaces the descriptor).
+    private func compact() {
+        syncLock.withLock {
+            condition.withLock {
+                guard outbox.worthCompacting(waiting: queue.pendingCount) else { return }
                 do {
                     try outbox.rewrite(queue.allWaiting, highestID: nextID - 1)
+                    // The new file was fsynced whole.
+                    synced = outbox.appended
                 } catch {
                     logger.error("webhook outbox compaction failed", ["error": .string("\(error)")])
                 }
             }
-            condition.broadcast()
         }
+    }
+
+    /// Under the `interval` policy, an fsync at most every 100 ms while records wait for one.
+    private func syncPeriodically() {
+        guard !syncEachRecord else { return }
+        let due = condition.withLock { () -> Bool in
+            guard outbox.appended > synced, ContinuousClock.now - lastPeriodicSync >= .milliseconds(100) else { return false }
+            lastPeriodicSync = .now
+            return true
+        }
+        if due { syncOutbox() }
     }
 
     private func record(_ record: OutboxRecord) {

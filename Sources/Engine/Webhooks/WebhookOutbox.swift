@@ -3,17 +3,18 @@ import Store
 
 /// The webhook outbox on disk: one append-only file of `OutboxRecord`s in its own directory, through the store's
 /// `FileSystem` so tests can fail any call. A delivery's record is written before the write that caused it is
-/// answered, so it survives kill -9 (the bytes are in the kernel once `write` returns); with `syncEachRecord` (the
-/// `always` fsync policy) each record is also fsynced, surviving power loss. Rewritten to the waiting deliveries
-/// only at start and when settled records outnumber them. Not thread-safe: the dispatcher calls it under its lock.
+/// answered, so it survives kill -9 (the bytes are in the kernel once `write` returns); the dispatcher decides when
+/// they are fsynced (`syncDescriptor`), outside its lock. Rewritten to the waiting deliveries only at start and when
+/// settled records outnumber them. Not thread-safe: the dispatcher calls it under its lock, except
+/// `syncDescriptor`, which touches no state.
 final class WebhookOutbox {
     let directory: String
     let path: String
     private let fileSystem: FileSystem
-    private let syncEachRecord: Bool
-    private var fd: Int32 = -1
+    private(set) var fd: Int32 = -1
     private(set) var settledSinceCompaction = 0
-    private(set) var dirty = false
+    /// Records written since the outbox was opened (compaction does not reset it).
+    private(set) var appended: UInt64 = 0
 
     /// What start-up found in the file.
     struct Recovered {
@@ -22,11 +23,10 @@ final class WebhookOutbox {
         var warnings: [String] = []
     }
 
-    init(directory: String, fileSystem: FileSystem, syncEachRecord: Bool) {
+    init(directory: String, fileSystem: FileSystem) {
         self.directory = directory
         path = directory + "/outbox"
         self.fileSystem = fileSystem
-        self.syncEachRecord = syncEachRecord
     }
 
     /// Reads what the last run left, keeps every waiting delivery, and rewrites the file to just those. A damaged
@@ -69,15 +69,14 @@ final class WebhookOutbox {
 
     func append(_ record: OutboxRecord) throws(IOError) {
         try fileSystem.writeAll(fd, record.encoded(), path: path)
+        appended += 1
         if case .settled = record { settledSinceCompaction += 1 }
-        if syncEachRecord { try fileSystem.fsync(fd, path: path) } else { dirty = true }
     }
 
-    /// Fsyncs what was written since the last sync (the dispatcher calls it from its own thread).
-    func sync() throws(IOError) {
-        guard dirty, fd >= 0 else { return }
-        dirty = false
-        try fileSystem.fsync(fd, path: path)
+    /// Fsyncs the file behind `descriptor` (read as `fd` under the dispatcher's lock). The dispatcher keeps the
+    /// descriptor open meanwhile: no compaction runs during a sync.
+    func syncDescriptor(_ descriptor: Int32) throws(IOError) {
+        try fileSystem.fsync(descriptor, path: path)
     }
 
     /// Whether settled records are enough of the file that rewriting it pays.
@@ -105,11 +104,9 @@ final class WebhookOutbox {
         if fd >= 0 { fileSystem.close(fd) }
         fd = try fileSystem.openForAppend(path)
         settledSinceCompaction = 0
-        dirty = false
     }
 
     func close() {
-        try? sync()
         if fd >= 0 { fileSystem.close(fd) }
         fd = -1
     }
