@@ -300,4 +300,33 @@ extension WebhookDispatcherTests {
         fixture.dispatcher.stop()
         #expect(durable > 0)
     }
+
+    /// Delivered records are compacted away; an event recorded while the new file is being written is kept.
+    @Test func compaction_dropsSettledRecords_andKeepsWhatArrivedDuringIt() throws {
+        let fileSystem = MemoryFileSystem()
+        let fixture = try fixture(fileSystem: fileSystem)
+        let path = "/data/webhooks/outbox"
+        for seq in 1...1100 { fixture.dispatcher.published(WebhookEvents.trigger("user-\(seq % 7)", seq: UInt64(seq)), id: "\(seq)") }
+        let dispatcher = fixture.dispatcher
+        let once = Mutex(false)
+        fileSystem.afterFsync.withLock {
+            // The first fsync of the new file is the bulk, written outside the dispatcher's lock.
+            $0 = { fsynced in
+                guard fsynced.hasSuffix(".tmp"), !once.withLock({ $0 }) else { return }
+                once.withLock { $0 = true }
+                dispatcher.published(WebhookEvents.trigger("late", seq: 9999), id: "9999")
+            }
+        }
+        // The late event, recorded mid-compaction, is refused, so it still waits when the round ends.
+        fixture.transport.refusing.withLock { $0 = { String(decoding: $0, as: UTF8.self).contains(#""user":"late""#) } }
+        fixture.dispatcher.deliverDue(now: fixture.clock.now())
+        fileSystem.afterFsync.withLock { $0 = nil }
+        let records = OutboxRecord.decodeAll(fileSystem.contents(path) ?? []).records
+        #expect(records.count < 1100)
+        let restarted = try self.fixture(transport: ScriptedTransport([.unreachable(detail: "down")]), fileSystem: fileSystem)
+        #expect(once.withLock { $0 })
+        #expect(fixture.dispatcher.deliveries.map(\.delivery.user) == ["late"])
+        #expect(restarted.dispatcher.deliveries.map(\.delivery.user) == fixture.dispatcher.deliveries.map(\.delivery.user))
+        #expect(restarted.dispatcher.pendingCount == fixture.dispatcher.pendingCount)
+    }
 }

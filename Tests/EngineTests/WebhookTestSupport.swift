@@ -19,6 +19,8 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     }
 
     private let state = Mutex(State())
+    /// Called after each fsync, with the file's path, outside the file system's lock (a test acts mid-operation).
+    let afterFsync = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     func setFailWrites(_ fail: Bool) { state.withLock { $0.failWrites = fail } }
     func contents(_ path: String) -> [UInt8]? { state.withLock { $0.files[path] } }
@@ -61,6 +63,7 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
             state.fsyncs += 1
             if let target = state.open[fd] { state.durable[target] = state.files[target] }
         }
+        afterFsync.withLock { $0 }?(path)
     }
     func close(_ fd: Int32) { state.withLock { _ = $0.open.removeValue(forKey: fd) } }
 
@@ -116,10 +119,13 @@ final class ScriptedTransport: WebhookTransport, @unchecked Sendable {
     init(_ plan: [WebhookAttempt] = [.delivered(status: 200)]) { self.plan = Mutex(plan) }
 
     func setPlan(_ plan: [WebhookAttempt]) { self.plan.withLock { $0 = plan } }
+    /// Bodies this receiver always answers 503, whatever the plan.
+    let refusing = Mutex<(@Sendable ([UInt8]) -> Bool)?>(nil)
 
     func post(url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) -> WebhookAttempt {
         let received = Received(url: url, headers: headers, body: body)
         attempts.withLock { $0.append(received) }
+        if refusing.withLock({ $0 })?(body) == true { return .refused(status: 503) }
         let answer = plan.withLock { plan in plan.count > 1 ? plan.removeFirst() : plan[0] }
         if answer.isDelivered { delivered.withLock { $0.append(received) } }
         return answer

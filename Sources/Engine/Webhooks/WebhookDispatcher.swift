@@ -233,19 +233,40 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
         if condition.withLock({ outbox.worthCompacting(waiting: queue.pendingCount) }) { compact() }
     }
 
-    /// Rewrites the outbox to the waiting deliveries, with no sync in flight (it replaces the descriptor).
+    /// Rewrites the outbox to the waiting deliveries. The bulk is written and fsynced outside `condition`, so events
+    /// keep being recorded meanwhile; only the few records appended during it are copied under the lock. Runs with
+    /// no sync in flight (it replaces the descriptor).
     private func compact() {
         syncLock.withLock {
-            condition.withLock {
-                guard outbox.worthCompacting(waiting: queue.pendingCount) else { return }
-                do {
-                    try outbox.rewrite(queue.allWaiting, highestID: nextID - 1)
-                    // The new file was fsynced whole.
-                    synced = outbox.appended
-                } catch {
-                    logger.error("webhook outbox compaction failed", ["error": .string("\(error)")])
-                }
+            let snapshot = condition.withLock { () -> (waiting: [WebhookDelivery], highestID: UInt64)? in
+                guard outbox.worthCompacting(waiting: queue.pendingCount) else { return nil }
+                outbox.beginCompaction()
+                return (queue.allWaiting, nextID - 1)
             }
+            guard let snapshot else { return }
+            let compaction: WebhookOutbox.Compaction
+            do {
+                compaction = try outbox.writeCompacted(snapshot.waiting, highestID: snapshot.highestID)
+            } catch {
+                condition.withLock { outbox.abortCompaction(nil) }
+                logger.error("webhook outbox compaction failed", ["error": .string("\(error)")])
+                return
+            }
+            condition.lock()
+            var failure: IOError?
+            do throws(IOError) {
+                try outbox.finishCompaction(compaction)
+                // The new file was fsynced whole.
+                synced = outbox.appended
+            } catch {
+                failure = error
+                outbox.abortCompaction(nil)
+            }
+            condition.unlock()
+            if failure == nil {
+                do throws(IOError) { try outbox.syncDirectory() } catch { failure = error }
+            }
+            if let failure { logger.error("webhook outbox compaction failed", ["error": .string("\(failure)")]) }
         }
     }
 

@@ -15,6 +15,10 @@ final class WebhookOutbox {
     private(set) var settledSinceCompaction = 0
     /// Records written since the outbox was opened (compaction does not reset it).
     private(set) var appended: UInt64 = 0
+    /// While a compaction writes its new file outside the lock, records appended meanwhile are kept here too, to be
+    /// copied into the new file before it replaces the old one.
+    private var captured: [UInt8]?
+    private var capturedSettled = 0
 
     /// What start-up found in the file.
     struct Recovered {
@@ -68,24 +72,34 @@ final class WebhookOutbox {
     }
 
     func append(_ record: OutboxRecord) throws(IOError) {
-        try fileSystem.writeAll(fd, record.encoded(), path: path)
+        let bytes = record.encoded()
+        try fileSystem.writeAll(fd, bytes, path: path)
         appended += 1
         if case .settled = record { settledSinceCompaction += 1 }
+        if captured != nil {
+            captured! += bytes
+            if case .settled = record { capturedSettled += 1 }
+        }
     }
 
-    /// Fsyncs the file behind `descriptor` (read as `fd` under the dispatcher's lock). The dispatcher keeps the
-    /// descriptor open meanwhile: no compaction runs during a sync.
-    func syncDescriptor(_ descriptor: Int32) throws(IOError) {
-        try fileSystem.fsync(descriptor, path: path)
+    // MARK: - Compaction in three steps, the slow one outside the dispatcher's lock
+
+    /// A compaction in progress: the new file, open, written and fsynced with the waiting deliveries.
+    struct Compaction {
+        let descriptor: Int32
+        let temporary: String
     }
 
-    /// Whether settled records are enough of the file that rewriting it pays.
-    func worthCompacting(waiting: Int) -> Bool { settledSinceCompaction >= max(1024, waiting * 2) }
+    /// Step 1, under the lock: from now on appends are also captured for the new file.
+    func beginCompaction() {
+        captured = []
+        capturedSettled = 0
+    }
 
-    /// Replaces the file with the waiting deliveries: a temporary file written and fsynced, renamed over, the
-    /// directory fsynced, so a crash leaves either the old file or the new one. A settled marker for the highest id
-    /// keeps ids increasing across restarts even when nothing waits.
-    func rewrite(_ waiting: [WebhookDelivery], highestID: UInt64) throws(IOError) {
+    /// Step 2, outside the lock (touches no state): the waiting deliveries, as of step 1, written to a temporary
+    /// file and fsynced. A settled marker for the highest id keeps ids increasing across restarts even when
+    /// nothing waits.
+    func writeCompacted(_ waiting: [WebhookDelivery], highestID: UInt64) throws(IOError) -> Compaction {
         let temporary = path + ".tmp"
         var bytes: [UInt8] = []
         for delivery in waiting { bytes += OutboxRecord.enqueued(delivery).encoded() }
@@ -98,12 +112,53 @@ final class WebhookOutbox {
             fileSystem.close(out)
             throw error
         }
-        fileSystem.close(out)
-        try fileSystem.rename(temporary, path)
-        try fileSystem.fsyncDirectory(directory)
+        return Compaction(descriptor: out, temporary: temporary)
+    }
+
+    /// Step 3, under the lock: what was appended meanwhile is copied and fsynced (a few records), then the new file
+    /// replaces the old one. A crash at any point leaves either the old file or the new one, each complete. The
+    /// caller fsyncs the directory afterwards, outside the lock.
+    func finishCompaction(_ compaction: Compaction) throws(IOError) {
+        defer { captured = nil }
+        do throws(IOError) {
+            if let captured, !captured.isEmpty {
+                try fileSystem.writeAll(compaction.descriptor, captured, path: compaction.temporary)
+                try fileSystem.fsync(compaction.descriptor, path: compaction.temporary)
+            }
+        } catch {
+            fileSystem.close(compaction.descriptor)
+            throw error
+        }
+        fileSystem.close(compaction.descriptor)
+        try fileSystem.rename(compaction.temporary, path)
         if fd >= 0 { fileSystem.close(fd) }
         fd = try fileSystem.openForAppend(path)
-        settledSinceCompaction = 0
+        settledSinceCompaction = capturedSettled
+    }
+
+    func abortCompaction(_ compaction: Compaction?) {
+        captured = nil
+        if let compaction { fileSystem.close(compaction.descriptor) }
+    }
+
+    func syncDirectory() throws(IOError) {
+        try fileSystem.fsyncDirectory(directory)
+    }
+
+    /// Fsyncs the file behind `descriptor` (read as `fd` under the dispatcher's lock). The dispatcher keeps the
+    /// descriptor open meanwhile: no compaction runs during a sync.
+    func syncDescriptor(_ descriptor: Int32) throws(IOError) {
+        try fileSystem.fsync(descriptor, path: path)
+    }
+
+    /// Whether settled records are enough of the file that rewriting it pays.
+    func worthCompacting(waiting: Int) -> Bool { settledSinceCompaction >= max(1024, waiting * 2) }
+
+    /// Replaces the file with the waiting deliveries in one go (at start, before anything else runs).
+    func rewrite(_ waiting: [WebhookDelivery], highestID: UInt64) throws(IOError) {
+        beginCompaction()
+        try finishCompaction(try writeCompacted(waiting, highestID: highestID))
+        try syncDirectory()
     }
 
     func close() {
