@@ -1,6 +1,10 @@
 import Engine
 import HTTPServer
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Webhook deliveries over the daemon's HTTP client: a 2xx answer is delivered, any other answer or none is a
 /// failure the dispatcher retries. Runs on the dispatcher's threads only (the client blocks).
 struct HTTPWebhookTransport: WebhookTransport {
@@ -20,7 +24,21 @@ struct HTTPWebhookTransport: WebhookTransport {
                 method: "POST", path: target, headers: headers, body: body, to: endpoint, timeout: timeout, maxBodyBytes: 64 * 1024)
             return (200..<300).contains(response.status) ? .delivered(status: response.status) : .refused(status: response.status)
         } catch {
-            return .unreachable(detail: "\(error)")
+            return .unreachable(detail: Self.describe(error))
+        }
+    }
+
+    /// A short sentence for the operations list and the log.
+    static func describe(_ error: HTTPClientError) -> String {
+        switch error {
+        case .unresolvable(let host): "cannot resolve \(host)"
+        case .connectFailed(let code): "cannot connect: \(String(cString: strerror(code)))"
+        case .timedOut(let phase): "no answer within the timeout (\(phase))"
+        case .sendFailed(let code): "send failed: \(String(cString: strerror(code)))"
+        case .receiveFailed(let code): "receive failed: \(String(cString: strerror(code)))"
+        case .invalidResponse(let problem): "invalid response: \(problem)"
+        case .invalidRequestHeader(let name): "invalid request header \(name)"
+        case .invalidRequestLine: "invalid request line"
         }
     }
 }
