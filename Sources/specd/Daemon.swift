@@ -21,6 +21,7 @@ import Store
 /// | clock (`specd-live`) | sleeps until the next scheduled instant; re-evaluates users and fires delayed triggers through the one write path | the scheduler (under its lock) |
 /// | snapshot queue | writes, verifies and compacts snapshots | the snapshot files |
 /// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
+/// | webhook delivery (`specd-webhook-w-n`, four per webhook) | POSTs due deliveries with the blocking HTTP client, settles them, fsyncs the outbox under `interval`, compacts it | nothing of its own: the dispatcher's queue and outbox under its lock; publishing threads only append to them |
 ///
 /// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
 /// hopping there when the acknowledging thread is another. Stream events may be written by the publishing thread
