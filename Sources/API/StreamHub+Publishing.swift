@@ -8,10 +8,13 @@ import Rules
 /// resumes whether or not a stream is open now.
 extension StreamHub {
     /// A flag change for a user: sent to each interested stream whose last seen value differs; retained.
-    func publishFlag(user: String, key: String, evaluation: Evaluation, previous: JSONValue?, seq: UInt64?, appVersion: String?) {
+    func publishFlag(
+        user: String, key: String, evaluation: Evaluation, previous: JSONValue?, seq: UInt64?, appVersion: String?, observed: DomainEvent? = nil
+    ) {
         let value = evaluation.value ?? .null
         withState { state in
             let id = nextID(&state, seq: seq)
+            if let observed, let observer { observer.published(observed, id: id.description) }
             let bytes = Self.flagEventBytes(
                 id: id,
                 .flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion),
@@ -50,9 +53,10 @@ extension StreamHub {
         }
     }
 
-    func publish(type: String, user: String?, data: JSONValue, seq: UInt64?) {
+    func publish(type: String, user: String?, data: JSONValue, seq: UInt64?, observed: DomainEvent? = nil) {
         withState { state in
             let id = nextID(&state, seq: seq)
+            if let observed, let observer { observer.published(observed, id: id.description) }
             let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: type, data: JSONWriter.string(data)))
             let event = Retained(id: id, user: user, type: type, flag: nil, value: nil, appVersion: nil, bytes: bytes, at: .now)
             retain(&state, event)

@@ -112,9 +112,13 @@ public final class StreamHub: Sendable {
     /// (its connection writes inline on the loop thread): the close is queued here, never taken under `state`.
     private let closed = Mutex<[(number: Int, reason: EventStream.CloseReason)]>([])
 
+    /// Hears each published event with its id, under the hub's lock (the webhooks).
+    let observer: (any DomainEventObserver)?
+
     /// `startSeq` is the log's last seq at start: ids from an earlier run are not resumable.
-    public init(options: Options = Options(), startSeq: UInt64) {
+    public init(options: Options = Options(), startSeq: UInt64, observer: (any DomainEventObserver)? = nil) {
         self.options = options
+        self.observer = observer
         state = Mutex(State(lastID: EventID(seq: startSeq), resumableAfter: EventID(seq: startSeq)))
     }
 

@@ -14,4 +14,11 @@ public protocol Subscribers: AnyObject, Sendable {
     /// For each of the user's streams of that app version, the last value it saw of each flag: the clock and
     /// reloads send only what differs.
     func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]]
+    func written(user: String, now: Instant)
+}
+
+extension Subscribers {
+    /// A write to `user` at `now` was acknowledged (before its events are published). Most subscribers need not
+    /// know; the webhooks' flag watch keeps the instant.
+    public func written(user: String, now: Instant) {}
 }

@@ -59,6 +59,7 @@ final class Timekeeper: @unchecked Sendable {
         user: String, applied: UserStore.Applied, changes: [FlagChange], ruleSet: RuleSet, appVersion: String?, event: String?, now: Instant
     ) {
         let request = RequestAttributes(userID: user, appVersion: appVersion)
+        subscribers.written(user: user, now: now)
         // The write's own changes, then each other version's: a stream hears the answers of its app version. The
         // version-less evaluation is always made, so streams without a version (browsers' EventSource cannot send
         // one) can resume from the retained events whoever wrote.

@@ -41,6 +41,9 @@ public enum CommandLineInterface {
                         "data directory unusable: refusing to start",
                         ["dataDir": .string(options.dataDirectory), "error": .string(failure.description)])
                     return 2
+                case .webhooks(let failure):
+                    logger.error("webhook outbox unusable: refusing to start", ["error": .string(failure.description)])
+                    return 2
                 }
             }
         case "validate":

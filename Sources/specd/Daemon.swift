@@ -23,6 +23,7 @@ import Store
 /// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
 /// | cluster probe (`specd-cluster-probe`, cluster mode) | asks every other member's `/readyz` every 2 s | the members' health (under `ClusterPeers`' lock) |
 /// | cluster forwarding (`specd-cluster-forward` queue; a thread per relayed stream or merged-stream member) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
+/// | webhook delivery (`specd-webhook-w-n`, four per webhook) | POSTs due deliveries with the blocking HTTP client, settles them, fsyncs the outbox under `interval`, compacts it | nothing of its own: the dispatcher's queue and outbox under its lock; publishing threads only append to them |
 ///
 /// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
 /// hopping there when the acknowledging thread is another. Stream events may be written by the publishing thread
@@ -43,6 +44,10 @@ public final class Daemon: Sendable {
     /// What the server serves: the router, behind the cluster's forwarding in cluster mode.
     let responder: Responder
     let recoveryDuration: Duration
+    /// The webhook deliveries (`nil` with no webhook configured); its list is what operations show.
+    public let webhooks: WebhookDispatcher?
+    /// The clock's watch over flags for webhooks (`nil` unless a webhook listens to flag events).
+    let flagWatch: WebhookFlagWatch?
 
     /// Why the daemon could not start.
     public enum StartupFailure: Error {
@@ -50,6 +55,8 @@ public final class Daemon: Sendable {
         case rules(RuleSetError)
         /// The data directory is corrupt or unusable: exit 2.
         case data(Recovery.Failure)
+        /// The webhook outbox cannot be opened: exit 2.
+        case webhooks(IOError)
     }
 
     /// Loads the rules, then recovers the data directory (a daemon that cannot trust either does not start), then
@@ -84,9 +91,23 @@ public final class Daemon: Sendable {
         }
         recoveryDuration = ContinuousClock.now - started
         Self.reportStorageFailures(of: database, to: logger)
-        hub = StreamHub(options: options.streams, startSeq: database.health.lastSeq)
-        engine = Engine(rules: rules, store: database, subscribers: hub, clock: clock, logger: logger)
+        let metrics = Metrics()
+        do {
+            webhooks = try Self.makeWebhooks(options: options, fileSystem: fileSystem, clock: clock, metrics: metrics, logger: logger)
+        } catch {
+            throw .webhooks(error)
+        }
+        hub = StreamHub(options: options.streams, startSeq: database.health.lastSeq, observer: webhooks)
+        let subscribers = Self.subscribers(hub: hub, options: options, rules: rules, store: database, clock: clock)
+        flagWatch = subscribers as? WebhookFlagWatch
+        engine = Engine(rules: rules, store: database, subscribers: subscribers, clock: clock, metrics: metrics, logger: logger)
         Self.registerStorageGauges(engine.metrics, directory: options.dataDirectory, recovery: recoveryDuration)
+        if let webhooks {
+            engine.operations.addSource { Self.operations(of: webhooks.deliveries) }
+            metrics.addGauge("webhook_deliveries_pending", help: "Webhook deliveries not yet delivered (waiting, retrying or dead-lettered).") {
+                Double(webhooks.pendingCount)
+            }
+        }
         engine.recordRecovery(
             startedAt: recoveryStartedAt, finishedAt: clock.now(),
             detail: [
@@ -111,7 +132,6 @@ public final class Daemon: Sendable {
         api.cluster = peers
         let router = api.makeRouter()
         self.router = router
-        let metrics = engine.metrics
         responder = peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics) } ?? router
         let server = server
         database.batchLogWritesPerRound(addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread })
@@ -123,6 +143,11 @@ public final class Daemon: Sendable {
         try server.start(serving: responder)
         if clockThread { engine.start() }
         peers?.start()
+        // Webhook retries run on time too: tests that move a manual clock deliver with `WebhookDispatcher.deliverDue`.
+        if clockThread {
+            webhooks?.start()
+            if flagWatch != nil { Thread.detachNewThread { [self] in watchStoredUsersForWebhooks() } }
+        }
     }
 
     /// Stops the clock and drains the server; the database stays open (`closeDatabase` ends it).
@@ -130,6 +155,7 @@ public final class Daemon: Sendable {
         peers?.stop()
         engine.stop()
         server.shutdown()
+        webhooks?.stop()
     }
 
     /// The store has no logger: its failures come here. A snapshot failure does not stop writes, so it is an error

@@ -91,6 +91,10 @@ extension DaemonOptions {
                 cors = try Self.parseCORS(value, path: path)
                 continue
             }
+            if key == "webhooks" {
+                webhooks = try Self.parseWebhooks(value, path: path)
+                continue
+            }
             guard let setting = Self.settings.first(where: { $0.configKey == key }) else {
                 throw UsageError("config file '\(path)': unknown key '\(key)'")
             }

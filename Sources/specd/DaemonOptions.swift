@@ -43,6 +43,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var cors = CORSPolicy.openFeatureOnly
     /// Cluster mode (`cluster: {...}`): this replica's index and every member; see `DaemonOptions+Cluster.swift`.
     public var cluster = ClusterSettings()
+    /// Webhooks (`webhooks: [...]` in the config file; README, "Webhooks").
+    public var webhooks: [Webhook] = []
 
     public init() {}
 
