@@ -1,6 +1,6 @@
-import HTTP
 import Dispatch
 import Foundation
+import HTTP
 
 #if canImport(Glibc)
 import Glibc

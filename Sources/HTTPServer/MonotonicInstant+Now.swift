@@ -1,7 +1,8 @@
+import HTTP
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HTTP
 
 extension MonotonicInstant {
     /// `CLOCK_MONOTONIC`, the clock the kernel's own timeouts (epoll, poll) run on: it never jumps with the wall

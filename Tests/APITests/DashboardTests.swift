@@ -6,7 +6,8 @@ import Testing
 /// `GET /ui`: served without a token, locked down by its Content-Security-Policy, and the embedded copy is Sources/API/Dashboard/.
 @Suite struct DashboardTests {
     static func source(_ name: String) throws -> String {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/API/Dashboard/\(name)").standardized
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/API/Dashboard/\(name)")
+            .standardized
         return try String(contentsOf: url, encoding: .utf8)
     }
 
