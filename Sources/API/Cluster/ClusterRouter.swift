@@ -25,9 +25,15 @@ public struct ClusterRouter: Responder {
     let workers = DispatchQueue(label: "specd-cluster-forward", attributes: .concurrent)
     /// Bounds a forwarded exchange that is read whole.
     let timeout: Duration
+    /// The ticket a merged global stream is opened with is redeemed here (`openMergedStream`); `nil`: passed on.
+    let tickets: StreamTickets?
 
-    public init(router: Responder, peers: ClusterPeers, transport: ClusterTransport, metrics: Metrics, timeout: Duration = .seconds(10)) {
+    public init(
+        router: Responder, peers: ClusterPeers, transport: ClusterTransport, metrics: Metrics, timeout: Duration = .seconds(10),
+        tickets: StreamTickets? = nil
+    ) {
         self.router = router
+        self.tickets = tickets
         self.peers = peers
         self.transport = transport
         self.metrics = metrics
@@ -89,8 +95,19 @@ public struct ClusterRouter: Responder {
             }
             resume = parsed
         }
+        // A ticket opens one stream once, and the merged stream is one per member: it is redeemed here, and every
+        // member's stream opens with a fresh ticket of this replica's. No member trusts a forwarded header for it.
+        var memberTickets: StreamTickets?
+        if let tickets, let ticket = request.query("ticket") {
+            if let refusal = tickets.check(ticket, for: .global, metrics: metrics) {
+                sink.send(refusal.response)
+                return
+            }
+            memberTickets = tickets
+        }
         let merged = MergedGlobalStream(
-            membership: membership, transport: transport, request: forwardedRequest(request), resume: resume, retryInterval: .seconds(2))
+            membership: membership, transport: transport, request: forwardedRequest(request), resume: resume, retryInterval: .seconds(2),
+            tickets: memberTickets)
         Thread.detachNewThread { merged.start(sink: sink) }
     }
 
