@@ -5,13 +5,17 @@ import Rules
 /// with HMAC-SHA256 (RFC 2104) under a key every replica shares, so any replica can check a ticket another issued.
 ///
 /// Wire form: base64url without padding (RFC 4648 §5) of `payload ‖ tag`, the tag the last 32 bytes. The payload is
-/// a version byte, the target's kind, the scope it needs, the expiry (milliseconds since the epoch, 8 bytes big
+/// a version byte, the target's kind (0 global, 1 user, 2 OpenFeature, 3 global for one member), the scope it needs, the expiry (milliseconds since the epoch, 8 bytes big
 /// endian), a 16-byte nonce, then the user id's bytes (empty for the global stream). Nothing in it is secret: the
 /// user id sits in the stream's URL anyway; the tag is what cannot be forged.
 struct StreamTicket: Equatable, Sendable {
     var target: StreamTarget
     var expires: Instant
     var nonce: [UInt8]
+    /// Made by a replica merging the cluster's global stream for one member's own stream, never given to a client:
+    /// redeemed by the member it is sent to, where a client's global ticket is redeemed by one member only
+    /// (`ClusterRouter`).
+    var isForMember = false
 
     static let version: UInt8 = 1
     static let nonceByteCount = 16
@@ -22,23 +26,24 @@ struct StreamTicket: Equatable, Sendable {
     static let maximumTextLength = 2_048
 
     /// A ticket with a fresh nonce from `SystemRandomNumberGenerator` (the kernel's `getrandom(2)` on Linux).
-    init(target: StreamTarget, expires: Instant) {
+    init(target: StreamTarget, expires: Instant, isForMember: Bool = false) {
         var generator = SystemRandomNumberGenerator()
         var nonce: [UInt8] = []
         for _ in 0..<(Self.nonceByteCount / 8) { withUnsafeBytes(of: generator.next() as UInt64) { nonce.append(contentsOf: $0) } }
-        self.init(target: target, expires: expires, nonce: nonce)
+        self.init(target: target, expires: expires, nonce: nonce, isForMember: isForMember)
     }
 
-    init(target: StreamTarget, expires: Instant, nonce: [UInt8]) {
+    init(target: StreamTarget, expires: Instant, nonce: [UInt8], isForMember: Bool = false) {
         self.target = target
         self.expires = expires
         self.nonce = nonce
+        self.isForMember = isForMember && target == .global
     }
 
     var payload: [UInt8] {
         var bytes: [UInt8] = [Self.version]
         switch target {
-        case .global: bytes += [0, Self.code(of: target.scope)]
+        case .global: bytes += [isForMember ? 3 : 0, Self.code(of: target.scope)]
         case .user: bytes += [1, Self.code(of: target.scope)]
         case .openFeature: bytes += [2, Self.code(of: target.scope)]
         }
@@ -76,14 +81,14 @@ struct StreamTicket: Equatable, Sendable {
         let user = ByteKey(text)
         let target: StreamTarget
         switch payload[1] {
-        case 0 where userBytes.isEmpty: target = .global
+        case 0 where userBytes.isEmpty, 3 where userBytes.isEmpty: target = .global
         case 1: target = .user(user)
         case 2: target = .openFeature(user)
         default: return nil
         }
         // The scope is signed too: a ticket only ever carries the scope its stream needs.
         guard payload[2] == Self.code(of: target.scope) else { return nil }
-        self.init(target: target, expires: Instant(milliseconds: Int64(bitPattern: expiry)), nonce: nonce)
+        self.init(target: target, expires: Instant(milliseconds: Int64(bitPattern: expiry)), nonce: nonce, isForMember: payload[1] == 3)
     }
 
     private static func code(of scope: Scope) -> UInt8 {

@@ -67,6 +67,11 @@ public final class StreamTickets: Sendable {
         return (StreamTicket(target: target, expires: expires).signed(key: key), expires)
     }
 
+    /// A ticket for one member's own global stream, made by the replica merging them.
+    func issueForMember() -> String {
+        StreamTicket(target: .global, expires: clock.now() + Self.memberLifetime, isForMember: true).signed(key: key)
+    }
+
     /// Whether the ticket is genuine, live, unused and bound to this target. A genuine live ticket is spent whatever
     /// the answer, so a ticket tried on the wrong stream cannot be tried again on the right one.
     func redeem(_ text: String, for target: StreamTarget?) -> Redemption {

@@ -52,11 +52,16 @@ public struct ClusterRouter: Responder {
             openMergedStream(request, sink: sink)
             return
         }
-        guard let user = ClusterRouting.user(of: request) else {
+        let owner: Int
+        if let user = ClusterRouting.user(of: request) {
+            owner = membership.owner(of: user)
+        } else if let redeemer = ticketRedeemer(request) {
+            // A stream no user owns, opened with a client's ticket: the one member that redeems that ticket.
+            owner = redeemer
+        } else {
             router.respond(to: request, sink: sink)
             return
         }
-        let owner = membership.owner(of: user)
         guard owner != membership.selfIndex else {
             router.respond(to: request, sink: sink)
             return
@@ -95,11 +100,14 @@ public struct ClusterRouter: Responder {
             }
             resume = parsed
         }
-        // A ticket opens one stream once, and the merged stream is one per member: it is redeemed here, and every
-        // member's stream opens with a fresh ticket of this replica's. No member trusts a forwarded header for it.
+        // A ticket opens one stream once, and the merged stream is one per member: the client's ticket is redeemed
+        // by the one member that redeems it (`ticketRedeemer`), and every member's stream opens with a fresh ticket
+        // of this replica's. No member trusts a forwarded header for it.
         var memberTickets: StreamTickets?
+        var redeemer: Int?
         if let tickets, let ticket = request.query("ticket") {
-            if let refusal = tickets.check(ticket, for: .global, metrics: metrics) {
+            redeemer = ticketRedeemer(request)
+            if redeemer == nil || redeemer == membership.selfIndex, let refusal = tickets.check(ticket, for: .global, metrics: metrics) {
                 sink.send(refusal.response)
                 return
             }
@@ -108,6 +116,13 @@ public struct ClusterRouter: Responder {
         let merged = MergedGlobalStream(
             membership: membership, transport: transport, request: forwardedRequest(request), resume: resume, retryInterval: .seconds(2),
             tickets: memberTickets)
+        if let redeemer, redeemer != membership.selfIndex {
+            let original = forwardedRequest(request)
+            Thread.detachNewThread {
+                if redeemTicket(original, at: redeemer, sink: sink) { merged.start(sink: sink) }
+            }
+            return
+        }
         Thread.detachNewThread { merged.start(sink: sink) }
     }
 

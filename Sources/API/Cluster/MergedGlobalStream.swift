@@ -108,8 +108,7 @@ final class MergedGlobalStream: Sendable {
     private func memberRequest(_ member: Int) -> ClusterTransportRequest {
         var request = request
         if let tickets {
-            let ticket = tickets.issue(for: .global, lifetime: StreamTickets.memberLifetime).ticket
-            request.target = Self.target(request.target, withTicket: ticket)
+            request.target = Self.target(request.target, withTicket: tickets.issueForMember())
         }
         request.headers.remove("Last-Event-ID")
         if let last = state.withLock({ $0.vector.positions[member] }) { request.headers.set("Last-Event-ID", last.description) }
