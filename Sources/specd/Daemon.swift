@@ -112,7 +112,8 @@ public final class Daemon: Sendable {
         let router = api.makeRouter()
         self.router = router
         let metrics = engine.metrics
-        responder = peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics, tickets: api.tickets) } ?? router
+        responder =
+            peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics, tickets: api.tickets) } ?? router
         let server = server
         database.batchLogWritesPerRound(addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread })
     }

@@ -76,7 +76,9 @@ import Testing
         let first = try Self.ticket(ports[0], "/v1/users/\(theirs)/stream", as: Self.reader)
         let stream = try Self.open(ports[0], "\(path)&ticket=\(first)")
         #expect(stream.status == 200)
-        #expect(try ClusterDaemonTests.call(ports[0], "PATCH", "/v1/users/\(theirs)/context", json: Self.patch, headers: Self.bearer(Self.writer)).status == 200)
+        #expect(
+            try ClusterDaemonTests.call(ports[0], "PATCH", "/v1/users/\(theirs)/context", json: Self.patch, headers: Self.bearer(Self.writer)).status
+                == 200)
         #expect(try Self.waitFor(#""opens":3"#, on: stream.client))
         for port in ports {
             let again = try ClusterDaemonTests.call(port, "GET", "\(path)&ticket=\(first)")
@@ -110,13 +112,17 @@ import Testing
         }
         try #require(!ticket.isEmpty)
         let other = 1 - redeemer
-        #expect(try ClusterDaemonTests.call(ports[other], "GET", "/v1/stream?ticket=\(ticket)", headers: ["X-Specd-Forwarded": "\(redeemer)"]).status == 421)
+        #expect(
+            try ClusterDaemonTests.call(ports[other], "GET", "/v1/stream?ticket=\(ticket)", headers: ["X-Specd-Forwarded": "\(redeemer)"]).status
+                == 421)
 
         let merged = try Self.open(ports[0], "/v1/stream?include=context&events=context&ticket=\(ticket)")
         #expect(merged.status == 200)
         for owner in [0, 1] {
             let user = ClusterDaemonTests.user(ownedBy: owner)
-            #expect(try ClusterDaemonTests.call(ports[0], "PATCH", "/v1/users/\(user)/context", json: Self.patch, headers: Self.bearer(Self.writer)).status == 200)
+            #expect(
+                try ClusterDaemonTests.call(ports[0], "PATCH", "/v1/users/\(user)/context", json: Self.patch, headers: Self.bearer(Self.writer))
+                    .status == 200)
             #expect(try Self.waitFor(#""user":"\#(user)""#, on: merged.client), "a write for member \(owner)'s user")
         }
         for port in ports {
