@@ -247,6 +247,37 @@ try:
         sock.close()
     check("OFREP event stream opens wherever it enters", events_codes == ["200"] * 4, events_codes)
 
+    # A browser's stream ticket: issued by a replica that does not own the user, the stream opened through nginx
+    # (which sends it to the owner) hears a flag change; the ticket opens nothing a second time.
+    ticket_user = "cu-ticket-holder"
+    issuer = ports[(owner(ticket_user, 3) + 1) % 3]
+    status, _, data = request(issuer, "POST", "/v1/stream-tickets", {"stream": "/v1/users/%s/stream" % ticket_user})
+    ticket = json.loads(data).get("ticket", "") if status == 200 else ""
+    stream_target = "/v1/users/%s/stream?ticket=%s" % (ticket_user, urllib.parse.quote(ticket, safe=""))
+    sock = socket.create_connection(("127.0.0.1", front), timeout=10)
+    sock.sendall(("GET %s HTTP/1.1\r\nHost: t\r\n\r\n" % stream_target).encode())
+    buffer = b""
+    deadline = time.time() + 10
+    while b"\r\n\r\n" not in buffer and time.time() < deadline:
+        buffer += sock.recv(65536)
+    opened = buffer.startswith(b"HTTP/1.1 200")
+    request(front, "PATCH", "/v1/users/%s/context" % ticket_user, {"ops": [{"op": "increment", "counter": "editor_opened", "by": 2}]})
+    heard = False
+    while opened and not heard and time.time() < deadline:
+        try:
+            chunk = sock.recv(65536)
+        except socket.timeout:
+            break
+        if not chunk:
+            break
+        buffer += chunk
+        heard = any("event: flag" in block and "onboarding-tip" in block for block in buffer.decode("utf-8", "replace").split("\n\n"))
+    sock.close()
+    check("a ticket from another replica opens a user stream through nginx that hears a flag change", opened and heard,
+          (status, buffer[:300]))
+    again = request(front, "GET", stream_target, auth=None)
+    check("the ticket opens nothing a second time (401 invalid_ticket)", again[0] == 401 and b"invalid_ticket" in again[2], again[0])
+
     # Files: each user's id appears in exactly one replica's data directory.
     def holders(user, n):
         needle = user.encode()

@@ -18,16 +18,7 @@ extension API {
         guard let scope else { return authenticator.check(request, scope: nil) }
         if let rateLimiter, let refusal = rateLimiter.check(client: RateLimiter.client(of: request.peer)) { return refusal }
         if let ticket = request.query("ticket"), let target = StreamTarget(request: request) {
-            guard tickets.redeem(ticket, for: target) else {
-                metrics.increment("stream_tickets_refused_total")
-                return APIError(
-                    .unauthorized, code: "invalid_ticket",
-                    message:
-                        "the stream ticket is unknown, expired, already used or issued for another stream; ask POST /v1/stream-tickets for a new one",
-                    field: "ticket")
-            }
-            metrics.increment("stream_tickets_redeemed_total")
-            return nil
+            return tickets.check(ticket, for: target, metrics: metrics)
         }
         return authenticator.check(request, scope: scope)
     }
@@ -51,19 +42,33 @@ extension API {
         if let refusal = authorize(request, scope: target.scope) {
             throw refusal
         }
-        let issued: (ticket: String, expiresAt: Instant)
-        do throws(StreamTickets.IssueError) {
-            issued = try tickets.issue(for: target)
-        } catch {
-            switch error {
-            case .full(let seconds):
-                metrics.increment("stream_tickets_full_total")
-                throw APIError.unavailable(
-                    "too_many_tickets", "\(tickets.capacity) stream tickets are waiting to be used; retry when one expires", retryAfter: seconds)
-            }
-        }
+        let issued = tickets.issue(for: target)
         metrics.increment("stream_tickets_issued_total")
         let answer: JSONValue = ["ticket": .string(issued.ticket), "expiresAt": .string(ISO8601.format(issued.expiresAt)), "stream": .string(path)]
         return .json(.ok, JSONWriter.write(answer), headers: ["Cache-Control": "no-store"])
+    }
+}
+
+extension StreamTickets {
+    /// Redeems `ticket` for `target`: `nil` when it opens the stream, otherwise the answer to give (401
+    /// `invalid_ticket`, or 503 while the table of spent tickets is full, the ticket unspent).
+    func check(_ ticket: String, for target: StreamTarget, metrics: Metrics) -> APIError? {
+        switch redeem(ticket, for: target) {
+        case .accepted:
+            metrics.increment("stream_tickets_redeemed_total")
+            return nil
+        case .refused:
+            metrics.increment("stream_tickets_refused_total")
+            return APIError(
+                .unauthorized, code: "invalid_ticket",
+                message:
+                    "the stream ticket is unknown, expired, already used or issued for another stream; ask POST /v1/stream-tickets for a new one",
+                field: "ticket")
+        case .busy(let seconds):
+            metrics.increment("stream_tickets_full_total")
+            return APIError.unavailable(
+                "too_many_tickets", "\(capacity) stream tickets were used in the last 30 seconds; retry this one when one expires",
+                retryAfter: seconds)
+        }
     }
 }

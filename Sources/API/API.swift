@@ -34,7 +34,8 @@ public struct API: Sendable {
         self.transport = transport
         self.authenticator = authenticator
         self.rateLimiter = rateLimiter
-        self.tickets = StreamTickets(clock: engine.clock)
+        // Derived from the tokens, so every replica configured alike checks the tickets any of them issues.
+        self.tickets = StreamTickets(clock: engine.clock, key: StreamTickets.key(tokens: authenticator.tokens))
     }
 
     public func makeRouter() -> Router {

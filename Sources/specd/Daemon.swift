@@ -132,7 +132,8 @@ public final class Daemon: Sendable {
         api.cluster = peers
         let router = api.makeRouter()
         self.router = router
-        responder = peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics) } ?? router
+        responder =
+            peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics, tickets: api.tickets) } ?? router
         let server = server
         database.batchLogWritesPerRound(addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread })
     }

@@ -6,88 +6,95 @@ import Testing
 /// The ticket table alone, with a clock the test moves.
 @Suite struct StreamTicketsTests {
     static let start = Instant(milliseconds: 1_773_144_000_000)
+    static let key = StreamTickets.key(secrets: [Array("reader-secret-0123456789".utf8)])
 
     @Test func ticket_opensItsStreamOnce() throws {
-        let tickets = StreamTickets(clock: ManualClock(Self.start))
-        let issued = try tickets.issue(for: .user("u"))
-        #expect(issued.ticket.utf8.count == 64)
+        let tickets = StreamTickets(clock: ManualClock(Self.start), key: Self.key)
+        let issued = tickets.issue(for: .user("u"))
         #expect(issued.expiresAt == Self.start + StreamTickets.lifetime)
-        #expect(tickets.redeem(issued.ticket, for: .user("u")))
-        #expect(!tickets.redeem(issued.ticket, for: .user("u")))
-        #expect(tickets.count == 0)
+        #expect(tickets.redeem(issued.ticket, for: .user("u")) == .accepted)
+        #expect(tickets.redeem(issued.ticket, for: .user("u")) == .refused)
+        #expect(tickets.spentCount == 1)
     }
 
     @Test func ticket_expiresAfterThirtySeconds() throws {
         let clock = ManualClock(Self.start)
-        let tickets = StreamTickets(clock: clock)
-        let early = try tickets.issue(for: .global)
-        let late = try tickets.issue(for: .global)
+        let tickets = StreamTickets(clock: clock, key: Self.key)
+        let early = tickets.issue(for: .global)
+        let late = tickets.issue(for: .global)
         clock.advance(StreamTickets.lifetime - 1)
-        #expect(tickets.redeem(early.ticket, for: .global))
+        #expect(tickets.redeem(early.ticket, for: .global) == .accepted)
         clock.advance(1)
-        #expect(!tickets.redeem(late.ticket, for: .global))
+        #expect(tickets.redeem(late.ticket, for: .global) == .refused)
     }
 
     /// Bound to the user's bytes: a ticket for u's stream opens neither v's, nor the global one, nor an id that is
     /// the same text in another Unicode normalization; and a ticket tried on the wrong stream is spent.
     @Test func ticket_isBoundToItsStream() throws {
-        let tickets = StreamTickets(clock: ManualClock(Self.start))
+        let tickets = StreamTickets(clock: ManualClock(Self.start), key: Self.key)
         for wrong: StreamTarget in [.user("v"), .global, .openFeature("u"), .user("u ")] {
-            let issued = try tickets.issue(for: .user("u"))
-            #expect(!tickets.redeem(issued.ticket, for: wrong), "\(wrong)")
-            #expect(!tickets.redeem(issued.ticket, for: .user("u")))
+            let issued = tickets.issue(for: .user("u"))
+            #expect(tickets.redeem(issued.ticket, for: wrong) == .refused, "\(wrong)")
+            #expect(tickets.redeem(issued.ticket, for: .user("u")) == .refused)
         }
-        let composed = try tickets.issue(for: .user(ByteKey("caf\u{E9}")))
-        #expect(!tickets.redeem(composed.ticket, for: .user(ByteKey("cafe\u{301}"))))
-        let other = try tickets.issue(for: .user("u"))
-        #expect(!tickets.redeem(other.ticket, for: nil))
+        let composed = tickets.issue(for: .user(ByteKey("caf\u{E9}")))
+        #expect(tickets.redeem(composed.ticket, for: .user(ByteKey("cafe\u{301}"))) == .refused)
+        let other = tickets.issue(for: .user("u"))
+        #expect(tickets.redeem(other.ticket, for: nil) == .refused)
     }
 
-    @Test(arguments: ["", "zz", String(repeating: "a", count: 63), String(repeating: "A", count: 64), String(repeating: "g", count: 64), "é"])
+    @Test(arguments: [
+        "", "zz", String(repeating: "a", count: 63), String(repeating: "A", count: 82), String(repeating: "g", count: 64), "é",
+        String(repeating: "A", count: 5_000)
+    ])
     func redeem_malformedTicket_isRefused(text: String) throws {
-        let tickets = StreamTickets(clock: ManualClock(Self.start))
-        _ = try tickets.issue(for: .global)
-        #expect(!tickets.redeem(text, for: .global))
-        #expect(tickets.count == 1)
+        let tickets = StreamTickets(clock: ManualClock(Self.start), key: Self.key)
+        #expect(tickets.redeem(text, for: .global) == .refused)
+        #expect(tickets.spentCount == 0)
     }
 
     @Test func redeem_guessSharingNothing_leavesLiveTicketsAlone() throws {
-        let tickets = StreamTickets(clock: ManualClock(Self.start))
-        let issued = try tickets.issue(for: .global)
-        #expect(!tickets.redeem(String(repeating: "0", count: 64), for: .global))
-        #expect(tickets.redeem(issued.ticket, for: .global))
+        let tickets = StreamTickets(clock: ManualClock(Self.start), key: Self.key)
+        let issued = tickets.issue(for: .global)
+        #expect(tickets.redeem(String(repeating: "0", count: 64), for: .global) == .refused)
+        #expect(tickets.redeem(issued.ticket, for: .global) == .accepted)
     }
 
-    /// At the bound an issue is refused (never evicting a ticket about to be used), with the seconds until the
-    /// oldest expires; once it has, issuing works again and the table never holds more than the bound.
-    @Test func table_atItsBound_refusesUntilTheOldestExpires() throws {
+    /// At the bound a redemption is answered busy (never forgetting a nonce that could then be replayed), with the
+    /// seconds until the soonest remembered ticket expires; the busy ticket stays unspent, and once a remembered one
+    /// has expired the table takes it.
+    @Test func table_atItsBound_isBusyUntilTheSoonestExpires() throws {
         let clock = ManualClock(Self.start)
-        let tickets = StreamTickets(clock: clock, capacity: 3)
-        for _ in 0..<3 { _ = try tickets.issue(for: .global) }
+        let tickets = StreamTickets(clock: clock, key: Self.key, capacity: 3)
+        for _ in 0..<3 { #expect(tickets.redeem(tickets.issue(for: .global).ticket, for: .global) == .accepted) }
         clock.advance(10_000)
-        #expect(throws: StreamTickets.IssueError.full(retryAfterSeconds: 20)) { try tickets.issue(for: .global) }
-        #expect(tickets.count == 3)
+        let waiting = tickets.issue(for: .global)
+        #expect(tickets.redeem(waiting.ticket, for: .global) == .busy(retryAfterSeconds: 20))
+        #expect(tickets.spentCount == 3)
         clock.advance(20_000)
-        for _ in 0..<3 { _ = try tickets.issue(for: .global) }
-        #expect(tickets.count == 3)
-        #expect(tickets.orderCount <= 6)
+        #expect(tickets.redeem(waiting.ticket, for: .global) == .accepted)
+        #expect(tickets.redeem(waiting.ticket, for: .global) == .refused)
+        #expect(tickets.spentCount <= 3)
     }
 
-    /// A flood of issue-and-redeem (each ticket used at once) must not grow the sweep's list either.
+    /// A flood of issue-and-redeem (each ticket used at once) holds at most `capacity` nonces, and refuses every
+    /// replay of a remembered one.
     @Test func table_floodOfIssueAndRedeem_staysBounded() throws {
-        let tickets = StreamTickets(clock: ManualClock(Self.start), capacity: 4)
+        let clock = ManualClock(Self.start)
+        let tickets = StreamTickets(clock: clock, key: Self.key, capacity: 4)
         for round in 0..<1_000 {
-            let issued = try tickets.issue(for: .user(ByteKey("u\(round)")))
-            #expect(tickets.redeem(issued.ticket, for: .user(ByteKey("u\(round)"))))
-            #expect(tickets.orderCount <= 8)
+            let issued = tickets.issue(for: .user(ByteKey("u\(round)")))
+            #expect(tickets.redeem(issued.ticket, for: .user(ByteKey("u\(round)"))) == .accepted)
+            #expect(tickets.redeem(issued.ticket, for: .user(ByteKey("u\(round)"))) == .refused)
+            #expect(tickets.spentCount <= 4)
+            clock.advance(StreamTickets.lifetime / 4)
         }
-        #expect(tickets.count == 0)
     }
 
     @Test func tickets_areNotRepeated() throws {
-        let tickets = StreamTickets(clock: ManualClock(Self.start), capacity: 1_000)
+        let tickets = StreamTickets(clock: ManualClock(Self.start), key: Self.key)
         var seen = Set<String>()
-        for _ in 0..<1_000 { seen.insert(try tickets.issue(for: .global).ticket) }
+        for _ in 0..<1_000 { seen.insert(tickets.issue(for: .global).ticket) }
         #expect(seen.count == 1_000)
     }
 

@@ -25,9 +25,15 @@ public struct ClusterRouter: Responder {
     let workers = DispatchQueue(label: "specd-cluster-forward", attributes: .concurrent)
     /// Bounds a forwarded exchange that is read whole.
     let timeout: Duration
+    /// The ticket a merged global stream is opened with is redeemed here (`openMergedStream`); `nil`: passed on.
+    let tickets: StreamTickets?
 
-    public init(router: Responder, peers: ClusterPeers, transport: ClusterTransport, metrics: Metrics, timeout: Duration = .seconds(10)) {
+    public init(
+        router: Responder, peers: ClusterPeers, transport: ClusterTransport, metrics: Metrics, timeout: Duration = .seconds(10),
+        tickets: StreamTickets? = nil
+    ) {
         self.router = router
+        self.tickets = tickets
         self.peers = peers
         self.transport = transport
         self.metrics = metrics
@@ -46,11 +52,16 @@ public struct ClusterRouter: Responder {
             openMergedStream(request, sink: sink)
             return
         }
-        guard let user = ClusterRouting.user(of: request) else {
+        let owner: Int
+        if let user = ClusterRouting.user(of: request) {
+            owner = membership.owner(of: user)
+        } else if let redeemer = ticketRedeemer(request) {
+            // A stream no user owns, opened with a client's ticket: the one member that redeems that ticket.
+            owner = redeemer
+        } else {
             router.respond(to: request, sink: sink)
             return
         }
-        let owner = membership.owner(of: user)
         guard owner != membership.selfIndex else {
             router.respond(to: request, sink: sink)
             return
@@ -89,8 +100,29 @@ public struct ClusterRouter: Responder {
             }
             resume = parsed
         }
+        // A ticket opens one stream once, and the merged stream is one per member: the client's ticket is redeemed
+        // by the one member that redeems it (`ticketRedeemer`), and every member's stream opens with a fresh ticket
+        // of this replica's. No member trusts a forwarded header for it.
+        var memberTickets: StreamTickets?
+        var redeemer: Int?
+        if let tickets, let ticket = request.query("ticket") {
+            redeemer = ticketRedeemer(request)
+            if redeemer == nil || redeemer == membership.selfIndex, let refusal = tickets.check(ticket, for: .global, metrics: metrics) {
+                sink.send(refusal.response)
+                return
+            }
+            memberTickets = tickets
+        }
         let merged = MergedGlobalStream(
-            membership: membership, transport: transport, request: forwardedRequest(request), resume: resume, retryInterval: .seconds(2))
+            membership: membership, transport: transport, request: forwardedRequest(request), resume: resume, retryInterval: .seconds(2),
+            tickets: memberTickets)
+        if let redeemer, redeemer != membership.selfIndex {
+            let original = forwardedRequest(request)
+            Thread.detachNewThread {
+                if redeemTicket(original, at: redeemer, sink: sink) { merged.start(sink: sink) }
+            }
+            return
+        }
         Thread.detachNewThread { merged.start(sink: sink) }
     }
 

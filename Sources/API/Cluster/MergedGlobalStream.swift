@@ -19,11 +19,17 @@ final class MergedGlobalStream: Sendable {
     let transport: ClusterTransport
     let request: ClusterTransportRequest
     let retryInterval: Duration
+    /// Set when the client opened the stream with a ticket (spent here): each member's stream, this replica's own
+    /// included, then opens with a fresh ticket of this replica's, since a ticket opens one stream once.
+    let tickets: StreamTickets?
     private let state: Mutex<(vector: VectorEventID, stream: EventStream?, down: Set<Int>, closed: Bool)>
 
-    init(membership: ClusterMembership, transport: ClusterTransport, request: ClusterTransportRequest, resume: VectorEventID, retryInterval: Duration)
-    {
+    init(
+        membership: ClusterMembership, transport: ClusterTransport, request: ClusterTransportRequest, resume: VectorEventID, retryInterval: Duration,
+        tickets: StreamTickets? = nil
+    ) {
         self.membership = membership
+        self.tickets = tickets
         self.transport = transport
         self.request = request
         self.retryInterval = retryInterval
@@ -97,9 +103,13 @@ final class MergedGlobalStream: Sendable {
         stream?.close()
     }
 
-    /// The request for one member's own stream: the client's, resumed at that member's last id.
+    /// The request for one member's own stream: the client's, resumed at that member's last id, with a fresh
+    /// ticket (made for each attempt, so a reconnect never presents a spent one) when the client came with one.
     private func memberRequest(_ member: Int) -> ClusterTransportRequest {
         var request = request
+        if let tickets {
+            request.target = Self.target(request.target, withTicket: tickets.issueForMember())
+        }
         request.headers.remove("Last-Event-ID")
         if let last = state.withLock({ $0.vector.positions[member] }) { request.headers.set("Last-Event-ID", last.description) }
         return request
@@ -150,6 +160,22 @@ final class MergedGlobalStream: Sendable {
             }
             return true
         }
+    }
+}
+
+extension MergedGlobalStream {
+    /// `target` with every `ticket` parameter replaced by `ticket`, put first (the first of a name is the one read).
+    static func target(_ target: String, withTicket ticket: String) -> String {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var items = ["ticket=\(ticket)"]
+        if parts.count > 1 {
+            for item in parts[1].split(separator: "&", omittingEmptySubsequences: true) {
+                let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                guard PercentDecoding.decode(name, plusAsSpace: true) != "ticket" else { continue }
+                items.append(String(item))
+            }
+        }
+        return "\(parts[0])?" + items.joined(separator: "&")
     }
 }
 
