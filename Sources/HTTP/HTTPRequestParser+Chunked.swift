@@ -7,20 +7,7 @@ extension HTTPRequestParser {
         }
         readIndex = scanIndex
         let bytes = buffer[line]
-        var size = 0
-        var index = bytes.startIndex
-        while index < bytes.endIndex, let digit = ASCII.hexValue(bytes[index]) {
-            // 15 hex digits keep the size far below Int.max; anything longer is refused, not wrapped.
-            guard index - bytes.startIndex < 15 else { throw .invalidChunkSize }
-            size = size << 4 | digit
-            index += 1
-        }
-        guard index > bytes.startIndex else { throw .invalidChunkSize }
-        while index < bytes.endIndex, bytes[index] == ASCII.space || bytes[index] == ASCII.tab { index += 1 }
-        if index < bytes.endIndex {
-            guard bytes[index] == UInt8(ascii: ";") else { throw .invalidChunkSize }
-            guard bytes[index...].allSatisfy(ASCII.isFieldValueByte) else { throw .invalidChunkSize }
-        }
+        guard let size = ChunkSizeLine.size(bytes) else { throw .invalidChunkSize }
         if size == 0 {
             lineRanges.removeAll(keepingCapacity: true)
             state = .trailers
