@@ -39,6 +39,7 @@ final class RawListener: Sendable {
 
     let port: Int
     private let fd: Int32
+    private let listenerClosed = DispatchSemaphore(value: 0)
     private let state = Mutex<(accepted: Int, requests: [String], stopped: Bool)>((0, [], false))
 
     init(script: @escaping @Sendable (Peer, RawListener) -> Void) throws {
@@ -55,12 +56,22 @@ final class RawListener: Sendable {
         self.fd = fd
         port = Int(UInt16(bigEndian: address.sin_port))
         let listenerFD = fd
+        let closed = listenerClosed
+        // This thread closes the listening socket itself, after its last `accept`: closed by `stop` while the thread
+        // was between two calls, the descriptor's number could go to another test's socket, and this thread would
+        // accept (and then cut) that test's connections.
         Thread.detachNewThread { [self] in
             while true {
                 let client = accept(listenerFD, nil, nil)
-                if client < 0 { return }
+                if client < 0 {
+                    close(listenerFD)
+                    closed.signal()
+                    return
+                }
                 if state.withLock({ $0.stopped }) {
                     close(client)
+                    close(listenerFD)
+                    closed.signal()
                     return
                 }
                 state.withLock { $0.accepted += 1 }
@@ -78,9 +89,13 @@ final class RawListener: Sendable {
     func record(_ request: String) { state.withLock { $0.requests.append(request) } }
 
     func stop() {
-        state.withLock { $0.stopped = true }
+        let already = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return state.stopped
+        }
+        guard !already else { return }
         shutdown(fd, Int32(SHUT_RDWR))
-        close(fd)
+        listenerClosed.wait()
     }
 }
 

@@ -31,6 +31,8 @@ public final class WebhookReceiver: @unchecked Sendable {
         var mode: Mode = .answer(200)
         var requests: [Request] = []
         var listener: Int32 = -1
+        /// Signalled by the accept thread once it has closed `listener` (see `down`).
+        var listenerClosed: DispatchSemaphore?
         var peers: Set<Int32> = []
         var generation = 0
     }
@@ -69,11 +71,22 @@ public final class WebhookReceiver: @unchecked Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         port = Int(UInt16(bigEndian: address.sin_port))
-        state.withLock { $0.listener = fd }
+        let closed = DispatchSemaphore(value: 0)
+        state.withLock {
+            $0.listener = fd
+            $0.listenerClosed = closed
+        }
+        // The accept thread closes the listening socket itself, after its last `accept`: closed by `down` while the
+        // thread was between two calls, the descriptor's number could go to another test's socket, and this thread
+        // would accept (and then cut) that test's connections.
         Thread.detachNewThread { [self] in
             while true {
                 let peer = accept(fd, nil, nil)
-                if peer < 0 { return }
+                if peer < 0 {
+                    close(fd)
+                    closed.signal()
+                    return
+                }
                 state.withLock { _ = $0.peers.insert(peer) }
                 Thread.detachNewThread { [self] in serve(peer) }
             }
@@ -82,16 +95,18 @@ public final class WebhookReceiver: @unchecked Sendable {
 
     /// Nothing listens any more, and open connections are cut (a crashed receiver).
     public func down() {
-        let (listener, peers) = state.withLock { state -> (Int32, Set<Int32>) in
+        let (listener, closed, peers) = state.withLock { state -> (Int32, DispatchSemaphore?, Set<Int32>) in
             defer {
                 state.listener = -1
+                state.listenerClosed = nil
                 state.peers = []
             }
-            return (state.listener, state.peers)
+            return (state.listener, state.listenerClosed, state.peers)
         }
         if listener >= 0 {
+            // Wakes the accept thread, which closes the socket; `up` may bind the port again once it has.
             shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
+            closed?.wait()
         }
         for peer in peers { shutdown(peer, Int32(SHUT_RDWR)) }
     }
