@@ -43,19 +43,7 @@ enum SnapshotLookup {
     /// Whether a snapshot record's id (a varint length, then the bytes) is exactly `user`. Read in place: this runs
     /// once per user in the file.
     static func holds(_ record: ArraySlice<UInt8>, user: [UInt8]) -> Bool {
-        var position = record.startIndex
-        var length: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard position < record.endIndex, shift < 64 else { return false }
-            let byte = record[position]
-            position += 1
-            length |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { break }
-            shift += 7
-        }
-        guard length == UInt64(user.count), record.endIndex - position >= user.count else { return false }
-        for index in 0..<user.count where record[position + index] != user[index] { return false }
-        return true
+        // The same id prefix as a log record's payload: one reader for both.
+        record.withUnsafeBytes { bytes in LogRecordFrame.payload(bytes, 0..<bytes.count, startsWithUser: user) }
     }
 }
