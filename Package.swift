@@ -24,7 +24,7 @@ let package = Package(
         .executableTarget(
             name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "HTTPServer", "Engine", "API", "CLinux"], path: "bench/Sources"),
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPFixtures", "TestRandom"]),
         .target(name: "TestRandom", path: "Tests/TestRandom"),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "TestRandom"], exclude: ["Fixtures"]),
         .target(name: "StoreFixtures", dependencies: ["Store", "TestRandom"], path: "Tests/StoreFixtures"),

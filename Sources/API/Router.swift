@@ -57,12 +57,44 @@ public struct Router: Responder {
         add(method, pattern, scope: scope, handler)
     }
 
-    public func respond(to request: Request, sink given: ResponseSink) {
+    /// Takes the request by value: the route's parameters are set on it in place, where setting them on a copy
+    /// cost a copy and a destroy of every field per request.
+    public func respond(to request: consuming Request, sink given: ResponseSink) {
         var path = request.path
-        path.withUTF8 { bytes in route(request, path: bytes, sink: given) }
+        let matched = path.withUTF8 { bytes in match(request, path: bytes, sink: given) }
+        guard let (route, parameters, sink) = matched else { return }
+        var routed = consume request
+        routed.parameters = parameters
+        var target = sink
+        if let observe {
+            let started = MonotonicInstant.now
+            let pattern = route.pattern
+            let method = routed.method
+            let deliver: @Sendable (HTTPResponse) -> Void = { response in
+                observe(pattern, method, response.status.code, MonotonicInstant.now.seconds(since: started))
+                sink.send(response)
+            }
+            var openStream: (@Sendable (HTTPHeaders) -> EventStream)?
+            if let open = sink.openStream {
+                openStream = { headers in
+                    observe(pattern, method, 200, 0)
+                    return open(headers)
+                }
+            }
+            target = ResponseSink(deliver: deliver, openStream: openStream)
+        }
+        if let refusal = authorize(routed, route.scope) {
+            target.send(refusal.response)
+            return
+        }
+        route.handler(routed, target)
     }
 
-    private func route(_ request: Request, path: UnsafeBufferPointer<UInt8>, sink given: ResponseSink) {
+    /// The route that answers the request, its decoded parameters and the sink its answer goes through (CORS
+    /// headers added); `nil` when the router answered itself: a preflight, 400, 404 or 405.
+    private func match(
+        _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, sink given: ResponseSink
+    ) -> (Route, [(name: String, value: String)], ResponseSink)? {
         // Segments in the path: one per `/` (what precedes the first is not one). Routes of another length are
         // skipped without a look at their literals.
         let segmentCount = path.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
@@ -77,7 +109,7 @@ public struct Router: Responder {
             } else {
                 given.send(policy.preflight(origin: origin, methods: Array(methods)))
             }
-            return
+            return nil
         }
         let sink = policy.map { Self.setting($0.decide(origin: origin).headers, on: given) } ?? given
         var allowed: [String] = []
@@ -89,39 +121,13 @@ public struct Router: Responder {
             // Parameters are decoded once, for the route that won.
             guard let decoded = Self.decodeParameters(route.segments, path) else {
                 sink.send(APIError(.badRequest, code: "invalid_path", message: "the path contains a malformed percent-escape").response)
-                return
+                return nil
             }
-            var routed = request
-            routed.parameters = decoded
-            var target = sink
-            if let observe {
-                let started = MonotonicInstant.now
-                let pattern = route.pattern
-                let method = request.method
-                let deliver: @Sendable (HTTPResponse) -> Void = { response in
-                    let elapsed = MonotonicInstant.now - started
-                    observe(pattern, method, response.status.code, elapsed.inSeconds)
-                    sink.send(response)
-                }
-                var openStream: (@Sendable (HTTPHeaders) -> EventStream)?
-                if let open = sink.openStream {
-                    openStream = { headers in
-                        observe(pattern, method, 200, 0)
-                        return open(headers)
-                    }
-                }
-                target = ResponseSink(deliver: deliver, openStream: openStream)
-            }
-            if let refusal = authorize(routed, route.scope) {
-                target.send(refusal.response)
-                return
-            }
-            route.handler(routed, target)
-            return
+            return (route, decoded, sink)
         }
         if allowed.isEmpty {
             sink.send(APIError.notFound("no route for \(request.method) \(request.path)").response)
-            return
+            return nil
         }
         if allowed.contains("GET") { allowed.append("HEAD") }
         let allow = Array(Set(allowed)).sorted().joined(separator: ", ")
@@ -131,6 +137,7 @@ public struct Router: Responder {
                 message: "\(request.method) is not allowed on \(request.path); allowed: \(allow)",
                 headers: ["Allow": allow]
             ).response)
+        return nil
     }
 
     private static func setting(_ extra: HTTPHeaders, on sink: ResponseSink) -> ResponseSink {

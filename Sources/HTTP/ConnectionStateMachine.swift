@@ -80,7 +80,7 @@ public struct ConnectionStateMachine: Sendable {
 
     /// The server ended a stream: the last chunk goes out, then the connection lingers and closes.
     public mutating func streamEnded(now: Instant) {
-        state = .closing(until: now + timeouts.lingerClose)
+        state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
     }
 
     /// Whether the response being written should say `Connection: close`.
@@ -102,13 +102,13 @@ public struct ConnectionStateMachine: Sendable {
             state = nextRequestBuffered ? .readingHead(since: now) : .idle(since: now)
             return .none
         }
-        state = .closing(until: now + timeouts.lingerClose)
+        state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
         return .closeAfterFlush
     }
 
     /// A framing error was answered: the connection ends without reading on.
     public mutating func protocolErrorAnswered(now: Instant) -> Action {
-        state = .closing(until: now + timeouts.lingerClose)
+        state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
         return .closeAfterFlush
     }
 
@@ -134,7 +134,7 @@ public struct ConnectionStateMachine: Sendable {
         case .readingHead, .readingBody, .handling:
             return .none
         case .streaming:
-            state = .closing(until: now + timeouts.lingerClose)
+            state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
             return .closeAfterFlush
         case .closing, .closed:
             return .none
@@ -148,10 +148,11 @@ public struct ConnectionStateMachine: Sendable {
     /// heartbeat deadline to the stall deadline).
     public func nextDeadline(outputPending: Bool) -> Instant? {
         switch state {
-        case .streaming(let last): last + (outputPending ? timeouts.streamStall : timeouts.streamHeartbeat)
-        case .idle(let since): since + timeouts.keepAliveIdle
-        case .readingHead(let since): since + timeouts.header
-        case .readingBody(let started, let lastProgress): min(lastProgress + timeouts.bodyIdle, started + timeouts.body)
+        case .streaming(let last): last.advanced(byNanoseconds: outputPending ? timeouts.spans.streamStall : timeouts.spans.streamHeartbeat)
+        case .idle(let since): since.advanced(byNanoseconds: timeouts.spans.keepAliveIdle)
+        case .readingHead(let since): since.advanced(byNanoseconds: timeouts.spans.header)
+        case .readingBody(let started, let lastProgress):
+            min(lastProgress.advanced(byNanoseconds: timeouts.spans.bodyIdle), started.advanced(byNanoseconds: timeouts.spans.body))
         case .closing(let until): until
         case .handling, .closed: nil
         }
@@ -192,7 +193,7 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     private mutating func timedOut(now: Instant) -> Action {
-        state = .closing(until: now + timeouts.lingerClose)
+        state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
         return .respondTimeout
     }
 }

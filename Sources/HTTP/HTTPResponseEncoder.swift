@@ -28,38 +28,51 @@ public enum HTTPResponseEncoder {
         if !isHead, !response.status.forbidsBody { buffer.append(contentsOf: response.body) }
     }
 
+    /// The head is written into one scratch allocation sized from its parts, then appended to `buffer` in one copy:
+    /// appending it byte by byte and field by field checked the array's uniqueness and capacity at every step, the
+    /// larger part of the cost of a small response.
     public static func encodeHead(
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, version: HTTPVersion, keepAlive: Bool,
         date: String, extra: HTTPHeaders.Field? = nil, into buffer: inout [UInt8]
     ) {
-        appendBytes(version.text, into: &buffer)
-        buffer.append(ASCII.space)
-        appendDecimal(status.code, into: &buffer)
-        buffer.append(ASCII.space)
-        appendBytes(status.reason, into: &buffer)
-        appendCRLF(into: &buffer)
-        appendField("Date", date, into: &buffer)
-        if let contentType = headers["Content-Type"] { appendField("Content-Type", contentType, into: &buffer) }
-        switch framing {
-        case .length(let length):
-            appendBytes("Content-Length: ", into: &buffer)
-            appendDecimal(length, into: &buffer)
-            appendCRLF(into: &buffer)
-        case .chunked:
-            appendField("Transfer-Encoding", "chunked", into: &buffer)
-        case .none:
-            break
+        let contentType = headers["Content-Type"]
+        let extra = extra.flatMap { isManaged($0.name) ? nil : $0 }
+        // An upper bound: CR and LF dropped from values only make the head shorter.
+        var bound = HeadWriter.statusLineBound(status) + HeadWriter.fieldBound("Date", date)
+        if let contentType { bound += HeadWriter.fieldBound("Content-Type", contentType) }
+        bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
+        for field in headers.fields { bound += HeadWriter.fieldBound(field.name, field.value) }
+        if let extra { bound += HeadWriter.fieldBound(extra.name, extra.value) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
+            var head = HeadWriter(scratch)
+            head.append(version.text)
+            head.append(ASCII.space)
+            head.appendDecimal(status.code)
+            head.append(ASCII.space)
+            head.append(status.reason)
+            head.appendCRLF()
+            head.appendField("Date", date)
+            if let contentType { head.appendField("Content-Type", contentType) }
+            switch framing {
+            case .length(let length):
+                head.append("Content-Length: ")
+                head.appendDecimal(length)
+                head.appendCRLF()
+            case .chunked:
+                head.appendField("Transfer-Encoding", "chunked")
+            case .none:
+                break
+            }
+            if !keepAlive {
+                head.appendField("Connection", "close")
+            } else if version == .http10 {
+                head.appendField("Connection", "keep-alive")
+            }
+            for field in headers.fields where !isManaged(field.name) { head.appendField(field.name, field.value) }
+            if let extra { head.appendField(extra.name, extra.value) }
+            head.appendCRLF()
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<head.count]))
         }
-        if !keepAlive {
-            appendField("Connection", "close", into: &buffer)
-        } else if version == .http10 {
-            appendField("Connection", "keep-alive", into: &buffer)
-        }
-        for field in headers where !isManaged(field.name) {
-            appendField(field.name, field.value, into: &buffer)
-        }
-        if let extra, !isManaged(extra.name) { appendField(extra.name, extra.value, into: &buffer) }
-        appendCRLF(into: &buffer)
     }
 
     /// One chunk of a chunked body (RFC 9112 §7.1); empty input yields nothing, since a zero chunk ends the body.
@@ -67,9 +80,11 @@ public enum HTTPResponseEncoder {
     where Bytes.Element == UInt8 {
         guard !bytes.isEmpty else { return }
         buffer.append(contentsOf: String(bytes.count, radix: 16).utf8)
-        appendCRLF(into: &buffer)
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
         buffer.append(contentsOf: bytes)
-        appendCRLF(into: &buffer)
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
     }
 
     /// The last chunk with no trailers.
@@ -88,56 +103,6 @@ public enum HTTPResponseEncoder {
             return false
         default:
             return false
-        }
-    }
-
-    @inline(__always) static func appendField(_ name: String, _ value: String, into buffer: inout [UInt8]) {
-        appendBytes(name, into: &buffer)
-        buffer.append(ASCII.colon)
-        buffer.append(ASCII.space)
-        // Values come from our own handlers; CR and LF are dropped anyway so no handler can split a response.
-        var value = value
-        value.withUTF8 { bytes in
-            if !bytes.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf }) {
-                buffer.append(contentsOf: bytes)
-                return
-            }
-            for byte in bytes where byte != ASCII.cr && byte != ASCII.lf { buffer.append(byte) }
-        }
-        appendCRLF(into: &buffer)
-    }
-
-    /// A string's bytes in one copy (appending its `utf8` view goes element by element).
-    @inline(__always) static func appendBytes(_ text: String, into buffer: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { buffer.append(contentsOf: $0) }
-    }
-
-    @inline(__always) static func appendCRLF(into buffer: inout [UInt8]) {
-        buffer.append(ASCII.cr)
-        buffer.append(ASCII.lf)
-    }
-
-    static func appendDecimal(_ value: Int, into buffer: inout [UInt8]) {
-        if value < 10 {
-            buffer.append(UInt8(ascii: "0") + UInt8(value))
-            return
-        }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { raw in
-            while rest > 0 {
-                raw[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { buffer.append(raw[index]) }
         }
     }
 }

@@ -21,6 +21,30 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable {
         return Self(nanoseconds: overflow ? (duration < .zero ? .min : .max) : sum)
     }
 
+    /// Later by `nanoseconds`, saturating at the ends of the range.
+    @inlinable
+    public func advanced(byNanoseconds nanoseconds: Int64) -> Self {
+        let (sum, overflow) = self.nanoseconds.addingReportingOverflow(nanoseconds)
+        return Self(nanoseconds: overflow ? (nanoseconds < 0 ? .min : .max) : sum)
+    }
+
+    /// Seconds from `earlier` to this instant, for metrics: no `Duration` arithmetic on the request path.
+    @inlinable
+    public func seconds(since earlier: Self) -> Double {
+        let (difference, overflow) = nanoseconds.subtractingReportingOverflow(earlier.nanoseconds)
+        return overflow ? (nanoseconds < earlier.nanoseconds ? -Double(Int64.max) : Double(Int64.max)) / 1e9 : Double(difference) / 1e9
+    }
+
+    /// Whole milliseconds from `earlier` to this instant, rounded up (a timer armed with it never fires early), in
+    /// integer arithmetic: timers are re-armed on every request.
+    @inlinable
+    public func millisecondsRoundedUp(since earlier: Self) -> Int64 {
+        let (difference, overflow) = nanoseconds.subtractingReportingOverflow(earlier.nanoseconds)
+        if overflow { return nanoseconds < earlier.nanoseconds ? Int64.min / 1_000_000 : Int64.max / 1_000_000 + 1 }
+        let (milliseconds, remainder) = difference.quotientAndRemainder(dividingBy: 1_000_000)
+        return remainder > 0 ? milliseconds + 1 : milliseconds
+    }
+
     @inlinable
     public static func - (lhs: Self, rhs: Self) -> Duration {
         let (difference, overflow) = lhs.nanoseconds.subtractingReportingOverflow(rhs.nanoseconds)

@@ -85,7 +85,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     /// Rounded up: a tick that comes a little late is harmless, one that comes early finds nothing due.
     private func milliseconds(_ instant: MonotonicInstant) -> Int64 {
-        (instant - epoch).millisecondsForTimers
+        instant.millisecondsRoundedUp(since: epoch)
     }
 
     func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool {

@@ -18,7 +18,7 @@ final class RecordingResponder: Responder {
     var count: Int { handled.withLock { $0.count } }
     var targets: [String] { handled.withLock { $0 } }
 
-    func respond(to request: Request, sink: ResponseSink) {
+    func respond(to request: consuming Request, sink: ResponseSink) {
         handled.withLock { $0.append(request.head.target) }
         switch request.path {
         case "/slow":

@@ -47,7 +47,7 @@ public struct ClusterRouter: Responder {
     /// Seconds an unreachable owner's users are told to wait.
     static let retryAfterSeconds = 2
 
-    public func respond(to request: Request, sink: ResponseSink) {
+    public func respond(to request: consuming Request, sink: ResponseSink) {
         if request.method == "GET", request.path == "/v1/stream", request.headers[Self.forwardedHeader] == nil {
             openMergedStream(request, sink: sink)
             return

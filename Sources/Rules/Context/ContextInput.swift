@@ -100,8 +100,15 @@ extension RuleSet {
     /// `flagsAffected(by: UserContext.changedInputs(from: old, to: new))` names, found with one index lookup per
     /// changed key instead of a set of changed inputs tested against every flag's.
     public func flagsAffected(from old: UserContext?, to new: UserContext?) -> [Flag] {
+        let reached = inputIndex.affected(from: old, to: new)
         var affected: [Flag] = []
-        inputIndex.affected(from: old, to: new).forEach { affected.append(orderedFlags[$0]) }
+        affected.reserveCapacity(reached.count)
+        // A loop over positions, not `forEach` with a closure: capturing `self` copied the whole rule set.
+        var position = reached.first
+        while let current = position {
+            affected.append(orderedFlags[current])
+            position = reached.next(after: current)
+        }
         return affected
     }
 }

@@ -19,6 +19,27 @@ struct FlagBits: Sendable, Equatable {
         for index in words.indices { words[index] |= other.words[index] }
     }
 
+    /// How many members.
+    var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+    /// The lowest member's position.
+    var first: Int? { next(from: 0) }
+
+    /// The lowest member's position after `position`.
+    func next(after position: Int) -> Int? { next(from: position + 1) }
+
+    private func next(from start: Int) -> Int? {
+        var index = start >> 6
+        guard index < words.count else { return nil }
+        var word = words[index] & (~0 << UInt64(start & 63))
+        while word == 0 {
+            index += 1
+            guard index < words.count else { return nil }
+            word = words[index]
+        }
+        return index << 6 + word.trailingZeroBitCount
+    }
+
     /// Each member's position, ascending: declaration order.
     func forEach(_ body: (Int) -> Void) {
         for (index, word) in words.enumerated() {

@@ -57,14 +57,15 @@ struct InputIndex: Sendable {
     }
 
     /// The flags whose answer can differ between two states of one user (`nil` = no user).
+    /// Reads each map through the optionals rather than substituting an empty context for a missing one: a whole
+    /// `UserContext` copied (and destroyed) twice per write was most of this function's cost.
     func affected(from old: UserContext?, to new: UserContext?) -> FlagBits {
         var reached = FlagBits(count: flagCount)
         guard old != nil || new != nil else { return reached }
-        let before = old ?? UserContext()
-        let after = new ?? UserContext()
         var changed = false
         // Every differing key counts as a change, read by a flag or not: it is what lets the unknown-input flags in.
-        func compare<Value>(_ a: CompactMap<Value>, _ b: CompactMap<Value>, _ readers: CompactMap<FlagBits>) {
+        func compare<Value>(_ a: CompactMap<Value>?, _ b: CompactMap<Value>?, _ readers: CompactMap<FlagBits>) {
+            let a = a ?? CompactMap(), b = b ?? CompactMap()
             for entry in a.entries where b[entry.key] != entry.value {
                 changed = true
                 if let bits = readers[entry.key] { reached.formUnion(bits) }
@@ -74,20 +75,20 @@ struct InputIndex: Sendable {
                 if let bits = readers[entry.key] { reached.formUnion(bits) }
             }
         }
-        compare(before.counters, after.counters, counters)
-        compare(before.events, after.events, events)
-        compare(before.flags, after.flags, flags)
-        compare(before.attributes, after.attributes, attributes)
-        compare(before.donations, after.donations, donations)
-        compare(before.display, after.display, display)
+        compare(old?.counters, new?.counters, counters)
+        compare(old?.events, new?.events, events)
+        compare(old?.flags, new?.flags, flags)
+        compare(old?.attributes, new?.attributes, attributes)
+        compare(old?.donations, new?.donations, donations)
+        compare(old?.display, new?.display, display)
         func compare(_ differs: Bool, _ readers: FlagBits) {
             guard differs else { return }
             changed = true
             reached.formUnion(readers)
         }
-        compare(before.segments != after.segments, segments)
-        compare(before.launchedAt != after.launchedAt, launchedAt)
-        compare(before.timeZone != after.timeZone, timeZone)
+        compare((old?.segments ?? []) != (new?.segments ?? []), segments)
+        compare(old?.launchedAt != new?.launchedAt, launchedAt)
+        compare(old?.timeZone != new?.timeZone, timeZone)
         if changed { reached.formUnion(unknown) }
         return reached
     }

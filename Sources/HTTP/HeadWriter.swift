@@ -1,0 +1,79 @@
+/// Writes a response head into scratch memory the encoder sized beforehand (`HTTPResponseEncoder.encodeHead`).
+/// Every bound below covers what the matching append writes, so no append checks for room: the encoder's
+/// total of them is the allocation's size.
+struct HeadWriter {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private(set) var count = 0
+
+    init(_ scratch: UnsafeMutableBufferPointer<UInt8>) {
+        base = scratch.baseAddress!
+        capacity = scratch.count
+    }
+
+    /// `HTTP/1.1 ` + up to 20 characters of code + ` ` + reason + CRLF.
+    static func statusLineBound(_ status: HTTPStatus) -> Int { 8 + 1 + 20 + 1 + status.reason.utf8.count + 2 }
+    /// `name: value` + CRLF.
+    static func fieldBound(_ name: String, _ value: String) -> Int { name.utf8.count + 2 + value.utf8.count + 2 }
+    /// `Content-Length: ` + up to 20 digits + CRLF, longer than `Transfer-Encoding: chunked` + CRLF.
+    static let framingBound = 16 + 20 + 2
+    /// `Connection: keep-alive` + CRLF, longer than `Connection: close` + CRLF.
+    static let connectionBound = 24
+
+    mutating func append(_ byte: UInt8) {
+        precondition(count < capacity, "response head larger than its bound")
+        base[count] = byte
+        count += 1
+    }
+
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(count + bytes.count <= capacity, "response head larger than its bound")
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func appendCRLF() {
+        append(ASCII.cr)
+        append(ASCII.lf)
+    }
+
+    /// A field line. Values come from our own handlers; CR and LF are dropped anyway, so no handler can split a
+    /// response (a header injected through a value).
+    mutating func appendField(_ name: String, _ value: String) {
+        append(name)
+        append(ASCII.colon)
+        append(ASCII.space)
+        var value = value
+        value.withUTF8 { bytes in
+            if !bytes.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf }) { return append(bytes) }
+            for byte in bytes where byte != ASCII.cr && byte != ASCII.lf { append(byte) }
+        }
+        appendCRLF()
+    }
+
+    /// Decimal digits, with a leading `-` for a negative value: at most 20 characters for any `Int`.
+    mutating func appendDecimal(_ value: Int) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        precondition(count + digits <= capacity, "response head larger than its bound")
+        var index = count + digits
+        repeat {
+            index -= 1
+            base[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        count += digits
+    }
+}
