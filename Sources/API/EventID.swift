@@ -26,4 +26,15 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     public var description: String { index == 0 ? String(seq) : "\(seq)-\(index)" }
+
+    /// `description.utf8.count`, without making the string.
+    var textLength: Int {
+        var count = 1
+        var rest = seq / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        return index == 0 ? count : count + 1 + String(index).utf8.count
+    }
 }

@@ -15,12 +15,26 @@ extension StreamHub {
         withState { state in
             let id = nextID(&state, seq: seq)
             if let observed, let observer { observer.published(observed, id: id.description) }
-            let bytes = Self.flagEventBytes(
-                id: id,
-                .flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion),
-                scratch: &state.scratch)
-            let event = Retained(id: id, user: user, type: "flag", flag: key, value: value, appVersion: appVersion, bytes: bytes, at: .now)
-            retain(&state, event)
+            let change = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion)
+            let size = Self.flagEventFramingBytes + id.textLength
+                + DomainEvent.flagDataByteCount(user: user, key: key, evaluation: evaluation, previous: previous, seq: id.seq)
+            retain(
+                &state,
+                Retained(
+                    id: id, user: user, type: "flag", flag: key, value: value, appVersion: appVersion, bytes: [], pending: change,
+                    size: size, at: .now))
+            // Encoded for the first stream that takes it, and kept encoded in the window from then on.
+            var encoded: [UInt8]?
+            func bytes(_ state: inout State) -> [UInt8] {
+                if let encoded { return encoded }
+                let made = Self.flagEventBytes(id: id, change, scratch: &state.scratch)
+                if let last = state.retained.indices.last, state.retained[last].id == id, state.retained[last].pending != nil {
+                    state.retained[last].bytes = made
+                    state.retained[last].pending = nil
+                }
+                encoded = made
+                return made
+            }
             // Framed only once a stream takes it: most writes have no listener.
             var frame: EventFrame?
             var refetch: EventFrame?
@@ -28,7 +42,9 @@ extension StreamHub {
             let direct = numbers.count <= Self.directFanOut
             let flagKey = ByteKey(key)
             for number in numbers {
-                guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
+                guard let subscriber = state.subscribers[number],
+                    wants(subscriber, type: "flag", user: user, flag: key, appVersion: appVersion)
+                else { continue }
                 if subscriber.user != nil, !DomainEvent.isNews(value, lastSeen: subscriber.lastSeen[flagKey]) { continue }
                 // Updated in place: copying the subscriber out and back would copy its map for every stream.
                 state.subscribers[number]!.lastSeen[flagKey] = value
@@ -36,7 +52,7 @@ extension StreamHub {
                     if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
                     subscriber.stream.send(refetch!, direct: direct)
                 } else {
-                    if frame == nil { frame = EventFrame(bytes) }
+                    if frame == nil { frame = EventFrame(bytes(&state)) }
                     subscriber.stream.send(frame!, direct: direct)
                 }
                 state.sent += 1
@@ -96,6 +112,14 @@ extension StreamHub {
             }
         }
     }
+
+    /// The length of `flagEventBytes(id:_:scratch:)`, counted without encoding.
+    static func flagEventByteCount(id: EventID, _ event: DomainEvent) -> Int {
+        flagEventFramingBytes + id.textLength + event.streamDataByteCount(seq: id.seq)
+    }
+
+    /// `id: `, `\nevent: flag\ndata: ` and the closing `\n\n` around a flag event's id and data.
+    static let flagEventFramingBytes = 4 + 19 + 2
 
     /// `{"type": "refetchEvaluation", "etag", "lastModified"}` (OFREP): the id doubles as the etag.
     func refetchBytes(_ id: EventID) -> [UInt8] {

@@ -41,7 +41,7 @@ public final class StreamHub: Sendable {
     struct ClosedStream {
         let appVersion: String?
         var lastSeen: [ByteKey: JSONValue]
-        let until: ContinuousClock.Instant
+        let until: MonotonicInstant
     }
 
     /// One flag of one user: where replay remembers the value it last sent.
@@ -59,9 +59,37 @@ public final class StreamHub: Sendable {
         var value: JSONValue?
         /// For flag events, the app version the answer was evaluated for.
         let appVersion: String?
-        /// Emptied when the event leaves the window: the array's slots are reclaimed in bulk, the bytes at once.
+        /// The SSE bytes. Emptied when the event leaves the window: the array's slots are reclaimed in bulk, the
+        /// bytes at once. Empty too while `pending` holds a flag change not yet encoded.
         var bytes: [UInt8]
-        let at: ContinuousClock.Instant
+        /// A flag change is encoded only when a stream takes it, live or on a resume: most writes' changes are
+        /// heard by no stream, and encoding each one cost more than the rest of publishing it.
+        var pending: DomainEvent?
+        /// The bytes' length, known before they are made: what the window's byte bound counts.
+        let size: Int
+        let at: MonotonicInstant
+
+        init(
+            id: EventID, user: String?, type: String, flag: String?, value: JSONValue?, appVersion: String?, bytes: [UInt8],
+            pending: DomainEvent? = nil, size: Int? = nil, at: MonotonicInstant
+        ) {
+            self.id = id
+            self.user = user
+            self.type = type
+            self.flag = flag
+            self.value = value
+            self.appVersion = appVersion
+            self.bytes = bytes
+            self.pending = pending
+            self.size = size ?? bytes.count
+            self.at = at
+        }
+
+        /// Its SSE bytes, made now if they are still pending.
+        func encoded(scratch: inout [UInt8]) -> [UInt8] {
+            guard let pending else { return bytes }
+            return StreamHub.flagEventBytes(id: id, pending, scratch: &scratch)
+        }
     }
 
     struct State {
@@ -76,14 +104,14 @@ public final class StreamHub: Sendable {
         var withContextByUser: [ByteKey: Int] = [:]
         /// Users whose last context stream closed recently: their context events are still made and retained for
         /// `retainFor`, so a client that reconnects with `Last-Event-ID` gets the writes it missed meanwhile.
-        var contextWantedUntil: [ByteKey: ContinuousClock.Instant] = [:]
+        var contextWantedUntil: [ByteKey: MonotonicInstant] = [:]
         var contextWantedPruneAt = 1024
         /// User streams that closed recently, as the clock and reloads still see them for `retainFor`: their app
         /// version and last seen values, kept current as changes are published. A client that reconnects with
         /// `Last-Event-ID` then gets what the stream would have heard meanwhile, clock-driven changes included.
         var recentlyClosed: [ByteKey: [ClosedStream]] = [:]
         var recentlyClosedPruneAt = 1024
-        var globalContextWantedUntil: ContinuousClock.Instant?
+        var globalContextWantedUntil: MonotonicInstant?
         var nextSubscriber = 0
         var lastID: EventID
         /// The oldest id that can still be resumed from: anything older gets a `reset`.
@@ -116,8 +144,12 @@ public final class StreamHub: Sendable {
     let observer: (any DomainEventObserver)?
 
     /// `startSeq` is the log's last seq at start: ids from an earlier run are not resumable.
+    /// `options.retainFor` in nanoseconds, converted once: the window's horizon is computed on every publish.
+    private let retainForNanoseconds: Int64
+
     public init(options: Options = Options(), startSeq: UInt64, observer: (any DomainEventObserver)? = nil) {
         self.options = options
+        retainForNanoseconds = options.retainFor.saturatingNanoseconds
         self.observer = observer
         state = Mutex(State(lastID: EventID(seq: startSeq), resumableAfter: EventID(seq: startSeq)))
     }
@@ -128,7 +160,7 @@ public final class StreamHub: Sendable {
 
     public func subscribedUsers() -> [String] {
         withState { state in
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             var users = Array(state.byUser.keys)
             for (user, streams) in state.recentlyClosed where state.byUser[user] == nil && streams.contains(where: { $0.until > now }) {
                 users.append(user)
@@ -148,7 +180,7 @@ public final class StreamHub: Sendable {
     /// The user's recently closed streams still inside the window; expired ones are dropped on the way.
     private func recentlyClosed(_ user: ByteKey, in state: inout State) -> [ClosedStream] {
         guard let streams = state.recentlyClosed[user] else { return [] }
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         let live = streams.filter { $0.until > now }
         if live.count != streams.count { state.recentlyClosed[user] = live.isEmpty ? nil : live }
         return live
@@ -158,7 +190,7 @@ public final class StreamHub: Sendable {
         withState { state in
             let key = ByteKey(user)
             if state.globalWithContext > 0 || state.withContextByUser[key] != nil { return true }
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             if let until = state.globalContextWantedUntil, until > now { return true }
             guard let until = state.contextWantedUntil[key] else { return false }
             if until > now { return true }
@@ -198,7 +230,7 @@ public final class StreamHub: Sendable {
                             replayed[slot] = value
                             if user != nil { subscriber.lastSeen[slot.flag] = value }
                         }
-                        prelude += event.bytes
+                        prelude += event.encoded(scratch: &state.scratch)
                     }
                 } else {
                     let reset = SSEEncoder.encode(SSEEvent(id: state.lastID.description, event: "reset", data: JSONWriter.string(resetState())))
@@ -252,7 +284,7 @@ public final class StreamHub: Sendable {
             if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
             if !subscriber.refetchOnly, !subscriber.lastSeen.isEmpty {
                 var closedStreams = state.recentlyClosed[user] ?? []
-                closedStreams.append(ClosedStream(appVersion: subscriber.appVersion, lastSeen: subscriber.lastSeen, until: .now + options.retainFor))
+                closedStreams.append(ClosedStream(appVersion: subscriber.appVersion, lastSeen: subscriber.lastSeen, until: MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)))
                 // A client that reconnects in a loop must not grow this: the oldest are the least likely to resume.
                 if closedStreams.count > Self.closedStreamsPerUser { closedStreams.removeFirst(closedStreams.count - Self.closedStreamsPerUser) }
                 state.recentlyClosed[user] = closedStreams
@@ -260,7 +292,7 @@ public final class StreamHub: Sendable {
             }
             if subscriber.includeContext, let count = state.withContextByUser[user] {
                 state.withContextByUser[user] = count > 1 ? count - 1 : nil
-                state.contextWantedUntil[user] = .now + options.retainFor
+                state.contextWantedUntil[user] = MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)
                 pruneContextWanted(&state)
             }
         } else {
@@ -270,7 +302,7 @@ public final class StreamHub: Sendable {
             }
             if subscriber.includeContext {
                 state.globalWithContext -= 1
-                state.globalContextWantedUntil = .now + options.retainFor
+                state.globalContextWantedUntil = MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)
             }
         }
     }
@@ -278,7 +310,7 @@ public final class StreamHub: Sendable {
     /// As `pruneContextWanted`, for recently closed streams.
     private func pruneRecentlyClosed(_ state: inout State) {
         guard state.recentlyClosed.count >= state.recentlyClosedPruneAt else { return }
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         state.recentlyClosed = state.recentlyClosed.compactMapValues { streams in
             let live = streams.filter { $0.until > now }
             return live.isEmpty ? nil : live
@@ -289,18 +321,22 @@ public final class StreamHub: Sendable {
     /// Drops expired entries once the table has doubled since the last sweep: amortized O(1) per close.
     private func pruneContextWanted(_ state: inout State) {
         guard state.contextWantedUntil.count >= state.contextWantedPruneAt else { return }
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         state.contextWantedUntil = state.contextWantedUntil.filter { $0.value > now }
         state.contextWantedPruneAt = max(1024, state.contextWantedUntil.count * 2)
     }
 
     func wants(_ subscriber: Subscriber, _ event: Retained) -> Bool {
-        if event.type == "context", !subscriber.includeContext { return false }
-        if let user = subscriber.user, let eventUser = event.user, !eventUser.bytesEqual(user) { return false }
-        if let types = subscriber.types, !types.contains(event.type) { return false }
-        if let flags = subscriber.flags, let flag = event.flag, !flags.contains(ByteKey(flag)) { return false }
-        if event.type == "flag", event.appVersion != subscriber.appVersion { return false }
-        if subscriber.user != nil, event.user == nil, event.type != "rules" { return false }
+        wants(subscriber, type: event.type, user: event.user, flag: event.flag, appVersion: event.appVersion)
+    }
+
+    func wants(_ subscriber: Subscriber, type: String, user eventUser: String?, flag: String?, appVersion: String?) -> Bool {
+        if type == "context", !subscriber.includeContext { return false }
+        if let user = subscriber.user, let eventUser, !eventUser.bytesEqual(user) { return false }
+        if let types = subscriber.types, !types.contains(type) { return false }
+        if let flags = subscriber.flags, let flag, !flags.contains(ByteKey(flag)) { return false }
+        if type == "flag", appVersion != subscriber.appVersion { return false }
+        if subscriber.user != nil, eventUser == nil, type != "rules" { return false }
         return true
     }
 
@@ -346,20 +382,23 @@ public final class StreamHub: Sendable {
 
     /// Event bytes the hub holds as allocated, dropped events included (for tests: it must stay within
     /// `retainBytes`). Capacity, not count: a buffer allocated at twice its event's size is what memory pays.
-    var heldEventBytes: Int { withState { state in state.retained.reduce(0) { $0 + $1.bytes.capacity } } }
+    var heldEventBytes: Int {
+        withState { state in state.retained.reduce(0) { $0 + ($1.pending != nil ? $1.size : $1.bytes.capacity) } }
+    }
 
-    func retain(_ state: inout State, _ event: Retained) {
-        state.retained.append(event)
-        state.retainedBytes += event.bytes.count
-        let horizon = ContinuousClock.now - options.retainFor
+    func retain(_ state: inout State, _ event: consuming Retained) {
+        state.retainedBytes += event.size
+        let horizon = event.at.advanced(byNanoseconds: -max(retainForNanoseconds, -Int64.max))
+        state.retained.append(consume event)
         var start = state.retainedStart
         while start < state.retained.count,
             state.retained.count - start > options.retainEvents
                 || state.retained[start].at < horizon || state.retainedBytes > options.retainBytes
         {
-            state.retainedBytes -= state.retained[start].bytes.count
+            state.retainedBytes -= state.retained[start].size
             // Freed now, not at the next compaction: otherwise the window held up to twice its limits.
             state.retained[start].bytes = []
+            state.retained[start].pending = nil
             state.retained[start].value = nil
             start += 1
         }

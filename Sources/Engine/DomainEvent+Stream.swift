@@ -70,6 +70,30 @@ extension DomainEvent {
         out.append(UInt8(ascii: "}"))
     }
 
+    /// The length of what `writeStreamData(seq:into:)` writes, counted without writing it.
+    public func streamDataByteCount(seq: UInt64) -> Int {
+        guard case .flagChanged(let user, let key, let evaluation, let previous, _, _) = self else {
+            return JSONWriter.byteCount(streamData(seq: seq))
+        }
+        return Self.flagDataByteCount(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq)
+    }
+
+    /// The member names and punctuation `writeStreamData` writes around a flag change's values:
+    /// `{"user":` `,"key":` `,"value":` `,"previous":` `,"reason":` `,"seq":` `}`, and `,"variant":` when present.
+    private static let flagDataFixedBytes = 8 + 7 + 9 + 12 + 10 + 7 + 1
+    private static let variantMemberBytes = 11
+
+    /// `streamDataByteCount(seq:)` of a flag change, from its parts.
+    public static func flagDataByteCount(user: String, key: String, evaluation: Evaluation, previous: JSONValue?, seq: UInt64) -> Int {
+        var count = flagDataFixedBytes + JSONWriter.byteCount(string: user) + JSONWriter.byteCount(string: key)
+        count += evaluation.value.map(JSONWriter.byteCount) ?? 4
+        if let variant = evaluation.variant { count += variantMemberBytes + JSONWriter.byteCount(string: variant) }
+        count += previous.map(JSONWriter.byteCount) ?? 4
+        // Reasons are ASCII words: no escapes.
+        count += evaluation.reason.rawValue.utf8.count + 2
+        return count + JSONWriter.byteCount(decimal: Int(clamping: seq))
+    }
+
     /// Whether a user's stream that last saw `lastSeen` for this flag hears this change: only a real change is sent.
     public static func isNews(_ value: JSONValue, lastSeen: JSONValue?) -> Bool { lastSeen != value }
 }

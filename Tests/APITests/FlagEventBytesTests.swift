@@ -25,12 +25,15 @@ import Testing
             if random.next(upTo: 2) == 0 { evaluation.variant = Self.texts[random.next(upTo: Self.texts.count)] }
             let previous = Self.values[random.next(upTo: Self.values.count)]
             let seq = UInt64(random.next(upTo: 1 << 40))
-            let id = EventID(seq: seq, index: random.next(upTo: 3))
+            let id = EventID(seq: [seq, 0, UInt64.max][random.next(upTo: 3)], index: [0, 1, 2, 10, Int.max][random.next(upTo: 5)])
             let event = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: nil)
             let expected = SSEEncoder.encode(SSEEvent(id: id.description, event: "flag", data: JSONWriter.string(event.streamData(seq: id.seq))))
             let bytes = StreamHub.flagEventBytes(id: id, event, scratch: &scratch)
             #expect(bytes == expected)
             #expect(bytes.capacity - bytes.count <= 32)
+            // Counted before encoding, for the resume window's byte bound: exact, or the bound drifts.
+            #expect(StreamHub.flagEventByteCount(id: id, event) == bytes.count)
+            #expect(id.textLength == id.description.utf8.count)
         }
     }
 }

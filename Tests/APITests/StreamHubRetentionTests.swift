@@ -1,7 +1,11 @@
+import Engine
+import HTTP
 import Rules
+import Synchronization
 import Testing
 
 @testable import API
+@testable import HTTPServer
 
 /// The resume window's memory, with the hub alone (no streams, no server).
 @Suite struct StreamHubRetentionTests {
@@ -22,5 +26,79 @@ import Testing
         // bytes): the window holds 1 000 of them, never more, and never buffers grown to twice their event.
         #expect(hub.heldEventBytes <= 1_000 * (eventBytes + 24))
         #expect(hub.heldEventBytes >= 1_000 * (eventBytes - 8))
+    }
+}
+
+/// Flag changes are encoded only when a stream takes them: a resume must replay exactly the bytes a live stream
+/// would have had, and the byte bound must count them as if they had been encoded.
+@Suite struct StreamHubPendingEventTests {
+    final class Captured: Sendable {
+        let bytes = Mutex<[UInt8]>([])
+        var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+    }
+
+    static func stream(_ captured: Captured) -> EventStream {
+        EventStream(write: { frame, _ in captured.bytes.withLock { $0 += frame.raw } }, finish: {})
+    }
+
+    static func change(_ index: Int) -> (user: String, key: String, evaluation: Evaluation) {
+        let key = ["promo", "caf\u{E9}", "tab\t"][index % 3]
+        return ("u\(index % 2)", key, Evaluation(key: key, value: .int(index), reason: .targetingMatch, matched: true))
+    }
+
+    @Test func resume_replaysNeverEncodedChanges_withTheBytesALiveStreamGot() {
+        let hub = StreamHub(startSeq: 0)
+        let live = Captured()
+        // One live stream for u0 (all its flags): u0's changes get encoded for it, u1's are never encoded.
+        #expect(hub.subscribe(Self.stream(live), user: "u0", flags: nil, types: nil, lastEventID: nil, currentValues: [:], resetState: { .null }))
+        var expected: [UInt8] = []
+        var scratch: [UInt8] = []
+        for index in 0..<40 {
+            let (user, key, evaluation) = Self.change(index)
+            hub.publishFlag(user: user, key: key, evaluation: evaluation, previous: .int(index - 1), seq: UInt64(index + 1), appVersion: nil)
+            let id = EventID(seq: UInt64(index + 1))
+            let event = DomainEvent.flagChanged(
+                user: user, key: key, evaluation: evaluation, previous: .int(index - 1), seq: UInt64(index + 1), appVersion: nil)
+            expected += StreamHub.flagEventBytes(id: id, event, scratch: &scratch)
+        }
+        // A global stream resuming from before the first change replays all forty, encoded or not, in order.
+        let resumed = Captured()
+        #expect(
+            hub.subscribe(
+                Self.stream(resumed), user: nil, flags: nil, types: nil, lastEventID: EventID(seq: 0), currentValues: [:],
+                resetState: { .null }))
+        let prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
+        #expect(resumed.bytes.withLock { $0 } == prelude + expected)
+        #expect(live.text.contains("\"user\":\"u0\"") && !live.text.contains("\"user\":\"u1\""))
+    }
+
+    @Test(arguments: [300, 1_000, 4_096])
+    func byteBound_countsPendingChangesAtTheirEncodedSize(retainBytes: Int) {
+        var options = StreamHub.Options()
+        options.retainBytes = retainBytes
+        let hub = StreamHub(options: options, startSeq: 0)
+        var sizes: [Int] = []
+        var scratch: [UInt8] = []
+        for index in 0..<100 {
+            let (user, key, evaluation) = Self.change(index)
+            hub.publishFlag(user: user, key: key, evaluation: evaluation, previous: nil, seq: UInt64(index + 1), appVersion: nil)
+            let event = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: nil, seq: UInt64(index + 1), appVersion: nil)
+            sizes.append(StreamHub.flagEventBytes(id: EventID(seq: UInt64(index + 1)), event, scratch: &scratch).count)
+        }
+        // The newest events whose encoded sizes fit the bound are held, and nothing is encoded yet.
+        var fitting = 0
+        var total = 0
+        for size in sizes.reversed() {
+            guard total + size <= retainBytes else { break }
+            total += size
+            fitting += 1
+        }
+        #expect(hub.heldEventBytes == total)
+        let resumed = Captured()
+        #expect(
+            hub.subscribe(
+                Self.stream(resumed), user: nil, flags: nil, types: nil, lastEventID: EventID(seq: UInt64(100 - fitting)),
+                currentValues: [:], resetState: { .null }))
+        #expect(resumed.text.components(separatedBy: "event: flag").count - 1 == fitting)
     }
 }
