@@ -8,20 +8,20 @@ enum DisplayAnswer {
     static func encode(seq: UInt64, evaluation: Evaluation, state: DisplayState, changes: [FlagChange]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256 + 64 * changes.count)
-        out.append(contentsOf: #"{"seq":"#.utf8)
-        out.append(contentsOf: String(seq).utf8)
-        out.append(contentsOf: #","flag":{"key":"#.utf8)
+        JSONWriter.append(#"{"seq":"#, into: &out)
+        JSONWriter.appendDecimal(seq, into: &out)
+        JSONWriter.append(#","flag":{"key":"#, into: &out)
         JSONWriter.writeString(evaluation.key, into: &out)
         out.append(UInt8(ascii: ","))
         evaluation.writeJSONMembers(into: &out)
-        out.append(contentsOf: #"},"display":"#.utf8)
+        JSONWriter.append(#"},"display":"#, into: &out)
         JSONWriter.write(state.json, into: &out)
-        out.append(contentsOf: #","changed":["#.utf8)
+        JSONWriter.append(#","changed":["#, into: &out)
         for (index, change) in changes.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             change.write(into: &out)
         }
-        out.append(contentsOf: "]}".utf8)
+        JSONWriter.append("]}", into: &out)
         return out
     }
 }

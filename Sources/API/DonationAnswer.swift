@@ -10,29 +10,29 @@ enum DonationAnswer {
     static func encode(seq: UInt64, summary: DonationSummary?, changes: [FlagChange], fired: [(trigger: String, at: Instant)]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(160 + 64 * changes.count + 64 * fired.count)
-        out.append(contentsOf: #"{"seq":"#.utf8)
-        out.append(contentsOf: String(seq).utf8)
-        out.append(contentsOf: #","event":"#.utf8)
+        JSONWriter.append(#"{"seq":"#, into: &out)
+        JSONWriter.appendDecimal(seq, into: &out)
+        JSONWriter.append(#","event":"#, into: &out)
         if let summary {
             ContextJSON.writeShortSummary(summary, into: &out)
         } else {
-            out.append(contentsOf: "null".utf8)
+            JSONWriter.append("null", into: &out)
         }
-        out.append(contentsOf: #","changed":["#.utf8)
+        JSONWriter.append(#","changed":["#, into: &out)
         for (index, change) in changes.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             change.write(into: &out)
         }
-        out.append(contentsOf: #"],"fired":["#.utf8)
+        JSONWriter.append(#"],"fired":["#, into: &out)
         for (index, fire) in fired.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: #"{"trigger":"#.utf8)
+            JSONWriter.append(#"{"trigger":"#, into: &out)
             JSONWriter.writeString(fire.trigger, into: &out)
-            out.append(contentsOf: #","at":""#.utf8)
+            JSONWriter.append(#","at":""#, into: &out)
             ISO8601.write(fire.at, into: &out)
-            out.append(contentsOf: #""}"#.utf8)
+            JSONWriter.append(#""}"#, into: &out)
         }
-        out.append(contentsOf: "]}".utf8)
+        JSONWriter.append("]}", into: &out)
         return out
     }
 }

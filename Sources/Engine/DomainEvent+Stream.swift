@@ -66,7 +66,7 @@ extension DomainEvent {
         JSONWriter.append(#","reason":"#, into: &out)
         JSONWriter.writeString(evaluation.reason.rawValue, into: &out)
         JSONWriter.append(#","seq":"#, into: &out)
-        out.append(contentsOf: String(Int(clamping: seq)).utf8)
+        JSONWriter.appendDecimal(Int(clamping: seq), into: &out)
         out.append(UInt8(ascii: "}"))
     }
 

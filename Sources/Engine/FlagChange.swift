@@ -10,11 +10,11 @@ public struct FlagChange: Sendable {
 
     /// `json`'s bytes, written straight into an answer's body (a donation's, on every write).
     public func write(into out: inout [UInt8]) {
-        out.append(contentsOf: #"{"key":"#.utf8)
+        JSONWriter.append(#"{"key":"#, into: &out)
         JSONWriter.writeString(key, into: &out)
-        out.append(contentsOf: #","value":"#.utf8)
+        JSONWriter.append(#","value":"#, into: &out)
         JSONWriter.write(current.value ?? .null, into: &out)
-        out.append(contentsOf: #","previous":"#.utf8)
+        JSONWriter.append(#","previous":"#, into: &out)
         JSONWriter.write(previous.value ?? .null, into: &out)
         out.append(UInt8(ascii: "}"))
     }

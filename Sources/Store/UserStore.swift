@@ -99,12 +99,21 @@ public final class UserStore: Sendable {
     public var lastNumberedSeq: UInt64 { lastMemorySeq.load(ordering: .relaxed) }
 
     /// The outcome of one applied mutation.
-    public struct Applied: Sendable {
+    /// A reference: a write's outcome is handed from the store to the engine, the answer and the streams, and
+    /// each copy of a value with two contexts retained some twenty buffers.
+    public final class Applied: Sendable {
         /// The log seq (without a log: 0, or the store's own number with `numbersWrites`).
         public let seq: UInt64
         public let previous: UserContext?
         public let state: UserContext?
         public let effects: [Effect]
+
+        init(seq: UInt64, previous: UserContext?, state: UserContext?, effects: [Effect]) {
+            self.seq = seq
+            self.previous = previous
+            self.state = state
+            self.effects = effects
+        }
     }
 
     /// Applies the mutation atomically: either the reducer refuses it (nothing changes, nothing is logged) or the

@@ -3,11 +3,11 @@ extension ContextJSON {
     /// every donation answer carries it, and building it as a `JSONValue` tree (two dates as `String`s, three
     /// objects) cost more than the rest of the answer.
     public static func writeShortSummary(_ summary: DonationSummary, into out: inout [UInt8]) {
-        out.append(contentsOf: #"{"count":"#.utf8)
-        out.append(contentsOf: String(summary.count).utf8)
-        out.append(contentsOf: #","first":"#.utf8)
+        JSONWriter.append(#"{"count":"#, into: &out)
+        JSONWriter.appendDecimal(summary.count, into: &out)
+        JSONWriter.append(#","first":"#, into: &out)
         writeMark(summary.first, into: &out)
-        out.append(contentsOf: #","last":"#.utf8)
+        JSONWriter.append(#","last":"#, into: &out)
         writeMark(summary.last, into: &out)
         out.append(UInt8(ascii: "}"))
     }
@@ -15,16 +15,16 @@ extension ContextJSON {
     /// `mark` as bytes, `null` for none.
     private static func writeMark(_ mark: DonationSummary.Mark?, into out: inout [UInt8]) {
         guard let mark else {
-            out.append(contentsOf: "null".utf8)
+            JSONWriter.append("null", into: &out)
             return
         }
-        out.append(contentsOf: #"{"at":""#.utf8)
+        JSONWriter.append(#"{"at":""#, into: &out)
         ISO8601.write(mark.at, into: &out)
-        out.append(contentsOf: #"","appVersion":"#.utf8)
+        JSONWriter.append(#"","appVersion":"#, into: &out)
         if let version = mark.appVersion {
             JSONWriter.writeString(version, into: &out)
         } else {
-            out.append(contentsOf: "null".utf8)
+            JSONWriter.append("null", into: &out)
         }
         out.append(UInt8(ascii: "}"))
     }

@@ -46,6 +46,26 @@ public enum JSONWriter {
         text.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
+    /// A decimal integer's digits, made on the stack: `String(value).utf8` allocated a string for each.
+    public static func appendDecimal(_ value: Int, into out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        appendDecimal(UInt64(value.magnitude), into: &out)
+    }
+
+    public static func appendDecimal(_ value: UInt64, into out: inout [UInt8]) {
+        // 20 digits hold any UInt64.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
     /// Escapes `"`, `\` and control characters; everything else goes out as UTF-8. Runs between escapes are
     /// copied whole: most strings have no escape at all, and a byte-by-byte append cost more than the rest of the
     /// writing.

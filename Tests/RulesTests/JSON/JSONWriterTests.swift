@@ -48,6 +48,10 @@ import Testing
             #expect(JSONWriter.byteCount(tree) == JSONWriter.write(tree).count)
             for number in [0, 9, 10, -1, -10, Int.max, Int.min] {
                 #expect(JSONWriter.byteCount(decimal: number) == String(number).utf8.count)
+                var digits: [UInt8] = []
+                JSONWriter.appendDecimal(number, into: &digits)
+                JSONWriter.appendDecimal(UInt64(number.magnitude) + (number < 0 ? 0 : UInt64.max - UInt64(number.magnitude)), into: &digits)
+                #expect(String(decoding: digits, as: UTF8.self) == String(number) + String(number < 0 ? UInt64(number.magnitude) : UInt64.max))
             }
         }
     }
