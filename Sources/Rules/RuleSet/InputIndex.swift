@@ -66,14 +66,21 @@ struct InputIndex: Sendable {
         // Every differing key counts as a change, read by a flag or not: it is what lets the unknown-input flags in.
         func compare<Value>(_ a: CompactMap<Value>?, _ b: CompactMap<Value>?, _ readers: CompactMap<FlagBits>) {
             let a = a ?? CompactMap(), b = b ?? CompactMap()
-            for entry in a.entries where b[entry.key] != entry.value {
+            func reach(_ key: String) {
                 changed = true
-                if let bits = readers[entry.key] { reached.formUnion(bits) }
+                if let bits = readers[key] { reached.formUnion(bits) }
             }
-            for entry in b.entries where !a.contains(entry.key) {
-                changed = true
-                if let bits = readers[entry.key] { reached.formUnion(bits) }
+            // The reducer keeps a map's order (values updated in place, new keys appended), so the two maps
+            // mostly hold the same key at the same position: compared pairwise, without a lookup per key, up
+            // to the first position where the keys differ. From there on, each key is looked up in the other map.
+            let before = a.entries, after = b.entries
+            var common = 0
+            while common < before.count, common < after.count, sameUTF8(before[common].key, after[common].key) {
+                if before[common].value != after[common].value { reach(before[common].key) }
+                common += 1
             }
+            for entry in before[common...] where b[entry.key] != entry.value { reach(entry.key) }
+            for entry in after[common...] where !a.contains(entry.key) { reach(entry.key) }
         }
         compare(old?.counters, new?.counters, counters)
         compare(old?.events, new?.events, events)
