@@ -36,6 +36,8 @@ public final class AppendLog: @unchecked Sendable {
     /// Threads that call `flush(handingOffAbove:)` at the end of each round (event loops); see `append`. Set once,
     /// before any write, by `wakeWriterAtRoundEnds`; read on every append, so no lock.
     nonisolated(unsafe) var roundThreads: (@Sendable () -> Bool)?
+    /// Whether callers flush their records (`interval`, `never`, or `writersCommit`); else the writer thread does.
+    let inline: Bool
     /// Where the writer thread's settled batches are completed.
     let completions = DispatchQueue(label: "specd.log.completions")
     /// The writer thread's id, set when it starts: `deliver` asks whether it runs there.
@@ -44,7 +46,7 @@ public final class AppendLog: @unchecked Sendable {
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
     public init(
         directory: String, fileSystem: FileSystem, policy: FsyncPolicy, nextSeq: UInt64, interval: Duration = .milliseconds(100),
-        segmentLimit: Int = 64 << 20, appendTo existingSegment: String? = nil
+        segmentLimit: Int = 64 << 20, appendTo existingSegment: String? = nil, writersCommit: Bool = false
     ) throws(IOError) {
         self.directory = directory
         self.fileSystem = fileSystem
@@ -61,7 +63,8 @@ public final class AppendLog: @unchecked Sendable {
         }
         state = GroupCommit(
             policy: policy, interval: interval, segmentLimit: segmentLimit, directory: directory, nextSeq: nextSeq,
-            segment: segment, now: .now)
+            segment: segment, now: .now, writersCommit: writersCommit)
+        inline = state.inline
         let thread = Thread { [self] in writerLoop() }
         thread.name = "specd-log-writer"
         thread.start()
@@ -89,14 +92,14 @@ public final class AppendLog: @unchecked Sendable {
         // Under `always`, a thread that flushes at its round's end wakes the writer once then, for the whole
         // round: woken per record, the writer would take (and fsync) batches of one, and on a shared core preempt
         // the loop each time.
-        if !state.inline, !(roundThreads?() ?? false) { condition.signal() }
+        if !inline, !(roundThreads?() ?? false) { condition.signal() }
         return seq
     }
 
     /// Inline mode: writes what has queued, unless another thread is writing — it then writes ours after its own.
     /// Completions of every record written run here, on this thread, so call it holding no lock they may need.
     public func flush() {
-        guard policy != .always else { return }
+        guard inline else { return }
         flushQueued(waitForLock: false)
     }
 
@@ -107,7 +110,7 @@ public final class AppendLog: @unchecked Sendable {
     /// others writing: a small batch is written here at once; a larger one goes to the writer thread, which then
     /// writes big batches while this thread gets back to its work and the completions run on another core.
     public func flush(handingOffAbove limit: Int) {
-        guard policy != .always else {
+        guard inline else {
             condition.withLock { if state.hasUnflushed { condition.signal() } }
             return
         }
@@ -117,6 +120,17 @@ public final class AppendLog: @unchecked Sendable {
             return handOff
         }
         if handOff == .flushHere { flushQueued(waitForLock: false) }
+    }
+
+    /// For a process with one CPU (`writersCommit`): the round's batch is written here, fsynced here under
+    /// `always`, and its completions run here, so a round's writes are answered by the thread that took them and
+    /// no other thread is woken. That is Redis's way (its loop writes, and under `always` fsyncs, before it
+    /// replies); on one CPU a writer thread only takes turns with the loop and adds two hand-offs per batch.
+    /// Another thread holding the file meanwhile writes this batch after its own (`flushQueued`). Without
+    /// `writersCommit`, under `always`, the batch is left to the writer thread as `flush(handingOffAbove:)` does.
+    public func flushRoundHere() {
+        guard inline else { return flush(handingOffAbove: 0) }
+        flushQueued(waitForLock: false)
     }
 
     /// Threads for which `isRoundThread` holds promise to call `flush(handingOffAbove:)` after each round: under

@@ -25,6 +25,10 @@ public final class Database: Sendable {
         /// Threads that decode the snapshot at startup (`SnapshotParallelLoad`). The composition root sets it to the
         /// CPUs the process may use: on one CPU, workers only add hand-offs.
         public var loadWorkers = SnapshotFile.decodeWorkers
+        /// Under `always` too, the threads that write flush and fsync their own records (the log writer thread
+        /// only closes and syncs retired segments): for a process with one CPU, where a writer thread would only
+        /// take turns with the event loop (`--log-commit loop`).
+        public var writersCommit = false
         /// The wall clock snapshots read to leave expired values out (tests give their own).
         public var clock: @Sendable () -> Instant = { Instant(seconds: Date().timeIntervalSince1970) }
 
@@ -78,9 +82,20 @@ public final class Database: Sendable {
     /// writes its append-only file before its loop sleeps: a lone request pays no hand-off to another thread, a
     /// busy round hands its batch to the log's writer thread. `addRoundHook` installs the end-of-round call and
     /// says whether the threads have rounds at all; without them, writers flush at once.
-    public func batchLogWritesPerRound(addRoundHook: (@escaping @Sendable () -> Void) -> Bool, isRoundThread: @escaping @Sendable () -> Bool) {
+    ///
+    /// `handOff: false` (a process with one CPU, where a second thread only takes turns with the loop): the loop
+    /// writes each round's batch itself, fsyncs it under `always`, and answers its writes without a hand-off.
+    public func batchLogWritesPerRound(
+        addRoundHook: (@escaping @Sendable () -> Void) -> Bool, isRoundThread: @escaping @Sendable () -> Bool, handOff: Bool = true
+    ) {
         let log = log
-        if addRoundHook({ log.flush(handingOffAbove: AppendLog.handOffAbove) }) {
+        let hook: @Sendable () -> Void
+        if handOff {
+            hook = { log.flush(handingOffAbove: AppendLog.handOffAbove) }
+        } else {
+            hook = { log.flushRoundHere() }
+        }
+        if addRoundHook(hook) {
             flushesLater = isRoundThread
             log.wakeWriterAtRoundEnds(isRoundThread: isRoundThread)
         }
@@ -108,7 +123,7 @@ public final class Database: Sendable {
             log = try AppendLog(
                 directory: options.directory, fileSystem: fileSystem, policy: options.fsync,
                 nextSeq: report.lastSeq + 1, interval: options.fsyncInterval, segmentLimit: options.segmentLimit,
-                appendTo: report.lastSegment)
+                appendTo: report.lastSegment, writersCommit: options.writersCommit)
         } catch {
             throw .unreadable(error)
         }

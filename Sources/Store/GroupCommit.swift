@@ -71,8 +71,9 @@ struct GroupCommit<Waiter> {
 
     init(
         policy: FsyncPolicy, interval: Duration, segmentLimit: Int, directory: String, nextSeq: UInt64, segment: Segment,
-        now: ContinuousClock.Instant
+        now: ContinuousClock.Instant, writersCommit: Bool = false
     ) {
+        self.writersCommit = writersCommit
         self.policy = policy
         self.interval = interval
         self.segmentLimit = segmentLimit
@@ -83,8 +84,12 @@ struct GroupCommit<Waiter> {
         lastSync = now
     }
 
-    /// Callers flush (`interval`, `never`); under `always` the writer thread does, fsyncing each write.
-    var inline: Bool { policy != .always }
+    /// Under `always`, the writers flush (and fsync) their own records too, as under the other policies.
+    let writersCommit: Bool
+
+    /// Callers flush (`interval`, `never`, or `writersCommit`); else, under `always`, the writer thread does,
+    /// fsyncing each write. Under `always` a batch is fsynced whoever writes it (`beginFlush`).
+    var inline: Bool { policy != .always || writersCommit }
 
     static func segmentName(firstSeq: UInt64) -> String {
         let digits = String(firstSeq)

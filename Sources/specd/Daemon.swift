@@ -15,7 +15,7 @@ import Store
 /// | thread | runs | owns |
 /// |---|---|---|
 /// | event loop *n* (`loopCount` of them) | accepts, reads, parses, routes, runs handlers, writes responses and stream events; at the end of each round, writes the log records its handlers queued | its connections, their buffers and state machines |
-/// | log writer | only makes writes durable: under `--fsync always` it writes and fsyncs queued records (group commit); a busy round's batch handed over by a loop; the interval fsync; closing retired segments | the log file descriptors |
+/// | log writer | only makes writes durable: under `--fsync always` it writes and fsyncs queued records (group commit); a busy round's batch handed over by a loop (`--log-commit writer`; with `loop` the loop writes and fsyncs its round itself); the interval fsync; closing retired segments | the log file descriptors |
 /// | log completion queue (serial) | the completions of the batches the log writer settled, in batch order | — |
 /// | the thread that completes a write: a loop that flushed its own round's batch (no hop), a thread flushing at once, or the completion queue | the write's domain completion, in the user's shard order: flag diff, events to the hub, schedule, metrics; then the answer, handed to the `ResponseSink` | nothing of its own: the hub, scheduler and metrics lock |
 /// | clock (`specd-live`) | sleeps until the next scheduled instant; re-evaluates users and fires delayed triggers through the one write path | the scheduler (under its lock) |
@@ -85,6 +85,7 @@ public final class Daemon: Sendable {
                 limits: options.contextLimits, maxUsers: options.maxUsers)
             // Startup decodes on as many threads as the process has CPUs (affinity and cgroup quota), like its loops.
             storeOptions.loadWorkers = CPUBudget.current().loops
+            storeOptions.writersCommit = options.logCommit == .loop
             database = try Database(options: storeOptions, fileSystem: fileSystem)
         } catch {
             throw .data(error)
@@ -135,7 +136,8 @@ public final class Daemon: Sendable {
         responder =
             peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics, tickets: api.tickets) } ?? router
         let server = server
-        database.batchLogWritesPerRound(addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread })
+        database.batchLogWritesPerRound(
+            addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread }, handOff: options.logCommit == .writerThread)
     }
 
     /// Listens and starts the clock's thread (tests that move a manual clock themselves leave it off). Throws when
@@ -250,6 +252,7 @@ public final class Daemon: Sendable {
                 "address": .string("\(options.server.host):\(server.port)"),
                 "eventLoop": .string(options.server.eventLoop.rawValue),
                 "loops": .int(options.server.loopCount), "loopsFrom": .string(options.loopsSource),
+                "logCommit": .string(options.logCommit.rawValue),
                 "version": .string(Daemon.version)
             ])
         if openFiles >= 0, openFiles < options.server.maxConnections + OpenFilesLimit.reserved {

@@ -18,6 +18,11 @@ public struct DaemonOptions: Sendable, Equatable {
     public var rulesFormat: RuleSetCompiler.Format = .auto
     public var dataDirectory = "./data"
     public var fsync: FsyncPolicy = .interval
+    /// Who writes (and under `always` fsyncs) the records a loop's round queued. The writer thread by default: even
+    /// pinned to one CPU it measured ahead under `interval` and `never` (24.7k against 22.3k donations/s) and with
+    /// the better p99 under `always`, where `loop` was steadier (20–21k/s against 14–20k/s) but stops reading while
+    /// it fsyncs (p99 13–45 ms against 7–12 ms). See `scripts/bench.sh`.
+    public var logCommit: LogCommit = .writerThread
     /// Records between automatic snapshots.
     public var snapshotEvery = 100_000
     /// Users the store holds before writes that would create one more are refused with 507 (0: no cap).
@@ -94,6 +99,13 @@ public struct DaemonOptions: Sendable, Equatable {
         ) { options, value throws(UsageError) in
             guard let policy = FsyncPolicy(rawValue: value) else { throw UsageError("fsync must be always, interval or never, not '\(value)'") }
             options.fsync = policy
+        },
+        Setting(
+            flag: "--log-commit", configKey: "logCommit", environment: "SPECD_LOG_COMMIT",
+            help: "writer|loop: who writes and fsyncs a round's log records (default writer)"
+        ) { options, value throws(UsageError) in
+            guard let commit = LogCommit(rawValue: value) else { throw UsageError("logCommit must be writer or loop, not '\(value)'") }
+            options.logCommit = commit
         },
         Setting(
             flag: "--snapshot-every", configKey: "snapshotEvery", environment: "SPECD_SNAPSHOT_EVERY",
@@ -193,7 +205,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public static func == (lhs: DaemonOptions, rhs: DaemonOptions) -> Bool {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
             && lhs.rulesPath == rhs.rulesPath && lhs.rulesFormat == rhs.rulesFormat && lhs.dataDirectory == rhs.dataDirectory
-            && lhs.fsync == rhs.fsync
+            && lhs.fsync == rhs.fsync && lhs.logCommit == rhs.logCommit
             && lhs.snapshotEvery == rhs.snapshotEvery && lhs.tokens == rhs.tokens
             && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.rateLimitClients == rhs.rateLimitClients
             && lhs.heartbeatSeconds == rhs.heartbeatSeconds
@@ -203,4 +215,14 @@ public struct DaemonOptions: Sendable, Equatable {
             && lhs.cors == rhs.cors
             && lhs.cluster == rhs.cluster
     }
+}
+
+/// Where the records an event loop's round queued are written (`--log-commit`).
+public enum LogCommit: String, Sendable, Equatable {
+    /// A busy round's batch goes to the log writer thread and its completions to the completion queue, so the loop
+    /// gets back to its connections while the batch is written and fsynced.
+    case writerThread = "writer"
+    /// Redis's way: the loop writes its round's batch, fsyncs it under `always` and answers the writes itself, and
+    /// no other thread is woken. The loop reads nothing while it fsyncs, so latency grows with the disk's.
+    case loop
 }

@@ -6,15 +6,19 @@ import Store
 // given fsync policy (default always) and prints "ack USER N" after each acknowledged write, until it is killed.
 // Small segments and frequent snapshots, so kills land in rotations, snapshots and compactions too.
 let arguments = CommandLine.arguments
-guard arguments.count == 3 || arguments.count == 4, let threads = Int(arguments[2]),
-    let policy = arguments.count == 4 ? FsyncPolicy(rawValue: arguments[3]) : .always
+guard (3...5).contains(arguments.count), let threads = Int(arguments[2]),
+    let policy = arguments.count >= 4 ? FsyncPolicy(rawValue: arguments[3]) : .always,
+    arguments.count < 5 || arguments[4] == "writers-commit"
 else {
-    FileHandle.standardError.write(Data("usage: store-crash-writer DIR THREADS [always|interval|never]\n".utf8))
+    FileHandle.standardError.write(Data("usage: store-crash-writer DIR THREADS [always|interval|never [writers-commit]]\n".utf8))
     exit(1)
 }
 let database: Database
 do {
-    database = try Database(options: .init(directory: arguments[1], fsync: policy, snapshotEvery: 300, segmentLimit: 16 << 10))
+    var options = Database.Options(directory: arguments[1], fsync: policy, snapshotEvery: 300, segmentLimit: 16 << 10)
+    // The writing threads write and fsync their own records (`--log-commit loop`).
+    options.writersCommit = arguments.count == 5
+    database = try Database(options: options)
 } catch {
     FileHandle.standardError.write(Data("recovery failed: \(error)\n".utf8))
     exit(2)

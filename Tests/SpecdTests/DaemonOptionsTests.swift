@@ -38,6 +38,7 @@ import Testing
         (["--port", "70000"], "port must be an integer in 0...65535, not '70000'"),
         (["--log-level", "loud"], "logLevel must be one of debug, info, warn, error, not 'loud'"),
         (["--event-loop", "kqueue"], "eventLoop must be epoll or dispatch, not 'kqueue'"),
+        (["--log-commit", "inline"], "logCommit must be writer or loop, not 'inline'"),
         (["--config", "/nonexistent/specd.json"], "cannot read config file '/nonexistent/specd.json'")
     ])
     func resolve_badUsage_isAClearError(arguments: [String], message: String) {

@@ -37,4 +37,30 @@ import Testing
         #expect(after?["tip-search"]?["invalidated"]?["reason"] == "actionPerformed")
         #expect(try request(second.port, "GET", "/v1/users/alice/flags/tip-search").json?["reason"] == "INVALIDATED")
     }
+
+    /// `--log-commit loop` under `always`: each loop writes and fsyncs its own round, and what it acknowledged
+    /// survives a kill -9 as it does with the writer thread.
+    @Test func loopCommit_underAlways_acknowledgedDonationsSurviveAKill() throws {
+        let daemon = DaemonProcessTests()
+        let dataDir = DaemonProcessTests.temporaryPath("data")
+        let first = try daemon.start(["--fsync", "always", "--log-commit", "loop"], dataDir: dataDir)
+        var seqs: [Int] = []
+        for index in 0..<20 {
+            let answer = try request(first.port, "POST", "/v1/users/u\(index % 3)/events/appStarted")
+            #expect(answer.status == 200)
+            if let seq = answer.json?["seq"]?.numberValue?.int { seqs.append(seq) }
+        }
+        #expect(seqs == Array(seqs.sorted()) && seqs.count == 20)
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        let second = try daemon.start([], dataDir: dataDir)
+        defer {
+            kill(second.process.processIdentifier, SIGTERM)
+            second.process.waitUntilExit()
+        }
+        let counts = try (0..<3).map { user in
+            try request(second.port, "GET", "/v1/users/u\(user)").json?["donations"]?["appStarted"]?["count"]?.numberValue?.int
+        }
+        #expect(counts == [7, 7, 6])
+    }
 }

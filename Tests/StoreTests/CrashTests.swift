@@ -25,29 +25,36 @@ import Glibc
 
     /// One data directory per policy. `always` acknowledges after the fsync (the writer thread); `interval` once
     /// the caller's own write reached the file, which a killed process cannot take back.
+    /// A third lineage runs `always` with the writers fsyncing their own records (`--log-commit loop`).
     final class Lineage {
         let policy: FsyncPolicy
+        let writersCommit: Bool
         let directory = temporaryDirectory()
         var highest: [String: Int] = [:]
         var lastSeq: UInt64 = 0
         var acks = 0
 
-        init(policy: FsyncPolicy) { self.policy = policy }
+        init(policy: FsyncPolicy, writersCommit: Bool = false) {
+            self.policy = policy
+            self.writersCommit = writersCommit
+        }
+
+        var name: String { policy.rawValue + (writersCommit ? " (writers commit)" : "") }
     }
 
     @Test func killNine_atRandomMoments_losesNothingAcknowledged() throws {
-        let lineages = [Lineage(policy: .always), Lineage(policy: .interval)]
+        let lineages = [Lineage(policy: .always), Lineage(policy: .interval), Lineage(policy: .always, writersCommit: true)]
         var random = SplitMix(seed: UInt64(Date().timeIntervalSince1970))
         var passed = 0
         var failed = 0
         for round in 0..<Self.rounds {
             let lineage = lineages[round % lineages.count]
-            let issues = try crashRound(lineage, &random, label: "round \(round) (\(lineage.policy.rawValue))")
+            let issues = try crashRound(lineage, &random, label: "round \(round) (\(lineage.name))")
             for issue in issues { Issue.record(Comment(rawValue: issue)) }
             if issues.isEmpty { passed += 1 } else { failed += 1 }
         }
         let summary =
-            "crash: \(passed) passed, \(failed) failed (\(lineages.map { "\($0.policy.rawValue): \($0.acks) acks, last seq \($0.lastSeq)" }.joined(separator: "; ")))"
+            "crash: \(passed) passed, \(failed) failed (\(lineages.map { "\($0.name): \($0.acks) acks, last seq \($0.lastSeq)" }.joined(separator: "; ")))"
         print(summary)
         if let report = ProcessInfo.processInfo.environment["SPECD_CRASH_REPORT"] {
             try "\(passed) \(failed)\n".write(toFile: report, atomically: true, encoding: .utf8)
@@ -62,7 +69,7 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: (output as NSString).deletingLastPathComponent) }
         let process = Process()
         process.executableURL = Self.writer
-        process.arguments = [lineage.directory, "3", lineage.policy.rawValue]
+        process.arguments = [lineage.directory, "3", lineage.policy.rawValue] + (lineage.writersCommit ? ["writers-commit"] : [])
         process.standardOutput = FileHandle(forWritingAtPath: output)
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -37,9 +37,11 @@ import Testing
             var expected: Expected = [:]
             var version = 0
             for generation in 0..<4 {
-                let options = Database.Options(
+                var options = Database.Options(
                     directory: Self.directory, fsync: .always, snapshotEvery: 3 + random.next(upTo: 25),
                     shardCount: 1 + random.next(upTo: 4), segmentLimit: 128 + random.next(upTo: 2048))
+                // Half the generations with the writers fsyncing their own records (`--log-commit loop`).
+                options.writersCommit = random.next(upTo: 2) == 0
                 fileSystem.cut(afterCalls: 1 + random.next(upTo: 260))
                 let threads = 1 + random.next(upTo: 3)
                 var inFlight: [InFlight] = []
