@@ -139,7 +139,7 @@ extension Spec {
             }
             return test.holds(version, right)
         case .appVersion(let test):
-            guard let text = input.request.appVersion, let version = Version(text), let right = test.operand.resolve(input)
+            guard let version = input.request.version, let right = test.operand.resolve(input)
             else { return false }
             return test.holds(version, right)
         case .rollout(let basisPoints, let prefix, let by):
@@ -172,7 +172,7 @@ extension VersionTest.Operand {
     func resolve(_ input: EvaluationInput) -> Version? {
         switch self {
         case .literal(let version): return version
-        case .requestAppVersion: return input.request.appVersion.flatMap(Version.init)
+        case .requestAppVersion: return input.request.version
         }
     }
 }
