@@ -101,9 +101,12 @@ public final class Engine: Sendable {
             case .failure(let error):
                 completion(.failure(error))
             case .success(let applied):
+                // The flags the write can reach are the same for every app version: found once, for the write's
+                // own changes and for the other versions' the timekeeper publishes.
+                let affected = served.rules.flagsAffected(from: applied.previous, to: applied.state)
                 let changes = FlagChange.between(
                     applied.previous, applied.state, user: mutation.user, in: served.rules, now: mutation.now,
-                    appVersion: appVersion)
+                    appVersion: appVersion, affected: affected)
                 var fired: [(trigger: String, at: Instant)] = []
                 for case .triggerFired(let trigger, let at) in applied.effects { fired.append((trigger, at)) }
                 switch kind {
@@ -114,8 +117,8 @@ public final class Engine: Sendable {
                 }
                 if !fired.isEmpty { metrics.increment("trigger_fires_total", by: fired.count) }
                 timekeeper.written(
-                    user: mutation.user, applied: applied, changes: changes, ruleSet: served.rules, appVersion: appVersion, event: event,
-                    now: mutation.now)
+                    user: mutation.user, applied: applied, affected: affected, changes: changes, ruleSet: served.rules,
+                    appVersion: appVersion, event: event, now: mutation.now)
                 completion(.success(WriteOutcome(applied: applied, changes: changes, fired: fired)))
             }
         }

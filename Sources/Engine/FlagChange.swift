@@ -20,19 +20,49 @@ public struct FlagChange: Sendable {
     }
 
     /// The flags whose answer differs between two states of one user. Only flags that read something the write
-    /// changed are evaluated.
+    /// changed are evaluated (`affected`, when the caller has them already: `RuleSet.flagsAffected(from:to:)`).
     static func between(
         _ before: UserContext?, _ after: UserContext?, user: String, in ruleSet: RuleSet, now: Instant,
-        appVersion: String?
+        appVersion: String?, affected: [Flag]? = nil
     ) -> [FlagChange] {
         let request = RequestAttributes(userID: user, appVersion: appVersion)
         let old = EvaluationInput(context: before ?? UserContext(), now: now, request: request)
         let new = EvaluationInput(context: after ?? UserContext(), now: now, request: request)
-        return ruleSet.flagsAffected(from: before, to: after).compactMap { flag in
-            let previous = flag.evaluate(old)
-            let current = flag.evaluate(new)
-            guard previous.value != current.value || previous.variant != current.variant else { return nil }
-            return FlagChange(key: flag.key, current: current, previous: previous)
+        return (affected ?? ruleSet.flagsAffected(from: before, to: after)).compactMap { flag in change(of: flag, old, new) }
+    }
+
+    /// The same write's changes for another app version: a flag that reads no app version changed (or did not)
+    /// exactly as it did for the write's own version, so only the flags that read one are evaluated again.
+    /// `written` holds the write's own changes among `affected`, in the same order.
+    static func between(
+        _ before: UserContext?, _ after: UserContext?, user: String, in ruleSet: RuleSet, now: Instant,
+        appVersion: String?, affected: [Flag], written: [FlagChange]
+    ) -> [FlagChange] {
+        guard affected.contains(where: ruleSet.readsAppVersion) else { return written }
+        let request = RequestAttributes(userID: user, appVersion: appVersion)
+        let old = EvaluationInput(context: before ?? UserContext(), now: now, request: request)
+        let new = EvaluationInput(context: after ?? UserContext(), now: now, request: request)
+        var changes: [FlagChange] = []
+        var next = 0
+        for flag in affected {
+            var same: FlagChange?
+            if next < written.count, written[next].key.bytesEqual(flag.key) {
+                same = written[next]
+                next += 1
+            }
+            if ruleSet.readsAppVersion(flag) {
+                if let change = change(of: flag, old, new) { changes.append(change) }
+            } else if let same {
+                changes.append(same)
+            }
         }
+        return changes
+    }
+
+    private static func change(of flag: Flag, _ old: EvaluationInput, _ new: EvaluationInput) -> FlagChange? {
+        let previous = flag.evaluate(old)
+        let current = flag.evaluate(new)
+        guard previous.value != current.value || previous.variant != current.variant else { return nil }
+        return FlagChange(key: flag.key, current: current, previous: previous)
     }
 }

@@ -56,7 +56,8 @@ final class Timekeeper: @unchecked Sendable {
     /// After an acknowledged write: flag events for what changed, trigger events for what fired, and the user's
     /// clock-driven schedule refreshed.
     func written(
-        user: String, applied: UserStore.Applied, changes: [FlagChange], ruleSet: RuleSet, appVersion: String?, event: String?, now: Instant
+        user: String, applied: UserStore.Applied, affected: [Flag], changes: [FlagChange], ruleSet: RuleSet, appVersion: String?,
+        event: String?, now: Instant
     ) {
         let request = RequestAttributes(userID: user, appVersion: appVersion)
         subscribers.written(user: user, now: now)
@@ -67,7 +68,9 @@ final class Timekeeper: @unchecked Sendable {
             let versionChanges =
                 version == appVersion
                 ? changes
-                : FlagChange.between(applied.previous, applied.state, user: user, in: ruleSet, now: now, appVersion: version)
+                : FlagChange.between(
+                    applied.previous, applied.state, user: user, in: ruleSet, now: now, appVersion: version, affected: affected,
+                    written: changes)
             for change in versionChanges {
                 subscribers.publish(
                     .flagChanged(

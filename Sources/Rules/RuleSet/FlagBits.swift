@@ -19,6 +19,10 @@ struct FlagBits: Sendable, Equatable {
         for index in words.indices { words[index] |= other.words[index] }
     }
 
+    func contains(_ position: Int) -> Bool {
+        position >= 0 && position >> 6 < words.count && words[position >> 6] & (1 << UInt64(position & 63)) != 0
+    }
+
     /// How many members.
     var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 

@@ -19,6 +19,8 @@ public struct RuleSet: Sendable {
     let flagInputs: ByteKeyedTable<Set<ContextInput>>
     /// The same inputs inverted, by flag position, for the write path (`flagsAffected(from:to:)`).
     let inputIndex: InputIndex
+    /// The flags whose answer can depend on the request's app version, by position.
+    let appVersionReaders: FlagBits
 
     init(flags compiled: [Flag], triggers: [Trigger], source: JSONValue, warnings: [Diagnostic]) {
         // The compiler numbers flags in declaration order as it makes them (so a prerequisite holds the very object
@@ -35,7 +37,13 @@ public struct RuleSet: Sendable {
         self.warnings = warnings
         flagInputs = ByteKeyedTable(flags.compactMap { flag in flag.inputs.map { (flag.key, $0) } })
         inputIndex = InputIndex(flags: flags)
+        var readers = FlagBits(count: flags.count)
+        for flag in flags where flag.readsAppVersion { readers.insert(flag.position) }
+        appVersionReaders = readers
     }
+
+    /// Whether this set's flag (by its position) can answer differently for two app versions.
+    public func readsAppVersion(_ flag: Flag) -> Bool { appVersionReaders.contains(flag.position) }
 
     /// An empty set (no flags, no triggers).
     public static let empty = RuleSet(flags: [], triggers: [], source: ["flags": [:]], warnings: [])
