@@ -84,8 +84,8 @@ public final class Daemon: Sendable {
                 directory: options.dataDirectory, fsync: options.fsync, snapshotEvery: options.snapshotEvery,
                 limits: options.contextLimits, maxUsers: options.maxUsers)
             // Startup decodes on as many threads as the process has CPUs (affinity and cgroup quota), like its loops.
-            storeOptions.loadWorkers = CPUBudget.current().loops
-            storeOptions.writersCommit = options.logCommit == .loop
+            storeOptions.loadWorkers = options.cpus
+            storeOptions.writersCommit = options.resolvedLogCommit == .loop
             database = try Database(options: storeOptions, fileSystem: fileSystem)
         } catch {
             throw .data(error)
@@ -137,7 +137,7 @@ public final class Daemon: Sendable {
             peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics, tickets: api.tickets) } ?? router
         let server = server
         database.batchLogWritesPerRound(
-            addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread }, handOff: options.logCommit == .writerThread)
+            addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread }, handOff: options.resolvedLogCommit == .writerThread)
     }
 
     /// Listens and starts the clock's thread (tests that move a manual clock themselves leave it off). Throws when
@@ -252,7 +252,7 @@ public final class Daemon: Sendable {
                 "address": .string("\(options.server.host):\(server.port)"),
                 "eventLoop": .string(options.server.eventLoop.rawValue),
                 "loops": .int(options.server.loopCount), "loopsFrom": .string(options.loopsSource),
-                "logCommit": .string(options.logCommit.rawValue),
+                "logCommit": .string(options.resolvedLogCommit.rawValue),
                 "version": .string(Daemon.version)
             ])
         if openFiles >= 0, openFiles < options.server.maxConnections + OpenFilesLimit.reserved {

@@ -18,11 +18,17 @@ public struct DaemonOptions: Sendable, Equatable {
     public var rulesFormat: RuleSetCompiler.Format = .auto
     public var dataDirectory = "./data"
     public var fsync: FsyncPolicy = .interval
-    /// Who writes (and under `always` fsyncs) the records a loop's round queued. The writer thread by default: even
-    /// pinned to one CPU it measured ahead under `interval` and `never` (24.7k against 22.3k donations/s) and with
-    /// the better p99 under `always`, where `loop` was steadier (20–21k/s against 14–20k/s) but stops reading while
-    /// it fsyncs (p99 13–45 ms against 7–12 ms). See `scripts/bench.sh`.
-    public var logCommit: LogCommit = .writerThread
+    /// Who writes (and under `always` fsyncs) the records a loop's round queued; `nil` chooses (`resolvedLogCommit`).
+    public var logCommit: LogCommit?
+    /// The CPUs the process may use, for the automatic choices (loops, decode workers, `logCommit`).
+    public var cpus = CPUBudget.current().loops
+
+    /// `logCommit`, or when unset: the loop under `always` on one CPU, else the writer thread. Measured pinned to
+    /// one CPU (`scripts/bench.sh`'s donation, 32 connections): under `always` the loop held 20–23.5k/s at 23–24
+    /// records per fsync, where the writer thread swung between 8.4k and 22k/s as its batches shrank to 9–11
+    /// records (three threads taking turns on one CPU), though the loop's p99 is the higher (23–50 ms, as it reads
+    /// nothing while it fsyncs). Under `interval` and `never` the writer thread measured ahead (24.7k against 22.3k).
+    public var resolvedLogCommit: LogCommit { logCommit ?? (cpus == 1 && fsync == .always ? .loop : .writerThread) }
     /// Records between automatic snapshots.
     public var snapshotEvery = 100_000
     /// Users the store holds before writes that would create one more are refused with 507 (0: no cap).
@@ -102,7 +108,7 @@ public struct DaemonOptions: Sendable, Equatable {
         },
         Setting(
             flag: "--log-commit", configKey: "logCommit", environment: "SPECD_LOG_COMMIT",
-            help: "writer|loop: who writes and fsyncs a round's log records (default writer)"
+            help: "writer|loop: who writes and fsyncs a round's log records (default loop under fsync always on one CPU, else writer)"
         ) { options, value throws(UsageError) in
             guard let commit = LogCommit(rawValue: value) else { throw UsageError("logCommit must be writer or loop, not '\(value)'") }
             options.logCommit = commit

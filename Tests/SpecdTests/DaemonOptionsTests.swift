@@ -45,6 +45,23 @@ import Testing
         #expect(throws: UsageError(message)) { try DaemonOptions.resolve(arguments: arguments, environment: [:]) }
     }
 
+    @Test func logCommit_isTheLoopUnderAlwaysOnOneCPU_unlessSet() throws {
+        var options = try DaemonOptions.resolve(arguments: ["--fsync", "always"], environment: [:])
+        options.cpus = 1
+        #expect(options.resolvedLogCommit == .loop)
+        options.cpus = 2
+        #expect(options.resolvedLogCommit == .writerThread)
+        options.cpus = 1
+        options.fsync = .interval
+        #expect(options.resolvedLogCommit == .writerThread)
+        var chosen = try DaemonOptions.resolve(arguments: ["--fsync", "always", "--log-commit", "writer"], environment: [:])
+        chosen.cpus = 1
+        #expect(chosen.resolvedLogCommit == .writerThread)
+        chosen = try DaemonOptions.resolve(arguments: [], environment: ["SPECD_LOG_COMMIT": "loop"])
+        chosen.cpus = 4
+        #expect(chosen.resolvedLogCommit == .loop)
+    }
+
     @Test func resolve_unknownConfigKey_isAnError() throws {
         let path = try writeConfig(#"{"prot": 1}"#)
         #expect(throws: UsageError("config file '\(path)': unknown key 'prot'")) {

@@ -70,12 +70,17 @@ import Testing
     }
 
     /// Pinned to one CPU (as `taskset -c 0` does), the daemon runs one loop and says why in its first line.
-    @Test func pinnedToOneCPU_runsOneLoop_andLogsWhy() throws {
+    /// Under `--fsync always` one CPU also makes the loop commit its own rounds; otherwise the writer thread does.
+    @Test(arguments: [("always", "loop"), ("interval", "writer")])
+    func pinnedToOneCPU_runsOneLoop_andLogsWhy(fsync: String, commit: String) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else { return }
         let portFile = Self.temporaryPath("port")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-        process.arguments = ["-c", "0", Self.binary.path, "serve", "--port", "0", "--port-file", portFile, "--data-dir", Self.temporaryPath("data")]
+        process.arguments = [
+            "-c", "0", Self.binary.path, "serve", "--port", "0", "--port-file", portFile, "--data-dir", Self.temporaryPath("data"),
+            "--fsync", fsync
+        ]
         let stderr = Pipe()
         process.standardError = stderr
         try process.run()
@@ -87,6 +92,7 @@ import Testing
         let first = log.split(separator: "\n").first.map(String.init) ?? ""
         #expect(first.contains(#""loops":1,"#), "\(first)")
         #expect(first.contains(#""loopsFrom":"#))
+        #expect(first.contains(#""logCommit":"\#(commit)""#), "\(first)")
         if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(first.contains("affinity 1 of")) }
     }
 
