@@ -16,7 +16,8 @@ extension StreamHub {
             let id = nextID(&state, seq: seq)
             if let observed, let observer { observer.published(observed, id: id.description) }
             let change = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion)
-            let size = Self.flagEventFramingBytes + id.textLength
+            let size =
+                Self.flagEventFramingBytes + id.textLength
                 + DomainEvent.flagDataByteCount(user: user, key: key, evaluation: evaluation, previous: previous, seq: id.seq)
             retain(
                 &state,

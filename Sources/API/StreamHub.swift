@@ -284,7 +284,10 @@ public final class StreamHub: Sendable {
             if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
             if !subscriber.refetchOnly, !subscriber.lastSeen.isEmpty {
                 var closedStreams = state.recentlyClosed[user] ?? []
-                closedStreams.append(ClosedStream(appVersion: subscriber.appVersion, lastSeen: subscriber.lastSeen, until: MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)))
+                closedStreams.append(
+                    ClosedStream(
+                        appVersion: subscriber.appVersion, lastSeen: subscriber.lastSeen,
+                        until: MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)))
                 // A client that reconnects in a loop must not grow this: the oldest are the least likely to resume.
                 if closedStreams.count > Self.closedStreamsPerUser { closedStreams.removeFirst(closedStreams.count - Self.closedStreamsPerUser) }
                 state.recentlyClosed[user] = closedStreams

@@ -137,7 +137,8 @@ public final class Daemon: Sendable {
             peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics, tickets: api.tickets) } ?? router
         let server = server
         database.batchLogWritesPerRound(
-            addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread }, handOff: options.resolvedLogCommit == .writerThread)
+            addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread }, handOff: options.resolvedLogCommit == .writerThread
+        )
     }
 
     /// Listens and starts the clock's thread (tests that move a manual clock themselves leave it off). Throws when

@@ -57,7 +57,8 @@ import Testing
             let version: HTTPVersion = random.next(upTo: 2) == 0 ? .http10 : .http11
             let keepAlive = random.next(upTo: 2) == 0
             let date = random.next(upTo: 4) == 0 ? Self.value(&random) : "Sun, 06 Nov 1994 08:49:37 GMT"
-            let extra = random.next(upTo: 3) == 0
+            let extra =
+                random.next(upTo: 3) == 0
                 ? nil : HTTPHeaders.Field(name: Self.names[random.next(upTo: Self.names.count)], value: Self.value(&random))
             var buffer: [UInt8] = Array("kept".utf8)
             HTTPResponseEncoder.encodeHead(
