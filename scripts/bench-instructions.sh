@@ -5,6 +5,8 @@
 # divided by N is the cost of one request, start-up and shutdown cancelled out.
 #   GET  /v1/users/u{i}/flags/promo-banner   (one decision; unknown users, so no context is stored)
 #   POST /v1/users/d{i}/events/appStarted    (a donation, --fsync never; DONATIONS=0 skips it)
+#   POST /v1/users/r{i}/events/appStarted    (repeat: N/10 users donating ten times each with X-App-Version,
+#                                             as the wall-clock write benchmark does; DONATIONS=0 skips it)
 # Given two binaries, prints both and the ratio B/A, measured in the same run.
 #   [N=2000] [DONATIONS=1] scripts/bench-instructions.sh BIN_A [BIN_B]
 # Binaries stripped of debug info (`strip --strip-debug`) start much faster under valgrind.
@@ -40,6 +42,11 @@ run() {
     case $kind in
       get) curl -s -o /dev/null "http://127.0.0.1:$port/v1/users/u[1-$count]/flags/promo-banner" ;;
       donate) curl -s -o /dev/null -X POST "http://127.0.0.1:$port/v1/users/d[1-$count]/events/appStarted" ;;
+      repeat)
+        for _ in $(seq 10); do
+          curl -s -o /dev/null -H "X-App-Version: 1.2" -X POST "http://127.0.0.1:$port/v1/users/r[1-$((count / 10))]/events/appStarted"
+        done
+        ;;
     esac
   fi
   kill -TERM "$pid"
@@ -78,7 +85,7 @@ measure() {
 }
 
 kinds=(get)
-[ "$DONATIONS" = 0 ] || kinds+=(donate)
+[ "$DONATIONS" = 0 ] || kinds+=(donate repeat)
 printf '%-8s %-7s %14s %12s %14s\n' binary request instructions mallocs allocObjects
 declare -A per
 for kind in "${kinds[@]}"; do
