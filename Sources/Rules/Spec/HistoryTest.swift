@@ -69,7 +69,38 @@ public struct HistoryTest: Sendable, Equatable {
 
     func holds(_ input: EvaluationInput) -> Bool {
         let recent = input.context.donations[event]?.recent ?? []
-        return holds(counts(recent, now: input.now, zone: input.context.timeZone))
+        guard
+            let order = NumberOrder.compare(value(nonzeroCounts(recent, now: input.now, zone: input.context.timeZone)), NumberOrder.Value(threshold))
+        else { return false }
+        return op.holds(order: order)
+    }
+
+    /// `counts(_:now:zone:)`'s values, in no particular order, without the dictionary: every evaluation of a
+    /// history flag comes here (each write of its event evaluates it twice). The recent list is in time order, so
+    /// an instant mostly falls in the period of the one before it; otherwise the few periods seen are searched.
+    func nonzeroCounts(_ recent: [Instant], now: Instant, zone: String?) -> [Int] {
+        let current = period.index(of: now, in: zone)
+        let longest = Saturating.add(period.nominalMilliseconds + period.nominalMilliseconds / 10, 3_600_000)
+        let oldest = now - Saturating.add(Saturating.multiply(Int64(periods), longest), 2 * 86_400_000)
+        var indices: [Int64] = []
+        var counts: [Int] = []
+        var last = -1
+        for instant in recent where instant <= now && instant >= oldest {
+            let index = period.index(of: instant, in: zone)
+            let age = Saturating.subtract(current, index)
+            guard age >= 0, age < Int64(periods) else { continue }
+            if last < 0 || indices[last] != index {
+                if let seen = indices.firstIndex(of: index) {
+                    last = seen
+                } else {
+                    indices.append(index)
+                    counts.append(0)
+                    last = counts.count - 1
+                }
+            }
+            counts[last] += 1
+        }
+        return counts
     }
 
     func why(_ input: EvaluationInput) -> String {
