@@ -131,22 +131,26 @@ public final class UserStore: Sendable {
         let shard = shard(for: mutation.user)
         let key = ByteKey(mutation.user)
         return try shard.users.withLock { users throws(StoreError) -> Applied in
+            // Three copies of the context per write: the previous state out of the table, the state the reducer
+            // changes (copy-on-write from it), and the new state into the table; the outcome takes both by move.
             let previous = users[key]
             var mutation = mutation
-            var result: (state: UserContext?, effects: [Effect])
+            var state = previous
+            var effects: [Effect]
             do throws(ReducerError) {
-                result = try Reducer.apply(mutation, to: previous, policy: policy, limits: limits)
+                effects = try Reducer.applyInPlace(mutation, to: &state, policy: policy, limits: limits)
                 if let followUp {
-                    let extra = followUp(previous, result.state)
+                    let extra = followUp(previous, state)
                     if !extra.isEmpty {
                         mutation.actions += extra
-                        result = try Reducer.apply(mutation, to: previous, policy: policy, limits: limits)
+                        state = previous
+                        effects = try Reducer.applyInPlace(mutation, to: &state, policy: policy, limits: limits)
                     }
                 }
             } catch {
                 throw .rejected(error)
             }
-            let change = (previous == nil ? 0 : -1) + (result.state == nil ? 0 : 1)
+            let change = (previous == nil ? 0 : -1) + (state == nil ? 0 : 1)
             if change > 0 {
                 // Reserve the slot first, so two shards creating users at once cannot both take the last one.
                 let count = total.wrappingAdd(1, ordering: .relaxed).newValue
@@ -168,8 +172,8 @@ public final class UserStore: Sendable {
             }
             if change < 0 { total.wrappingSubtract(1, ordering: .relaxed) }
             if seq != 0 { sequenced?(seq) }
-            users[key] = result.state
-            return Applied(seq: seq, previous: previous, state: result.state, effects: result.effects)
+            users[key] = state
+            return Applied(seq: seq, previous: consume previous, state: consume state, effects: effects)
         }
     }
 
