@@ -223,14 +223,24 @@ public final class StreamHub: Sendable {
                     // Once each: a flag event that repeats the value this replay last sent for that flag is one
                     // the stream would not have been sent live either.
                     var replayed: [FlagSlot: JSONValue] = [:]
-                    for event in state.retained[state.retainedStart...] where event.id > lastEventID && wants(subscriber, event) {
+                    for position in state.retainedStart..<state.retained.count {
+                        let event = state.retained[position]
+                        guard event.id > lastEventID, wants(subscriber, event) else { continue }
                         if let flag = event.flag, let value = event.value, let eventUser = event.user {
                             let slot = FlagSlot(user: ByteKey(eventUser), flag: ByteKey(flag))
                             if replayed[slot] == value { continue }
                             replayed[slot] = value
                             if user != nil { subscriber.lastSeen[slot.flag] = value }
                         }
-                        prelude += event.encoded(scratch: &state.scratch)
+                        guard event.pending != nil else {
+                            prelude += event.bytes
+                            continue
+                        }
+                        // Encoded once, and kept: a client resuming again from an old id costs a copy, not an encoding.
+                        let bytes = event.encoded(scratch: &state.scratch)
+                        state.retained[position].bytes = bytes
+                        state.retained[position].pending = nil
+                        prelude += bytes
                     }
                 } else {
                     let reset = SSEEncoder.encode(SSEEvent(id: state.lastID.description, event: "reset", data: JSONWriter.string(resetState())))

@@ -5,10 +5,15 @@ import Foundation
 extension AppendLog {
     /// Every thread that held the file lock checks the queue again after releasing it: a record queued by a
     /// thread that could not get the lock is then never left behind.
-    func flushQueued(waitForLock: Bool) {
+    ///
+    /// `passes` bounds how many batches this call writes: a loop committing its own rounds (`flushRoundHere`) must
+    /// not be kept writing, and fsyncing, batch after batch that other loops keep queueing.
+    @discardableResult
+    func flushQueued(waitForLock: Bool, passes: Int = .max) -> Bool {
         var wait = waitForLock
+        var left = passes
         while true {
-            if wait { fileLock.lock() } else if !fileLock.try() { return }
+            if wait { fileLock.lock() } else if !fileLock.try() { return true }
             var step = stepping { $0.beginFlush() }
             while case .perform(let request, _) = step {
                 let response = perform(request)
@@ -16,7 +21,10 @@ extension AppendLog {
             }
             fileLock.unlock()
             if case .settled(let settled) = step { deliver(settled) }
-            guard locked({ $0.hasUnflushed }) else { return }
+            guard locked({ $0.hasUnflushed }) else { return true }
+            left -= 1
+            // Records still queued, and this caller's passes spent: the caller hands them on.
+            if left <= 0 { return false }
             // From here on, a thread holding the lock will look again after us.
             wait = false
         }

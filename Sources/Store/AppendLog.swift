@@ -128,9 +128,16 @@ public final class AppendLog: @unchecked Sendable {
     /// replies); on one CPU a writer thread only takes turns with the loop and adds two hand-offs per batch.
     /// Another thread holding the file meanwhile writes this batch after its own (`flushQueued`). Without
     /// `writersCommit`, under `always`, the batch is left to the writer thread as `flush(handingOffAbove:)` does.
+    ///
+    /// Two batches at most: what other loops queue meanwhile goes to the writer thread, so no loop is kept from its
+    /// own connections committing everyone else's writes.
     public func flushRoundHere() {
         guard inline else { return flush(handingOffAbove: 0) }
-        flushQueued(waitForLock: false)
+        if !flushQueued(waitForLock: false, passes: 2) {
+            condition.withLock {
+                if state.handOff(above: 0) == .leftToWriter(wake: true) { condition.signal() }
+            }
+        }
     }
 
     /// Threads for which `isRoundThread` holds promise to call `flush(handingOffAbove:)` after each round: under

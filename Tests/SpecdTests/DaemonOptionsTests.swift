@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func logCommit_isTheLoopUnderAlwaysOnOneCPU_unlessSet() throws {
-        var options = try DaemonOptions.resolve(arguments: ["--fsync", "always"], environment: [:])
+        var options = try DaemonOptions.resolve(arguments: ["--fsync", "always", "--loops", "1"], environment: [:])
         options.cpus = 1
         #expect(options.resolvedLogCommit == .loop)
         options.cpus = 2
@@ -54,6 +54,15 @@ import Testing
         options.cpus = 1
         options.fsync = .interval
         #expect(options.resolvedLogCommit == .writerThread)
+        // Found by review: with several loops one would fsync for the others; the dispatch loop has no rounds.
+        options.fsync = .always
+        options.server.loopCount = 2
+        #expect(options.resolvedLogCommit == .writerThread)
+        options.server.loopCount = 1
+        options.server.eventLoop = .dispatch
+        #expect(options.resolvedLogCommit == .writerThread)
+        options.server.eventLoop = .epoll
+        #expect(options.resolvedLogCommit == .loop)
         var chosen = try DaemonOptions.resolve(arguments: ["--fsync", "always", "--log-commit", "writer"], environment: [:])
         chosen.cpus = 1
         #expect(chosen.resolvedLogCommit == .writerThread)

@@ -82,4 +82,61 @@ import Testing
         #expect(here.withLock { $0 })
         #expect(log.fsyncs - before == 1)
     }
+
+    /// Found by review: a loop committing its own round kept writing, and fsyncing, every batch other loops queued
+    /// meanwhile, for as long as they kept queueing, away from its own connections. Here each fsync queues one more
+    /// record (another loop's), forty times: the round's flush writes at most two batches on its thread and hands
+    /// the rest to the writer thread, which acknowledges them all.
+    @Test func roundFlushedHere_writesAtMostTwoBatches_andLeavesTheRestToTheWriter() throws {
+        let disk = QueueingOnFsync()
+        let log = try AppendLog(
+            directory: temporaryDirectory(), fileSystem: disk, policy: .always, nextSeq: 1, writersCommit: true)
+        defer { log.close() }
+        log.wakeWriterAtRoundEnds(isRoundThread: { true })
+        let record = MutationCodec.encode(Mutation(user: "u", now: t0, actions: [.increment(counter: "k", by: 1)]))
+        disk.onFsync.withLock { $0 = { _ = try? log.append(record) } }
+        _ = try log.append(record)
+        let caller = pthread_self()
+        disk.caller.withLock { $0 = caller }
+        log.flushRoundHere()
+        #expect(disk.fsyncsOnCaller.withLock { $0 } <= 2)
+        let done = DispatchSemaphore(value: 0)
+        log.whenAcknowledged(41) { _ in done.signal() }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+    }
+}
+
+/// The real file system, except that each of the first forty fsyncs runs `onFsync` (another loop queueing a
+/// record while this one syncs), and fsyncs on `caller`'s thread are counted.
+final class QueueingOnFsync: FileSystem {
+    let real = PosixFileSystem()
+    let onFsync = Mutex<(@Sendable () -> Void)?>(nil)
+    let remaining = Mutex(40)
+    let caller = Mutex<pthread_t?>(nil)
+    let fsyncsOnCaller = Mutex(0)
+
+    func openForAppend(_ path: String) throws(IOError) -> Int32 { try real.openForAppend(path) }
+    func openForWrite(_ path: String) throws(IOError) -> Int32 { try real.openForWrite(path) }
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int { try real.write(fd, bytes, path: path) }
+    func fsync(_ fd: Int32, path: String) throws(IOError) {
+        try real.fsync(fd, path: path)
+        if let caller = caller.withLock({ $0 }), pthread_equal(caller, pthread_self()) != 0 { fsyncsOnCaller.withLock { $0 += 1 } }
+        let more = remaining.withLock { count -> Bool in
+            count -= 1
+            return count >= 0
+        }
+        if more, let hook = onFsync.withLock({ $0 }) { hook() }
+    }
+    func close(_ fd: Int32) { real.close(fd) }
+    func rename(_ from: String, _ to: String) throws(IOError) { try real.rename(from, to) }
+    func remove(_ path: String) throws(IOError) { try real.remove(path) }
+    func fsyncDirectory(_ path: String) throws(IOError) { try real.fsyncDirectory(path) }
+    func read(_ path: String) throws(IOError) -> [UInt8] { try real.read(path) }
+    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) -> Bool) throws(IOError) {
+        try real.readChunks(path, chunkSize: chunkSize, body)
+    }
+    func list(_ directory: String) throws(IOError) -> [String] { try real.list(directory) }
+    func truncate(_ path: String, to size: Int) throws(IOError) { try real.truncate(path, to: size) }
+    func createDirectory(_ path: String) throws(IOError) { try real.createDirectory(path) }
+    func size(_ path: String) -> Int? { real.size(path) }
 }

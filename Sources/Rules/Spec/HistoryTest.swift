@@ -85,17 +85,20 @@ public struct HistoryTest: Sendable, Equatable {
         var indices: [Int64] = []
         var counts: [Int] = []
         var last = -1
+        var highest = Int64.min
         for instant in recent where instant <= now && instant >= oldest {
             let index = period.index(of: instant, in: zone)
             let age = Saturating.subtract(current, index)
             guard age >= 0, age < Int64(periods) else { continue }
             if last < 0 || indices[last] != index {
-                if let seen = indices.firstIndex(of: index) {
+                // Past every period seen: new, with no search (the sorted case, linear however many periods).
+                if index <= highest, let seen = indices.firstIndex(of: index) {
                     last = seen
                 } else {
                     indices.append(index)
                     counts.append(0)
                     last = counts.count - 1
+                    highest = max(highest, index)
                 }
             }
             counts[last] += 1
