@@ -597,7 +597,10 @@ enum DashboardAssets {
       const data = parse(event);
       if (type === 'context' && data && data.user === user && !data.erased) renderContext(data);
       if (type !== 'message') scheduleUserRefresh();
-    }, () => {});
+    }, (state) => {
+      // A write between loading the user and the stream opening has no event on this stream: read them again then.
+      if (state === 'live' && user === currentUser) scheduleUserRefresh();
+    });
   }
 
   function parse(event) {
