@@ -50,48 +50,6 @@ public final class StreamHub: Sendable {
         let flag: ByteKey
     }
 
-    struct Retained {
-        let id: EventID
-        let user: String?
-        let type: String
-        let flag: String?
-        /// For flag events, the value sent (replays update the stream's last seen value).
-        var value: JSONValue?
-        /// For flag events, the app version the answer was evaluated for.
-        let appVersion: String?
-        /// The SSE bytes. Emptied when the event leaves the window: the array's slots are reclaimed in bulk, the
-        /// bytes at once. Empty too while `pending` holds a flag change not yet encoded.
-        var bytes: [UInt8]
-        /// A flag change is encoded only when a stream takes it, live or on a resume: most writes' changes are
-        /// heard by no stream, and encoding each one cost more than the rest of publishing it.
-        var pending: DomainEvent?
-        /// The bytes' length, known before they are made: what the window's byte bound counts.
-        let size: Int
-        let at: MonotonicInstant
-
-        init(
-            id: EventID, user: String?, type: String, flag: String?, value: JSONValue?, appVersion: String?, bytes: [UInt8],
-            pending: DomainEvent? = nil, size: Int? = nil, at: MonotonicInstant
-        ) {
-            self.id = id
-            self.user = user
-            self.type = type
-            self.flag = flag
-            self.value = value
-            self.appVersion = appVersion
-            self.bytes = bytes
-            self.pending = pending
-            self.size = size ?? bytes.count
-            self.at = at
-        }
-
-        /// Its SSE bytes, made now if they are still pending.
-        func encoded(scratch: inout [UInt8]) -> [UInt8] {
-            guard let pending else { return bytes }
-            return StreamHub.flagEventBytes(id: id, pending, scratch: &scratch)
-        }
-    }
-
     struct State {
         var subscribers: [Int: Subscriber] = [:]
         var byUser: [ByteKey: Set<Int>] = [:]
