@@ -72,6 +72,15 @@ struct BinaryReader {
         try byte() == 1 ? try string() : nil
     }
 
+    /// Past a string, as `string()` reads it (`ContextCodec.check`).
+    mutating func skipString() throws(Failure) {
+        offset += try count()
+    }
+
+    mutating func skipOptionalString() throws(Failure) {
+        if try byte() == 1 { try skipString() }
+    }
+
     /// `string()`, shared through `interner` with every earlier string of the same bytes.
     mutating func string(interning interner: inout StringInterner) throws(Failure) -> String {
         let length = try count()
@@ -100,17 +109,9 @@ struct BinaryReader {
     mutating func json(interning interner: inout StringInterner) throws(Failure) -> JSONValue {
         let length = try count()
         let start = offset
-        let quote = UInt8(ascii: "\"")
-        if length >= 2, bytes[start] == quote, bytes[start + length - 1] == quote {
-            let plain = bytes.withUnsafeBufferPointer { all -> String? in
-                let inner = UnsafeBufferPointer(rebasing: all[(start + 1)..<(start + length - 1)])
-                guard !inner.contains(where: { $0 < 0x20 || $0 == quote || $0 == UInt8(ascii: "\\") || $0 == 0x7F }) else { return nil }
-                return interner.string(inner)
-            }
-            if let plain {
-                offset += length
-                return .string(plain)
-            }
+        if isPlainString(from: start, length: length) {
+            offset += length
+            return .string(bytes.withUnsafeBufferPointer { interner.string(UnsafeBufferPointer(rebasing: $0[(start + 1)..<(start + length - 1)])) })
         }
         // Not a plain string: parse it, from the length read above.
         defer { offset = start + length }
@@ -118,6 +119,29 @@ struct BinaryReader {
             return try JSONParser(maxDepth: 64, maxBytes: Int.max).parse(Array(bytes[start..<(start + length)]))
         } catch {
             throw .malformed
+        }
+    }
+
+    /// Past a JSON value, failing exactly where `json(interning:)` fails (`ContextCodec.check`): a plain string
+    /// needs no parse, anything else is parsed and dropped.
+    mutating func skipJSON() throws(Failure) {
+        let length = try count()
+        let start = offset
+        defer { offset = start + length }
+        guard !isPlainString(from: start, length: length) else { return }
+        do {
+            _ = try JSONParser(maxDepth: 64, maxBytes: Int.max).parse(Array(bytes[start..<(start + length)]))
+        } catch {
+            throw .malformed
+        }
+    }
+
+    /// A quoted string with nothing to unescape: no quote, backslash or control character inside.
+    private func isPlainString(from start: Int, length: Int) -> Bool {
+        let quote = UInt8(ascii: "\"")
+        guard length >= 2, bytes[start] == quote, bytes[start + length - 1] == quote else { return false }
+        return bytes.withUnsafeBufferPointer { all in
+            !all[(start + 1)..<(start + length - 1)].contains { $0 < 0x20 || $0 == quote || $0 == UInt8(ascii: "\\") || $0 == 0x7F }
         }
     }
 

@@ -9,7 +9,7 @@ extension Database {
         directory: String, users: [ByteKey: UserContext], seq: UInt64, fileSystem: FileSystem = PosixFileSystem()
     ) throws(IOError) {
         try fileSystem.createDirectory(directory)
-        let written = try SnapshotFile.write([users], seq: seq, directory: directory, fileSystem: fileSystem)
+        let written = try SnapshotFile.write([UserTable(users: users)], seq: seq, directory: directory, fileSystem: fileSystem)
         try SnapshotFile.verify(written.path, seq: seq, users: written.users, fileSystem: fileSystem)
         try fileSystem.fsyncDirectory(directory)
     }

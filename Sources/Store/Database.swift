@@ -22,9 +22,6 @@ public final class Database: Sendable {
         /// trying again on every write, and every attempt rotates the log.
         public var snapshotRetryBackoff: Duration
         public var snapshotRetryBackoffLimit: Duration
-        /// Threads that decode the snapshot at startup (`SnapshotParallelLoad`). The composition root sets it to the
-        /// CPUs the process may use: on one CPU, workers only add hand-offs.
-        public var loadWorkers = SnapshotFile.decodeWorkers
         /// Under `always` too, the threads that write flush and fsync their own records (the log writer thread
         /// only closes and syncs retired segments): for a process with one CPU, where a writer thread would only
         /// take turns with the event loop (`--log-commit loop`).
@@ -111,10 +108,10 @@ public final class Database: Sendable {
             throw .unreadable(error)
         }
         let shardCount = max(1, options.shardCount)
-        var users = [[ByteKey: UserContext]](repeating: [:], count: shardCount)
+        var users = [UserTable](repeating: UserTable(), count: shardCount)
         var buckets = [[Mutation]](repeating: [], count: shardCount)
         let report = try Recovery.run(
-            directory: options.directory, fileSystem: fileSystem, repair: true, shardCount: shardCount, loadWorkers: options.loadWorkers,
+            directory: options.directory, fileSystem: fileSystem, repair: true, shardCount: shardCount,
             apply: { mutation in
                 buckets[UserStore.shardIndex(of: mutation.user, shardCount: shardCount)].append(mutation)
             }, loadSnapshot: { users = $0 })
@@ -130,13 +127,13 @@ public final class Database: Sendable {
         completions = (0..<shardCount).map { _ in OrderedCompletions() }
         store = UserStore(shardTables: users, policy: options.history, limits: options.limits, log: log, maxUsers: options.maxUsers)
         users = []
+        store.replay(buckets)
         #if os(Linux)
-        // Loading decoded on several threads, each allocating from its own malloc arena; what they freed (read
-        // buffers, batches, temporaries) stays in those arenas unless handed back. Returned here, once, so a
+        // Replay ran on several threads, each allocating from its own malloc arena; what they and the load freed
+        // (read buffers, decoded mutations) stays in those arenas unless handed back. Returned here, once, so a
         // recovered daemon holds what its users take and not the peak of loading them.
         _ = specdMallocTrim(0)
         #endif
-        store.replay(buckets)
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
     }
 
@@ -254,7 +251,7 @@ public final class Database: Sendable {
 
     /// Writes the snapshot and reads it back; one that fails the check is removed, so recovery never prefers it
     /// over the chain it failed to replace.
-    private func writeVerified(_ shards: [[ByteKey: UserContext]], seq: UInt64) throws(IOError) {
+    private func writeVerified(_ shards: [UserTable], seq: UInt64) throws(IOError) {
         let written = try SnapshotFile.write(
             shards, seq: seq, directory: options.directory, fileSystem: fileSystem, now: options.clock())
         do throws(IOError) {
@@ -268,7 +265,7 @@ public final class Database: Sendable {
 
     /// The snapshot already on disk at `seq` is checked against the captured state; only a missing or damaged one
     /// is written again.
-    private func verifyOrRewrite(_ shards: [[ByteKey: UserContext]], seq: UInt64) throws(IOError) {
+    private func verifyOrRewrite(_ shards: [UserTable], seq: UInt64) throws(IOError) {
         let path = (options.directory as NSString).appendingPathComponent(SnapshotFile.name(seq: seq))
         let users = shards.reduce(0) { $0 + $1.count }
         if (try? SnapshotFile.verify(path, seq: seq, users: users, fileSystem: fileSystem)) != nil { return }

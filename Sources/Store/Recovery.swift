@@ -68,8 +68,8 @@ public enum Recovery {
     /// `UserStore` places them (so a million users are not copied from one table into the shards), then every later
     /// record to `apply`, in seq order. With `repair` false nothing on disk changes (for `specd check-data`).
     public static func run(
-        directory: String, fileSystem: FileSystem, repair: Bool, shardCount: Int = 1, loadWorkers: Int = 1, apply: (Mutation) -> Void,
-        loadSnapshot: ([[ByteKey: UserContext]]) -> Void
+        directory: String, fileSystem: FileSystem, repair: Bool, shardCount: Int = 1, apply: (Mutation) -> Void,
+        loadSnapshot: ([UserTable]) -> Void
     ) throws(Failure) -> Report {
         var report = Report()
         let found = try files(in: directory, fileSystem: fileSystem)
@@ -78,8 +78,7 @@ public enum Recovery {
         var damaged: [Damage] = []
         for (seq, path) in found.snapshots {
             do {
-                // Streamed: loading holds the users and one piece of the file, not the file as well.
-                let (snapshotSeq, users) = try SnapshotFile.load(path, fileSystem: fileSystem, shardCount: shardCount, workers: loadWorkers)
+                let (snapshotSeq, users) = try SnapshotFile.load(path, fileSystem: fileSystem, shardCount: shardCount)
                 guard snapshotSeq == seq else {
                     throw SnapshotFile.ReadFailure.corrupt(offset: 8, reason: "holds seq \(snapshotSeq), not the \(seq) its name says")
                 }

@@ -20,9 +20,10 @@ enum SnapshotFile {
 
     /// Streams the shards out in 1 MiB pieces so a large state never needs one huge buffer. Returns the path and
     /// the number of users written. Values expired at `now` are left out: they read as missing already, and
-    /// this is where they leave the state for good (docs/api.md, "Expiring values").
+    /// this is where they leave the state for good (docs/api.md, "Expiring values"). A user still held as its
+    /// record is copied as it stands, unless the record has expiries, which are decoded to leave them out.
     static func write(
-        _ shards: [[ByteKey: UserContext]], seq: UInt64, directory: String, fileSystem: FileSystem, now: Instant? = nil
+        _ shards: [UserTable], seq: UInt64, directory: String, fileSystem: FileSystem, now: Instant? = nil
     ) throws(IOError) -> (path: String, users: Int) {
         let final = (directory as NSString).appendingPathComponent(name(seq: seq))
         let temporary = final + ".tmp"
@@ -33,17 +34,29 @@ enum SnapshotFile {
         writer.bytes = magic
         writer.fixed64(seq)
         writer.fixed64(UInt64(users))
+        var interner = StringInterner()
+        func emit(_ record: [UInt8]) throws(IOError) {
+            writer.fixed32(UInt32(record.count))
+            writer.bytes += record
+            if writer.bytes.count >= 1 << 20 {
+                crc = writer.bytes.withUnsafeBytes { CRC32C.checksum($0, initial: crc) }
+                try fileSystem.writeAll(fd, writer.bytes, path: temporary)
+                writer.bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        func encoded(_ user: ByteKey, _ context: UserContext) -> [UInt8] {
+            var record = BinaryWriter()
+            ContextCodec.encode(user: user.string, now.map { context.removingExpired(at: $0) } ?? context, into: &record)
+            return record.bytes
+        }
         do throws(IOError) {
             for shard in shards {
-                for (user, context) in shard {
-                    var record = BinaryWriter()
-                    ContextCodec.encode(user: user.string, now.map { context.removingExpired(at: $0) } ?? context, into: &record)
-                    writer.fixed32(UInt32(record.bytes.count))
-                    writer.bytes += record.bytes
-                    if writer.bytes.count >= 1 << 20 {
-                        crc = writer.bytes.withUnsafeBytes { CRC32C.checksum($0, initial: crc) }
-                        try fileSystem.writeAll(fd, writer.bytes, path: temporary)
-                        writer.bytes.removeAll(keepingCapacity: true)
+                for (user, context) in shard.users { try emit(encoded(user, context)) }
+                for (user, record) in shard.encoded {
+                    if record.hasTrailingSections, now != nil {
+                        try emit(encoded(user, record.decode(interning: &interner)))
+                    } else {
+                        try emit(record.record)
                     }
                 }
             }
@@ -61,9 +74,6 @@ enum SnapshotFile {
         try fileSystem.fsyncDirectory(directory)
         return (final, users)
     }
-
-    /// Threads that decode a snapshot's users at startup (`SnapshotParallelLoad`): one per online CPU, at most 8.
-    public static let decodeWorkers = min(max(1, ProcessInfo.processInfo.activeProcessorCount), 8)
 
     /// Pieces in which snapshots are read back: small enough that checking or loading one holds one piece and one
     /// user, never the file.
@@ -109,28 +119,60 @@ enum SnapshotFile {
         return try decoder.finish()
     }
 
-    /// Loads the snapshot at `path` into one dictionary, streaming it (`stream`).
-    /// The users, spread over `shardCount` tables by `UserStore.shardIndex`. One id twice is damage: an id always
-    /// lands in the same shard, so checking each shard finds it.
-    static func load(
-        _ path: String, fileSystem: FileSystem, shardCount: Int = 1, workers: Int = decodeWorkers
-    ) throws(ReadFailure) -> (seq: UInt64, users: [[ByteKey: UserContext]]) {
+    /// The snapshot at `path` as the daemon starts from it: every user's record checked (`ContextCodec.check`, so
+    /// it fails wherever decoding would) and kept undecoded (`EncodedContext`), spread over `shardCount` tables by
+    /// `UserStore.shardIndex`. One id twice is damage: an id always lands in the same shard, so checking each
+    /// shard finds it. Streamed: loading holds the records and one piece of the file, never the file as well.
+    static func load(_ path: String, fileSystem: FileSystem, shardCount: Int = 1) throws(ReadFailure) -> (seq: UInt64, users: [UserTable]) {
         let shardCount = max(1, shardCount)
-        if workers > 1, shardCount > 1 {
-            return try SnapshotParallelLoad.load(path, fileSystem: fileSystem, shardCount: shardCount, workers: workers)
-        }
-        var shards = [[ByteKey: UserContext]](repeating: [:], count: shardCount)
+        var tables = [UserTable](repeating: UserTable(), count: shardCount)
         let size = fileSystem.size(path) ?? 0
+        var decoder = SnapshotDecoder(size: size)
         var reserved = false
-        let header = try stream(path, fileSystem: fileSystem) { user, context throws(ReadFailure) in
-            if !reserved {
-                reserved = true
-                let each = min(size / minimumUserBytes, 1 << 20) / shardCount
-                for index in shards.indices { shards[index].reserveCapacity(each) }
+        // A malformed record is named with the header's count, which only the decoder holds: kept, and the failure
+        // is spelled out once the decoder has returned.
+        var malformed: (offset: Int, index: UInt64, failure: BinaryReader.Failure)?
+        var failure: ReadFailure?
+        do throws(IOError) {
+            try fileSystem.readChunks(path, chunkSize: readChunkSize) { chunk in
+                do throws(ReadFailure) {
+                    try decoder.feedRecords(chunk) { bytes, offset, index throws(ReadFailure) in
+                        if !reserved {
+                            reserved = true
+                            let each = min(size / minimumUserBytes, 1 << 20) / shardCount
+                            for table in tables.indices { tables[table].reserveEncoded(each) }
+                        }
+                        let record = Array(bytes)
+                        var reader = BinaryReader(record)
+                        let checked: (user: String, trailing: Bool)
+                        do throws(BinaryReader.Failure) {
+                            checked = try ContextCodec.check(&reader)
+                            guard reader.isAtEnd else { throw .malformed }
+                        } catch {
+                            malformed = (offset, index, error)
+                            throw .corrupt(offset: offset, reason: "malformed")
+                        }
+                        let shard = UserStore.shardIndex(of: checked.user, shardCount: shardCount)
+                        let context = EncodedContext(record: record, hasTrailingSections: checked.trailing)
+                        guard tables[shard].addEncoded(ByteKey(checked.user), context) else {
+                            throw .corrupt(offset: offset, reason: "user '\(checked.user)' appears twice")
+                        }
+                    }
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
             }
-            try add(user, context, to: &shards[UserStore.shardIndex(of: user.string, shardCount: shardCount)])
+        } catch {
+            throw .corrupt(offset: 0, reason: "unreadable: \(error)")
         }
-        return (header.seq, shards)
+        if let malformed {
+            throw .corrupt(offset: malformed.offset, reason: "user \(malformed.index) of \(decoder.count) is malformed (\(malformed.failure))")
+        }
+        if let failure { throw failure }
+        let header = try decoder.finish()
+        return (header.seq, tables)
     }
 
     enum ReadFailure: Error, Equatable, CustomStringConvertible {

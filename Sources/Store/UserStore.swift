@@ -10,7 +10,7 @@ import Synchronization
 /// users in every shard, the log and snapshots alike. Callers pass `String`s; the conversion happens here.
 public final class UserStore: Sendable {
     final class Shard: Sendable {
-        let users = Mutex<[ByteKey: UserContext]>([:])
+        let users = Mutex(UserTable())
     }
 
     private let shards: [Shard]
@@ -36,14 +36,14 @@ public final class UserStore: Sendable {
         self.limits = limits
         self.log = log
         self.maxUsers = max(0, maxUsers)
-        for (user, context) in initial { shard(for: user.string).users.withLock { $0[user] = context } }
+        for (user, context) in initial { shard(for: user.string).users.withLock { $0.users[user] = context } }
         total.store(initial.count, ordering: .relaxed)
     }
 
     /// Takes recovered users already spread as `shardIndex` spreads them (`SnapshotFile.load`): each table moves
     /// into its shard whole, with no per-user copy.
-    public convenience init(
-        shardTables: [[ByteKey: UserContext]], policy: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(),
+    convenience init(
+        shardTables: [UserTable], policy: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(),
         log: AppendLog? = nil, maxUsers: Int = 0
     ) {
         self.init(shardCount: shardTables.count, policy: policy, limits: limits, log: log, maxUsers: maxUsers)
@@ -77,11 +77,13 @@ public final class UserStore: Sendable {
         precondition(buckets.count == shards.count)
         let policy = policy
         DispatchQueue.concurrentPerform(iterations: shards.count) { index in
-            shards[index].users.withLock { users in
+            shards[index].users.withLock { table in
                 for mutation in buckets[index] {
                     // A mutation the reducer refused was refused live too, and never logged; skipping is exact. No
                     // caps (per-user or user count): the record was acknowledged, whatever the caps are now.
-                    _ = try? Reducer.applyInPlace(mutation, to: &users[ByteKey(mutation.user)], policy: policy, limits: .unlimited)
+                    let user = ByteKey(mutation.user)
+                    table.decodeIfEncoded(user)
+                    _ = try? Reducer.applyInPlace(mutation, to: &table.users[user], policy: policy, limits: .unlimited)
                 }
             }
         }
@@ -89,7 +91,7 @@ public final class UserStore: Sendable {
     }
 
     public func context(of user: String) -> UserContext? {
-        shard(for: user).users.withLock { $0[ByteKey(user)] }
+        shard(for: user).users.withLock { $0.context(ByteKey(user)) }
     }
 
     /// Users that exist now: one atomic load.
@@ -130,10 +132,10 @@ public final class UserStore: Sendable {
     ) throws(StoreError) -> Applied {
         let shard = shard(for: mutation.user)
         let key = ByteKey(mutation.user)
-        return try shard.users.withLock { users throws(StoreError) -> Applied in
+        return try shard.users.withLock { table throws(StoreError) -> Applied in
             // Three copies of the context per write: the previous state out of the table, the state the reducer
             // changes (copy-on-write from it), and the new state into the table; the outcome takes both by move.
-            let previous = users[key]
+            let previous = table.context(key)
             var mutation = mutation
             var state = previous
             var effects: [Effect]
@@ -172,15 +174,15 @@ public final class UserStore: Sendable {
             }
             if change < 0 { total.wrappingSubtract(1, ordering: .relaxed) }
             if seq != 0 { sequenced?(seq) }
-            users[key] = state
+            table.users[key] = state
             return Applied(seq: seq, previous: consume previous, state: consume state, effects: effects)
         }
     }
 
     /// A consistent cut: every shard locked at once, so the copies hold exactly the records up to the returned seq.
     /// Copying a dictionary is O(1) (copy-on-write); writers pay for the copy later, one shard at a time.
-    func capture(rotating: Bool) -> (seq: UInt64, shards: [[ByteKey: UserContext]], rotation: Int?) {
-        var copies: [[ByteKey: UserContext]] = []
+    func capture(rotating: Bool) -> (seq: UInt64, shards: [UserTable], rotation: Int?) {
+        var copies: [UserTable] = []
         var seq: UInt64 = 0
         var rotation: Int?
         func lock(_ index: Int) {
@@ -198,10 +200,28 @@ public final class UserStore: Sendable {
         return (seq, copies, rotation)
     }
 
+    /// Users recovered from the snapshot and not touched since: still held as their records (`EncodedContext`).
+    var usersStillEncoded: Int {
+        shards.reduce(0) { sum, shard in sum + shard.users.withLock { $0.encoded.count } }
+    }
+
+    /// Every user's id, without decoding any user still held as its snapshot record.
+    public var userIDs: [ByteKey] {
+        var ids: [ByteKey] = []
+        ids.reserveCapacity(userCount)
+        for shard in shards {
+            shard.users.withLock { table in
+                ids += table.users.keys
+                ids += table.encoded.keys
+            }
+        }
+        return ids
+    }
+
     /// Every user, for tests and comparisons.
     public var allUsers: [ByteKey: UserContext] {
         var all: [ByteKey: UserContext] = [:]
-        for shard in shards { shard.users.withLock { all.merge($0) { $1 } } }
+        for shard in shards { all.merge(shard.users.withLock { $0 }.decodedUsers) { $1 } }
         return all
     }
 }

@@ -35,7 +35,7 @@ extension Daemon {
     func watchStoredUsersForWebhooks() {
         guard let flagWatch else { return }
         let now = engine.clock.now()
-        for user in database.store.allUsers.keys {
+        for user in database.store.userIDs {
             flagWatch.written(user: user.string, now: now)
             engine.subscribed(user: user.string)
         }

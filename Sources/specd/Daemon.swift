@@ -83,8 +83,6 @@ public final class Daemon: Sendable {
             var storeOptions = Database.Options(
                 directory: options.dataDirectory, fsync: options.fsync, snapshotEvery: options.snapshotEvery,
                 limits: options.contextLimits, maxUsers: options.maxUsers)
-            // Startup decodes on as many threads as the process has CPUs (affinity and cgroup quota), like its loops.
-            storeOptions.loadWorkers = options.cpus
             storeOptions.writersCommit = options.resolvedLogCommit == .loop
             database = try Database(options: storeOptions, fileSystem: fileSystem)
         } catch {

@@ -124,7 +124,7 @@ enum ReshardCommand {
         do {
             let report = try Recovery.run(
                 directory: directory, fileSystem: PosixFileSystem(), repair: false, apply: { records.append($0) },
-                loadSnapshot: { shards in for shard in shards { users.merge(shard) { first, _ in first } } })
+                loadSnapshot: { shards in for shard in shards { users.merge(shard.decodedUsers) { first, _ in first } } })
             if let damage = report.damagedSnapshots.first { return .failure("damaged snapshot \(damage)") }
             // A torn final record was never acknowledged: it is left behind, and said so.
             for warning in report.warnings { print("warning: \(warning)") }

@@ -245,3 +245,44 @@ import Testing
         #expect(context.expiries.count == 1)
     }
 }
+
+/// Users recovered from a snapshot stay as their records until touched (`EncodedContext`); a store that holds
+/// some that way must read, write, snapshot and recover exactly as one that decoded them all.
+@Suite(.serialized) struct EncodedUserTests {
+    func open(_ directory: String, clock: @escaping @Sendable () -> Instant = { t0 }) throws -> Database {
+        var options = Database.Options(directory: directory, fsync: .never)
+        options.clock = clock
+        return try Database(options: options)
+    }
+
+    @Test func recoveredUsers_areDecodedOnFirstTouch_andSnapshotsCopyTheRestDroppingExpiredValues() throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory)
+        for index in 0..<50 { _ = try database.store.apply(mutation("user-\(index)", .increment(counter: "n", by: index + 1))) }
+        _ = try database.store.apply(
+            mutation("expiring", .setExpiringFlag(flag: "gone", value: true, expiresAt: t0 + 5_000), .setFlag(flag: "kept", value: true)))
+        let written = database.store.allUsers
+        try database.close()
+
+        // Recovered: every user a record, counted, listed and readable without being decoded first.
+        let later = try open(directory, clock: { t0 + 10_000 })
+        #expect(later.store.usersStillEncoded == 51 && later.store.userCount == 51)
+        #expect(Set(later.store.userIDs) == Set(written.keys))
+        #expect(later.store.context(of: "user-3")?.counters["n"] == 4)
+        _ = try later.store.apply(mutation("user-4", .increment(counter: "n", by: 100), at: t0 + 10_000))
+        #expect(later.store.usersStillEncoded == 49)
+        #expect(later.store.context(of: "user-4")?.counters["n"] == 105)
+        // The snapshot copies 48 records as they are and re-encodes the one whose expired flag must go.
+        try later.takeSnapshot()
+        later.log.close()
+
+        let last = try open(directory)
+        defer { last.log.close() }
+        var expected = written
+        expected[ByteKey("user-4")]?.counters["n"] = 105
+        expected[ByteKey("expiring")] = expected[ByteKey("expiring")]?.removingExpired(at: t0 + 10_000)
+        #expect(last.store.allUsers == expected)
+        #expect(last.store.context(of: "expiring")?.flags["gone"] == nil && last.store.context(of: "expiring")?.flags["kept"] == true)
+        #expect(last.recovery.replayedRecords == 0)
+    }
+}

@@ -23,7 +23,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var shard: [ByteKey: UserContext] = [:]
         for index in 0..<users { shard[ByteKey("user-\(index)")] = context(index) }
-        let written = try SnapshotFile.write([shard], seq: seq, directory: directory, fileSystem: PosixFileSystem())
+        let written = try SnapshotFile.write([UserTable(users: shard)], seq: seq, directory: directory, fileSystem: PosixFileSystem())
         return try PosixFileSystem().read(written.path)
     }
 

@@ -62,9 +62,17 @@ func fuzzStoreDecoders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // A record payload as it comes off the disk.
         if let mutation = try? MutationCodec.decode(input.remaining) { roundTripMutation(mutation) }
     case 1:
-        // One snapshot user record.
-        var reader = BinaryReader(input.remaining)
-        if let (user, context) = try? ContextCodec.decode(&reader) { roundTripContext(user, context) }
+        // One snapshot user record; `check` (startup keeps records undecoded once it passed) must accept exactly
+        // what `decode` accepts, or a user decoded on first touch could fail after the snapshot was taken as good.
+        let bytes = input.remaining
+        var reader = BinaryReader(bytes)
+        var checking = BinaryReader(bytes)
+        let decoded = try? ContextCodec.decode(&reader)
+        let checked = try? ContextCodec.check(&checking)
+        guard (decoded == nil) == (checked == nil), decoded == nil || (checked?.user == decoded?.0 && checking.offset == reader.offset) else {
+            fatalError("check and decode disagree on a record")
+        }
+        if let (user, context) = decoded { roundTripContext(user, context) }
     case 2:
         // A whole snapshot file as found, usually refused at the CRC.
         _ = try? SnapshotFile.read(input.remaining)

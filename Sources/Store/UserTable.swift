@@ -1,0 +1,60 @@
+import Rules
+
+/// One shard's users: decoded contexts, and users recovered from a snapshot still held as their records
+/// (`EncodedContext`) until something touches them. A user is in one of the two, never both. Owned by its shard's
+/// lock in `UserStore`; a copy (a snapshot's capture) shares both maps until either side writes.
+public struct UserTable: Sendable {
+    var users: [ByteKey: UserContext]
+    private(set) var encoded: [ByteKey: EncodedContext] = [:]
+    /// Keys shared across the users decoded from this table's records, as a snapshot load shares them; dropped
+    /// with the last record.
+    private var interner: StringInterner?
+
+    init(users: [ByteKey: UserContext] = [:]) {
+        self.users = users
+    }
+
+    public var count: Int { users.count + encoded.count }
+
+    mutating func reserveEncoded(_ capacity: Int) {
+        encoded.reserveCapacity(capacity)
+    }
+
+    /// A recovered user, kept as its checked record; false (nothing changed) when the id is already here.
+    mutating func addEncoded(_ user: ByteKey, _ context: EncodedContext) -> Bool {
+        guard users.isEmpty || users[user] == nil else { return false }
+        guard let earlier = encoded.updateValue(context, forKey: user) else { return true }
+        encoded[user] = earlier
+        return false
+    }
+
+    /// The user's context; a user still encoded is decoded now and kept decoded.
+    mutating func context(_ user: ByteKey) -> UserContext? {
+        if let context = users[user] { return context }
+        return decodeIfEncoded(user)
+    }
+
+    /// Decodes the user if it is still a record (before a change is made to it in place).
+    @discardableResult
+    mutating func decodeIfEncoded(_ user: ByteKey) -> UserContext? {
+        guard !encoded.isEmpty, let record = encoded.removeValue(forKey: user) else { return nil }
+        if interner == nil { interner = StringInterner() }
+        let context = record.decode(interning: &interner!)
+        users[user] = context
+        if encoded.isEmpty {
+            encoded = [:]
+            interner = nil
+        }
+        return context
+    }
+
+    /// Every user decoded, leaving the table as it is (tests, tools, a whole-state comparison).
+    public var decodedUsers: [ByteKey: UserContext] {
+        guard !encoded.isEmpty else { return users }
+        var all = users
+        var interner = StringInterner()
+        all.reserveCapacity(count)
+        for (user, record) in encoded { all[user] = record.decode(interning: &interner) }
+        return all
+    }
+}
