@@ -26,12 +26,18 @@ struct BinaryReader {
         return bytes[offset]
     }
 
+    @inline(__always)
     mutating func unsigned() throws(Failure) -> UInt64 {
-        // Most varints here (lengths, counts, small numbers) are one byte.
+        // Most varints here (lengths, counts, small numbers) are one byte: read in line, the rest out of line.
         if offset < end, bytes[offset] < 0x80 {
             defer { offset += 1 }
             return UInt64(bytes[offset])
         }
+        return try unsignedSpanningBytes()
+    }
+
+    @inline(never)
+    private mutating func unsignedSpanningBytes() throws(Failure) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -70,6 +76,21 @@ struct BinaryReader {
 
     mutating func optionalString() throws(Failure) -> String? {
         try byte() == 1 ? try string() : nil
+    }
+
+    /// Past a varint, failing exactly where `unsigned()` fails: no byte left is `.truncated`, an eleventh byte
+    /// (the shift would pass 63) is `.malformed` (`ContextCodec.check`, which walks thousands of them per user).
+    @inline(__always)
+    mutating func skipVarint() throws(Failure) {
+        var read = 0
+        while true {
+            guard offset < end else { throw .truncated }
+            let next = bytes[offset]
+            offset += 1
+            guard read < 10 else { throw .malformed }
+            read += 1
+            if next & 0x80 == 0 { return }
+        }
     }
 
     /// Past a string, as `string()` reads it (`ContextCodec.check`).

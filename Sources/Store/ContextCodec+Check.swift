@@ -12,15 +12,15 @@ extension ContextCodec {
     static func check(_ reader: inout BinaryReader) throws(BinaryReader.Failure) -> (user: String, trailing: Bool) {
         let start = reader.offset
         let user = try reader.string()
-        if try reader.byte() == 1 { _ = try reader.signed() }
+        if try reader.byte() == 1 { try reader.skipVarint() }
         try reader.skipOptionalString()
         for _ in 0..<(try reader.count()) {
             try reader.skipString()
-            _ = try reader.signed()
+            try reader.skipVarint()
         }
         for _ in 0..<(try reader.count()) {
             try reader.skipString()
-            _ = try reader.signed()
+            try reader.skipVarint()
         }
         for _ in 0..<(try reader.count()) {
             try reader.skipString()
@@ -33,17 +33,17 @@ extension ContextCodec {
         for _ in 0..<(try reader.count()) { try reader.skipString() }
         for _ in 0..<(try reader.count()) {
             try reader.skipString()
-            _ = try reader.signed()
+            try reader.skipVarint()
             for _ in 0..<2 {
                 guard try reader.byte() == 1 else { continue }
-                _ = try reader.signed()
+                try reader.skipVarint()
                 try reader.skipOptionalString()
             }
-            for _ in 0..<(try reader.count()) { _ = try reader.signed() }
+            for _ in 0..<(try reader.count()) { try reader.skipVarint() }
         }
         for _ in 0..<(try reader.count()) {
             try reader.skipString()
-            _ = try reader.signed()
+            try reader.skipVarint()
         }
         guard !reader.isAtEnd else { return (user, false) }
         reader.offset = start

@@ -21,7 +21,8 @@ enum SnapshotFile {
     /// Streams the shards out in 1 MiB pieces so a large state never needs one huge buffer. Returns the path and
     /// the number of users written. Values expired at `now` are left out: they read as missing already, and
     /// this is where they leave the state for good (docs/api.md, "Expiring values"). A user still held as its
-    /// record is copied as it stands, unless the record has expiries, which are decoded to leave them out.
+    /// record is copied as it stands, unless the record has trailing sections (expiries, display accounting):
+    /// those are decoded, so expired values are left out as for any other user.
     static func write(
         _ shards: [UserTable], seq: UInt64, directory: String, fileSystem: FileSystem, now: Instant? = nil
     ) throws(IOError) -> (path: String, users: Int) {

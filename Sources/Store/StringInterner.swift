@@ -20,10 +20,11 @@ struct StringInterner {
     private var stored = 0
     private let limit: Int
 
-    init(limit: Int = 1 << 16) {
+    /// `capacity`, a power of two, is the table's starting size: a load starts large, one user's decode small.
+    init(limit: Int = 1 << 16, capacity: Int = 256) {
         self.limit = limit
-        hashes = Array(repeating: 0, count: 256)
-        texts = Array(repeating: "", count: 256)
+        hashes = Array(repeating: 0, count: capacity)
+        texts = Array(repeating: "", count: capacity)
     }
 
     mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {

@@ -6,9 +6,6 @@ import Rules
 public struct UserTable: Sendable {
     var users: [ByteKey: UserContext]
     private(set) var encoded: [ByteKey: EncodedContext] = [:]
-    /// Keys shared across the users decoded from this table's records, as a snapshot load shares them; dropped
-    /// with the last record.
-    private var interner: StringInterner?
 
     init(users: [ByteKey: UserContext] = [:]) {
         self.users = users
@@ -38,13 +35,12 @@ public struct UserTable: Sendable {
     @discardableResult
     mutating func decodeIfEncoded(_ user: ByteKey) -> UserContext? {
         guard !encoded.isEmpty, let record = encoded.removeValue(forKey: user) else { return nil }
-        if interner == nil { interner = StringInterner() }
-        let context = record.decode(interning: &interner!)
+        // An interner of this decode only: one kept for the table would keep an erased user's values (an email
+        // as an attribute) after the user is gone, where erasing must remove them from memory at once.
+        var interner = StringInterner(capacity: 32)
+        let context = record.decode(interning: &interner)
         users[user] = context
-        if encoded.isEmpty {
-            encoded = [:]
-            interner = nil
-        }
+        if encoded.isEmpty { encoded = [:] }
         return context
     }
 

@@ -286,3 +286,56 @@ import Testing
         #expect(last.recovery.replayedRecords == 0)
     }
 }
+
+extension EncodedUserTests {
+    /// Every `String` reachable from `value`'s stored properties (dictionaries, arrays and optionals included).
+    static func strings(in value: Any, depth: Int = 0) -> [String] {
+        if let text = value as? String { return [text] }
+        guard depth < 12 else { return [] }
+        return Mirror(reflecting: value).children.flatMap { strings(in: $0.value, depth: depth + 1) }
+    }
+
+    /// Erasing must remove a user from memory at once (README, "Erasing a user"): a recovered user decoded only to
+    /// be erased left its attribute values in an interner the shard kept for later decodes.
+    @Test func erasingARecoveredUser_leavesNoneOfItsValuesInItsShard() throws {
+        let directory = temporaryDirectory()
+        var options = Database.Options(directory: directory, fsync: .never, shardCount: 1)
+        options.clock = { t0 }
+        let database = try Database(options: options)
+        _ = try database.store.apply(mutation("cold", .increment(counter: "n", by: 1)))
+        _ = try database.store.apply(mutation("alice", .setAttribute(key: "email", value: .string("alice@example.com"))))
+        try database.close()
+
+        let later = try Database(options: options)
+        defer { later.log.close() }
+        _ = try later.store.apply(mutation("alice", .erase))
+        #expect(later.store.context(of: "alice") == nil && later.store.usersStillEncoded == 1)
+        let kept = later.store.capture(rotating: false).shards.flatMap { Self.strings(in: $0) }
+        #expect(!kept.contains("alice@example.com"), "\(kept.filter { !$0.isEmpty })")
+    }
+
+    /// Users still held as records count toward the user cap and the total, keep byte identity (NFC and NFD
+    /// `café` are two users), and are written, erased and recovered like any other.
+    @Test func recoveredRecords_countTowardTheCap_andKeepByteIdentity() throws {
+        let directory = temporaryDirectory()
+        let database = try open(directory)
+        _ = try database.store.apply(mutation("caf\u{E9}", .increment(counter: "n", by: 1)))
+        _ = try database.store.apply(mutation("cafe\u{301}", .increment(counter: "n", by: 2)))
+        _ = try database.store.apply(mutation("x", .increment(counter: "n", by: 3)))
+        try database.close()
+
+        var options = Database.Options(directory: directory, fsync: .never, maxUsers: 3)
+        options.clock = { t0 }
+        let later = try Database(options: options)
+        #expect(later.store.userCount == 3 && later.store.usersStillEncoded == 3)
+        #expect(later.store.context(of: "cafe\u{301}")?.counters["n"] == 2 && later.store.context(of: "caf\u{E9}")?.counters["n"] == 1)
+        #expect(throws: StoreError.self) { try later.store.apply(mutation("new", .increment(counter: "n", by: 1))) }
+        _ = try later.store.apply(mutation("x", .erase))
+        #expect(later.store.userCount == 2)
+        _ = try later.store.apply(mutation("new", .increment(counter: "n", by: 1)))
+        try later.close()
+        let last = try open(directory)
+        defer { last.log.close() }
+        #expect(last.store.userCount == 3 && last.store.context(of: "x") == nil && last.store.context(of: "new") != nil)
+    }
+}
