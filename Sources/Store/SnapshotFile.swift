@@ -102,11 +102,20 @@ enum SnapshotFile {
         _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void
     ) throws(ReadFailure) -> (seq: UInt64, count: Int) {
         var decoder = SnapshotDecoder(size: fileSystem.size(path))
+        try readPieces(path, fileSystem: fileSystem) { chunk throws(ReadFailure) in try decoder.feed(chunk, each) }
+        return try decoder.finish()
+    }
+
+    /// Hands the file to `body` in `readChunkSize` pieces, stopping at the first failure it throws; an unreadable
+    /// file is a `ReadFailure` at byte 0.
+    private static func readPieces(
+        _ path: String, fileSystem: FileSystem, _ body: (UnsafeRawBufferPointer) throws(ReadFailure) -> Void
+    ) throws(ReadFailure) {
         var failure: ReadFailure?
         do throws(IOError) {
             try fileSystem.readChunks(path, chunkSize: readChunkSize) { chunk in
                 do throws(ReadFailure) {
-                    try decoder.feed(chunk, each)
+                    try body(chunk)
                     return true
                 } catch {
                     failure = error
@@ -117,7 +126,6 @@ enum SnapshotFile {
             throw .corrupt(offset: 0, reason: "unreadable: \(error)")
         }
         if let failure { throw failure }
-        return try decoder.finish()
     }
 
     /// The snapshot at `path` as the daemon starts from it: every user's record checked (`ContextCodec.check`, so
@@ -133,45 +141,35 @@ enum SnapshotFile {
         // A malformed record is named with the header's count, which only the decoder holds: kept, and the failure
         // is spelled out once the decoder has returned.
         var malformed: (offset: Int, index: UInt64, failure: BinaryReader.Failure)?
-        var failure: ReadFailure?
-        do throws(IOError) {
-            try fileSystem.readChunks(path, chunkSize: readChunkSize) { chunk in
-                do throws(ReadFailure) {
-                    try decoder.feedRecords(chunk) { bytes, offset, index throws(ReadFailure) in
-                        if !reserved {
-                            reserved = true
-                            let each = min(size / minimumUserBytes, 1 << 20) / shardCount
-                            for table in tables.indices { tables[table].reserveEncoded(each) }
-                        }
-                        let record = Array(bytes)
-                        var reader = BinaryReader(record)
-                        let checked: (user: String, trailing: Bool)
-                        do throws(BinaryReader.Failure) {
-                            checked = try ContextCodec.check(&reader)
-                            guard reader.isAtEnd else { throw .malformed }
-                        } catch {
-                            malformed = (offset, index, error)
-                            throw .corrupt(offset: offset, reason: "malformed")
-                        }
-                        let shard = UserStore.shardIndex(of: checked.user, shardCount: shardCount)
-                        let context = EncodedContext(record: record, hasTrailingSections: checked.trailing)
-                        guard tables[shard].addEncoded(ByteKey(checked.user), context) else {
-                            throw .corrupt(offset: offset, reason: "user '\(checked.user)' appears twice")
-                        }
+        do throws(ReadFailure) {
+            try readPieces(path, fileSystem: fileSystem) { chunk throws(ReadFailure) in
+                try decoder.feedRecords(chunk) { bytes, offset, index throws(ReadFailure) in
+                    if !reserved {
+                        reserved = true
+                        let each = min(size / minimumUserBytes, 1 << 20) / shardCount
+                        for table in tables.indices { tables[table].reserveEncoded(each) }
                     }
-                    return true
-                } catch {
-                    failure = error
-                    return false
+                    let record = Array(bytes)
+                    var reader = BinaryReader(record)
+                    let checked: (user: String, trailing: Bool)
+                    do throws(BinaryReader.Failure) {
+                        checked = try ContextCodec.check(&reader)
+                        guard reader.isAtEnd else { throw .malformed }
+                    } catch {
+                        malformed = (offset, index, error)
+                        throw .corrupt(offset: offset, reason: "malformed")
+                    }
+                    let shard = UserStore.shardIndex(of: checked.user, shardCount: shardCount)
+                    let context = EncodedContext(record: record, hasTrailingSections: checked.trailing)
+                    guard tables[shard].addEncoded(ByteKey(checked.user), context) else {
+                        throw .corrupt(offset: offset, reason: "user '\(checked.user)' appears twice")
+                    }
                 }
             }
         } catch {
-            throw .corrupt(offset: 0, reason: "unreadable: \(error)")
-        }
-        if let malformed {
+            guard let malformed else { throw error }
             throw .corrupt(offset: malformed.offset, reason: "user \(malformed.index) of \(decoder.count) is malformed (\(malformed.failure))")
         }
-        if let failure { throw failure }
         let header = try decoder.finish()
         return (header.seq, tables)
     }

@@ -206,9 +206,7 @@ import Testing
 
 @Suite(.serialized) struct ExpiryDurabilityTests {
     func open(_ directory: String, clock: @escaping @Sendable () -> Instant = { t0 }) throws -> Database {
-        var options = Database.Options(directory: directory, fsync: .never)
-        options.clock = clock
-        return try Database(options: options)
+        try openDatabase(directory, clock: clock)
     }
 
     @Test func restart_replaysTheLog_keepingExpiries() throws {
@@ -243,99 +241,5 @@ import Testing
         #expect(context.flags["gone"] == nil && !context.segments.contains("vip"))
         #expect(context.attributes["plan"] == "pro" && context.expiries[.attribute, "plan"] == t0 + 60_000)
         #expect(context.expiries.count == 1)
-    }
-}
-
-/// Users recovered from a snapshot stay as their records until touched (`EncodedContext`); a store that holds
-/// some that way must read, write, snapshot and recover exactly as one that decoded them all.
-@Suite(.serialized) struct EncodedUserTests {
-    func open(_ directory: String, clock: @escaping @Sendable () -> Instant = { t0 }) throws -> Database {
-        var options = Database.Options(directory: directory, fsync: .never)
-        options.clock = clock
-        return try Database(options: options)
-    }
-
-    @Test func recoveredUsers_areDecodedOnFirstTouch_andSnapshotsCopyTheRestDroppingExpiredValues() throws {
-        let directory = temporaryDirectory()
-        let database = try open(directory)
-        for index in 0..<50 { _ = try database.store.apply(mutation("user-\(index)", .increment(counter: "n", by: index + 1))) }
-        _ = try database.store.apply(
-            mutation("expiring", .setExpiringFlag(flag: "gone", value: true, expiresAt: t0 + 5_000), .setFlag(flag: "kept", value: true)))
-        let written = database.store.allUsers
-        try database.close()
-
-        // Recovered: every user a record, counted, listed and readable without being decoded first.
-        let later = try open(directory, clock: { t0 + 10_000 })
-        #expect(later.store.usersStillEncoded == 51 && later.store.userCount == 51)
-        #expect(Set(later.store.userIDs) == Set(written.keys))
-        #expect(later.store.context(of: "user-3")?.counters["n"] == 4)
-        _ = try later.store.apply(mutation("user-4", .increment(counter: "n", by: 100), at: t0 + 10_000))
-        #expect(later.store.usersStillEncoded == 49)
-        #expect(later.store.context(of: "user-4")?.counters["n"] == 105)
-        // The snapshot copies 48 records as they are and re-encodes the one whose expired flag must go.
-        try later.takeSnapshot()
-        later.log.close()
-
-        let last = try open(directory)
-        defer { last.log.close() }
-        var expected = written
-        expected[ByteKey("user-4")]?.counters["n"] = 105
-        expected[ByteKey("expiring")] = expected[ByteKey("expiring")]?.removingExpired(at: t0 + 10_000)
-        #expect(last.store.allUsers == expected)
-        #expect(last.store.context(of: "expiring")?.flags["gone"] == nil && last.store.context(of: "expiring")?.flags["kept"] == true)
-        #expect(last.recovery.replayedRecords == 0)
-    }
-}
-
-extension EncodedUserTests {
-    /// Every `String` reachable from `value`'s stored properties (dictionaries, arrays and optionals included).
-    static func strings(in value: Any, depth: Int = 0) -> [String] {
-        if let text = value as? String { return [text] }
-        guard depth < 12 else { return [] }
-        return Mirror(reflecting: value).children.flatMap { strings(in: $0.value, depth: depth + 1) }
-    }
-
-    /// Erasing must remove a user from memory at once (README, "Erasing a user"): a recovered user decoded only to
-    /// be erased left its attribute values in an interner the shard kept for later decodes.
-    @Test func erasingARecoveredUser_leavesNoneOfItsValuesInItsShard() throws {
-        let directory = temporaryDirectory()
-        var options = Database.Options(directory: directory, fsync: .never, shardCount: 1)
-        options.clock = { t0 }
-        let database = try Database(options: options)
-        _ = try database.store.apply(mutation("cold", .increment(counter: "n", by: 1)))
-        _ = try database.store.apply(mutation("alice", .setAttribute(key: "email", value: .string("alice@example.com"))))
-        try database.close()
-
-        let later = try Database(options: options)
-        defer { later.log.close() }
-        _ = try later.store.apply(mutation("alice", .erase))
-        #expect(later.store.context(of: "alice") == nil && later.store.usersStillEncoded == 1)
-        let kept = later.store.capture(rotating: false).shards.flatMap { Self.strings(in: $0) }
-        #expect(!kept.contains("alice@example.com"), "\(kept.filter { !$0.isEmpty })")
-    }
-
-    /// Users still held as records count toward the user cap and the total, keep byte identity (NFC and NFD
-    /// `café` are two users), and are written, erased and recovered like any other.
-    @Test func recoveredRecords_countTowardTheCap_andKeepByteIdentity() throws {
-        let directory = temporaryDirectory()
-        let database = try open(directory)
-        _ = try database.store.apply(mutation("caf\u{E9}", .increment(counter: "n", by: 1)))
-        _ = try database.store.apply(mutation("cafe\u{301}", .increment(counter: "n", by: 2)))
-        _ = try database.store.apply(mutation("x", .increment(counter: "n", by: 3)))
-        try database.close()
-
-        var options = Database.Options(directory: directory, fsync: .never, maxUsers: 3)
-        options.clock = { t0 }
-        let later = try Database(options: options)
-        #expect(later.store.userCount == 3 && later.store.usersStillEncoded == 3)
-        #expect(later.store.context(of: "cafe\u{301}")?.counters["n"] == 2 && later.store.context(of: "caf\u{E9}")?.counters["n"] == 1)
-        #expect(throws: StoreError.self) { try later.store.apply(mutation("new", .increment(counter: "n", by: 1))) }
-        _ = try later.store.apply(mutation("x", .erase))
-        #expect(later.store.userCount == 2)
-        _ = try later.store.apply(mutation("new", .increment(counter: "n", by: 1)))
-        try later.close()
-        let last = try open(directory)
-        defer { last.log.close() }
-        #expect(last.store.userCount == 3 && last.store.context(of: "x") == nil && last.store.context(of: "new") != nil)
     }
 }

@@ -41,7 +41,9 @@ import Testing
                 if case .erase = action { continue }
                 // Expiring values give records the trailing expiries section; some are past `now`.
                 switch random.next(upTo: 12) {
-                case 0: action = .setExpiringFlag(flag: "e\(random.next(upTo: 3))", value: true, expiresAt: now + Int64(random.next(upTo: 20_000)) - 10_000)
+                case 0:
+                    let expiresAt = now + Int64(random.next(upTo: 20_000)) - 10_000
+                    action = .setExpiringFlag(flag: "e\(random.next(upTo: 3))", value: true, expiresAt: expiresAt)
                 case 1: action = .setExpiringAttribute(key: "x", value: ["deep": [1, "two", nil]], expiresAt: now + 60_000)
                 default: break
                 }

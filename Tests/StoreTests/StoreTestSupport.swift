@@ -17,6 +17,15 @@ func temporaryDirectory() -> String {
     return path
 }
 
+/// A database in `directory` that never fsyncs, with a fixed clock for its snapshots (recovery tests).
+func openDatabase(
+    _ directory: String, clock: @escaping @Sendable () -> Instant = { t0 }, shardCount: Int = 64, maxUsers: Int = 0
+) throws -> Database {
+    var options = Database.Options(directory: directory, fsync: .never, shardCount: shardCount, maxUsers: maxUsers)
+    options.clock = clock
+    return try Database(options: options)
+}
+
 func mutation(_ user: String, _ actions: Action..., at now: Instant = t0) -> Mutation {
     Mutation(user: user, now: now, actions: actions)
 }
