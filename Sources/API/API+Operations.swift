@@ -89,6 +89,10 @@ extension API {
             ],
             gauges: [
                 ("users", "Users in memory.", Double(health.users)),
+                (
+                    "users_encoded", "Users recovered from the snapshot and not read or written since, held as their records.",
+                    Double(store.usersStillEncoded)
+                ),
                 ("log_last_seq", "Last log sequence number.", Double(health.lastSeq)),
                 ("snapshot_seq", "Sequence number covered by the last snapshot.", Double(health.lastSnapshotSeq)),
                 ("open_connections", "Open HTTP connections.", Double(transport.openConnections)),

@@ -15,6 +15,9 @@ public protocol ContextStore: AnyObject, Sendable {
         completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void)
     /// Counts and state for readiness, status and metrics.
     var health: StoreHealth { get }
+    /// Users recovered from a snapshot that nothing has read or written since, still held as their snapshot
+    /// records (decoded on first use): for metrics, as the memory they will take once touched is still to come.
+    var usersStillEncoded: Int { get }
     /// The user's base and records as the retained files hold them, read-only (docs/api.md, "History"): each record
     /// goes to `visitor` with the user's state before and after it. With `baseBefore`, from the nearest base
     /// (snapshot) before that seq; without, from the oldest, so every reachable record is visited. Reads the
@@ -63,6 +66,7 @@ public struct StoreHealth: Sendable, Equatable {
 extension Database: ContextStore {
     public func context(of user: String) -> UserContext? { store.context(of: user) }
     public var limits: ContextLimits { store.limits }
+    public var usersStillEncoded: Int { store.usersStillEncoded }
     public var health: StoreHealth {
         StoreHealth(
             users: store.userCount, lastSeq: log.lastSeq, lastSnapshotSeq: lastSnapshotSeq, fsync: options.fsync,

@@ -25,6 +25,9 @@ public final class MemoryContextStore: ContextStore {
         }
     }
 
+    /// Nothing here comes from a snapshot.
+    public var usersStillEncoded: Int { 0 }
+
     public var health: StoreHealth {
         StoreHealth(
             users: store.userCount, lastSeq: store.lastNumberedSeq, lastSnapshotSeq: 0, fsync: .never, fsyncs: 0,

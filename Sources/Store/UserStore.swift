@@ -201,7 +201,8 @@ public final class UserStore: Sendable {
     }
 
     /// Users recovered from the snapshot and not touched since: still held as their records (`EncodedContext`).
-    var usersStillEncoded: Int {
+    /// Every shard's lock in turn: for metrics and tests, not a request path.
+    public var usersStillEncoded: Int {
         shards.reduce(0) { sum, shard in sum + shard.users.withLock { $0.encoded.count } }
     }
 

@@ -37,7 +37,7 @@ import Testing
             "specd_log_fsyncs_total", "specd_streams", "specd_streams_dropped_slow_total", "specd_log_bytes", "specd_replay_duration_seconds",
             "specd_snapshot_age_seconds", "process_resident_memory_bytes", "process_open_fds", "process_cpu_seconds_total",
             "process_start_time_seconds", "process_max_fds", "specd_webhook_deliveries_total", "specd_forwarded_requests_total",
-            "specd_legacy_count_total"
+            "specd_legacy_count_total", "specd_users", "specd_users_encoded"
         ] {
             #expect(page.families[family] != nil, "\(family) missing")
         }
