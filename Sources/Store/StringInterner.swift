@@ -20,15 +20,20 @@ struct StringInterner {
     private var stored = 0
     private let limit: Int
 
-    /// `capacity`, a power of two, is the table's starting size: a load starts large, one user's decode small.
-    init(limit: Int = 1 << 16, capacity: Int = 256) {
+    /// `limit` 0 keeps nothing and allocates no table (`none`).
+    init(limit: Int = 1 << 16) {
         self.limit = limit
-        hashes = Array(repeating: 0, count: capacity)
-        texts = Array(repeating: "", count: capacity)
+        let slots = limit > 0 ? 256 : 0
+        hashes = Array(repeating: 0, count: slots)
+        texts = Array(repeating: "", count: slots)
     }
 
+    /// Makes every string afresh and keeps none: for decoding one user, whose keys repeat no other user's and whose
+    /// values must not outlive it (an erased user's email kept in a table would stay in memory).
+    static let none = StringInterner(limit: 0)
+
     mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        guard bytes.count <= Self.maximumLength, let base = bytes.baseAddress else { return String(decoding: bytes, as: UTF8.self) }
+        guard limit > 0, bytes.count <= Self.maximumLength, let base = bytes.baseAddress else { return String(decoding: bytes, as: UTF8.self) }
         // FNV-1a: the keys are short, and any reasonable spread will do for a private table.
         var hash: UInt32 = 2_166_136_261
         for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }

@@ -35,9 +35,10 @@ public struct UserTable: Sendable {
     @discardableResult
     mutating func decodeIfEncoded(_ user: ByteKey) -> UserContext? {
         guard !encoded.isEmpty, let record = encoded.removeValue(forKey: user) else { return nil }
-        // An interner of this decode only: one kept for the table would keep an erased user's values (an email
-        // as an attribute) after the user is gone, where erasing must remove them from memory at once.
-        var interner = StringInterner(capacity: 32)
+        // No interner kept for the table: it would keep an erased user's values (an email as an attribute) after
+        // the user is gone, where erasing must remove them from memory at once. Nor one for this decode: a single
+        // user's keys rarely repeat, and short ones are stored inline anyway.
+        var interner = StringInterner.none
         let context = record.decode(interning: &interner)
         users[user] = context
         if encoded.isEmpty { encoded = [:] }

@@ -12,8 +12,10 @@ import Testing
         .int(42), .bool(true), .null, [1, "two"], ["nested": "x"]
     ]
 
-    @Test func decode_withOneInterner_returnsEveryContextExactly() throws {
-        var interner = StringInterner()
+    /// The shared interner of a snapshot load, and `none` (a user decoded on first touch): the same contexts.
+    @Test(arguments: [StringInterner(), StringInterner.none])
+    func decode_returnsEveryContextExactly(interner: StringInterner) throws {
+        var interner = interner
         for (index, value) in Self.values.enumerated() {
             var context = UserContext()
             context.attributes["plan"] = value
