@@ -52,8 +52,8 @@ struct SnapshotDecoder {
     /// the call), its offset in the file, and its index.
     typealias RecordSink = (ArraySlice<UInt8>, _ offset: Int, _ index: UInt64) throws(ReadFailure) -> Void
 
-    /// `feed`, with each user's record handed over undecoded (for decoding on other threads): framing, counts,
-    /// lengths and the checksum are still checked here, in file order.
+    /// `feed`, with each user's record handed over undecoded (`SnapshotFile.load` checks and keeps it): framing,
+    /// counts, lengths and the checksum are still checked here, in file order.
     mutating func feedRecords(_ chunk: UnsafeRawBufferPointer, _ records: RecordSink) throws(ReadFailure) {
         pending.append(contentsOf: chunk)
         try drain({ _, _ throws(ReadFailure) in }, raw: true, records: records)
