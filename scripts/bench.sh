@@ -61,9 +61,23 @@ redis_incr() {
     awk -F'","' '/INCR/ {print $2}'
 }
 rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
-# read_every_user PORT: every seeded user read once (bench/wrk/users-every.lua), bounded at 180 s.
+# read_every_user PORT: reads every seeded user once (bench/wrk/users-every.lua) and returns as soon as /metrics shows
+# none left as a snapshot record; fails if some are left after 180 s (wrk runs out its -d even once its script stops).
 read_every_user() {
-  USERS=$USERS timeout 200 "${LOAD_PIN[@]}" wrk -t1 -c"$CONNECTIONS" -d180s -s bench/wrk/users-every.lua "http://127.0.0.1:$1"
+  local port=$1 wrk_pid left=unknown
+  USERS=$USERS "${LOAD_PIN[@]}" wrk -t1 -c"$CONNECTIONS" -d180s -s bench/wrk/users-every.lua "http://127.0.0.1:$port" >/dev/null &
+  wrk_pid=$!
+  for _ in $(seq 1800); do
+    left=$(curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "specd_users_encoded" {print $2 + 0}')
+    if [ "$left" = 0 ]; then break; fi
+    sleep 0.1
+  done
+  kill "$wrk_pid" 2>/dev/null || true
+  wait "$wrk_pid" 2>/dev/null || true
+  if [ "$left" != 0 ]; then
+    echo "read_every_user: $left users still unread after 180 s" >&2
+    return 1
+  fi
 }
 
 echo "== read and write rows ($ROUNDS rounds of ${DURATION}s)" >&2
@@ -115,7 +129,7 @@ if [[ " $SKIP " != *" cold "* ]]; then
   done
   # A recovered user stays as its snapshot record until first touched: once, the same start with every user then read.
   read -r _ kib <<<"$(cold_start "$BIN" "$WORK/cold" read_every_user)"
-  record bytes/user-read specd "$(awk -v k="$kib" -v u="$USERS" 'BEGIN {print k * 1024 / u}')"
+  if [ "$kib" != failed ]; then record bytes/user-read specd "$(awk -v k="$kib" -v u="$USERS" 'BEGIN {print k * 1024 / u}')"; fi
   # The same users as Redis hashes (the fields a typical context holds), saved as an RDB, then loaded at start.
   RDB_PORT=$(free_port)
   start_redis "$RDB_PORT" "$WORK/redis-rdb" --appendonly no --dbfilename users.rdb

@@ -84,7 +84,7 @@ ensure_wrk_nginx() {
 
 # cold_start BIN DATA_DIR [THEN] -> "seconds rss_kib": `BIN serve` (pinned like any server here) on a fresh copy of
 # DATA_DIR until /readyz answers, then its resident memory — after `THEN PORT` has run, when given (a load that
-# touches the users); the daemon is killed after.
+# touches the users; "failed" instead of the memory when it fails); the daemon is killed after.
 cold_start() {
   local bin=$1 data=$2 then=${3:-} port_file started pid seconds kib
   rm -rf "$WORK/cold-run" && cp -r "$data" "$WORK/cold-run"
@@ -98,8 +98,8 @@ cold_start() {
     sleep 0.01
   done
   seconds=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN {printf "%.3f", b - a}')
-  if [ -n "$then" ]; then "$then" "$(cat "$port_file")" >/dev/null; fi
-  kib=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+  kib=failed
+  if [ -z "$then" ] || "$then" "$(cat "$port_file")" >/dev/null; then kib=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status"); fi
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   echo "$seconds $kib"

@@ -24,11 +24,16 @@ import Testing
     @Test func afterACleanRestart_untouchedUsersAreCountedAsEncoded_untilRead() throws {
         let daemon = DaemonProcessTests()
         let dataDir = DaemonProcessTests.temporaryPath("data")
+        defer { try? FileManager.default.removeItem(atPath: dataDir) }
         let first = try daemon.start([], dataDir: dataDir)
-        for user in ["u1", "u2", "u3"] { #expect(try request(first.port, "POST", "/v1/users/\(user)/events/appStarted").status == 200) }
-        #expect(try gauge("specd_users_encoded", port: first.port) == 0)
-        kill(first.process.processIdentifier, SIGTERM)
-        first.process.waitUntilExit()
+        do {
+            defer {
+                kill(first.process.processIdentifier, SIGTERM)
+                first.process.waitUntilExit()
+            }
+            for user in ["u1", "u2", "u3"] { #expect(try request(first.port, "POST", "/v1/users/\(user)/events/appStarted").status == 200) }
+            #expect(try gauge("specd_users_encoded", port: first.port) == 0)
+        }
 
         let second = try daemon.start([], dataDir: dataDir)
         defer {
