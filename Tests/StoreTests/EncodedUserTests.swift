@@ -7,13 +7,9 @@ import Testing
 /// Users recovered from a snapshot stay as their records until touched (`EncodedContext`); a store that holds
 /// some that way must read, write, snapshot and recover exactly as one that decoded them all.
 @Suite(.serialized) struct EncodedUserTests {
-    func open(_ directory: String, clock: @escaping @Sendable () -> Instant = { t0 }) throws -> Database {
-        try openDatabase(directory, clock: clock)
-    }
-
     @Test func recoveredUsers_areDecodedOnFirstTouch_andSnapshotsCopyTheRestDroppingExpiredValues() throws {
         let directory = temporaryDirectory()
-        let database = try open(directory)
+        let database = try openDatabase(directory)
         for index in 0..<50 { _ = try database.store.apply(mutation("user-\(index)", .increment(counter: "n", by: index + 1))) }
         _ = try database.store.apply(
             mutation("expiring", .setExpiringFlag(flag: "gone", value: true, expiresAt: t0 + 5_000), .setFlag(flag: "kept", value: true)))
@@ -21,7 +17,7 @@ import Testing
         try database.close()
 
         // Recovered: every user a record, counted, listed and readable without being decoded first.
-        let later = try open(directory, clock: { t0 + 10_000 })
+        let later = try openDatabase(directory, clock: { t0 + 10_000 })
         #expect(later.store.usersStillEncoded == 51 && later.store.userCount == 51)
         #expect(Set(later.store.userIDs) == Set(written.keys))
         #expect(later.store.context(of: "user-3")?.counters["n"] == 4)
@@ -32,7 +28,7 @@ import Testing
         try later.takeSnapshot()
         later.log.close()
 
-        let last = try open(directory)
+        let last = try openDatabase(directory)
         defer { last.log.close() }
         var expected = written
         expected[ByteKey("user-4")]?.counters["n"] = 105
@@ -70,7 +66,7 @@ import Testing
     /// `café` are two users), and are written, erased and recovered like any other.
     @Test func recoveredRecords_countTowardTheCap_andKeepByteIdentity() throws {
         let directory = temporaryDirectory()
-        let database = try open(directory)
+        let database = try openDatabase(directory)
         _ = try database.store.apply(mutation("caf\u{E9}", .increment(counter: "n", by: 1)))
         _ = try database.store.apply(mutation("cafe\u{301}", .increment(counter: "n", by: 2)))
         _ = try database.store.apply(mutation("x", .increment(counter: "n", by: 3)))
@@ -84,7 +80,7 @@ import Testing
         #expect(later.store.userCount == 2)
         _ = try later.store.apply(mutation("new", .increment(counter: "n", by: 1)))
         try later.close()
-        let last = try open(directory)
+        let last = try openDatabase(directory)
         defer { last.log.close() }
         #expect(last.store.userCount == 3 && last.store.context(of: "x") == nil && last.store.context(of: "new") != nil)
     }
