@@ -110,6 +110,14 @@ struct BinaryReader {
         return text
     }
 
+    /// A string that names something (a counter, an event, a flag): `StringInterner.key(_:)`.
+    mutating func key(interning interner: inout StringInterner) throws(Failure) -> String {
+        let length = try count()
+        let text = bytes.withUnsafeBufferPointer { interner.key(UnsafeBufferPointer(rebasing: $0[offset..<(offset + length)])) }
+        offset += length
+        return text
+    }
+
     mutating func optionalString(interning interner: inout StringInterner) throws(Failure) -> String? {
         try byte() == 1 ? try string(interning: &interner) : nil
     }

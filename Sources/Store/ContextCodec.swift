@@ -82,24 +82,24 @@ enum ContextCodec {
         let user = try reader.string()
         var context = UserContext()
         if try reader.byte() == 1 { context.launchedAt = try reader.instant() }
-        context.timeZone = try reader.optionalString(interning: &interner)
+        context.timeZone = try reader.byte() == 1 ? try reader.key(interning: &interner) : nil
         var count = try reader.count()
         context.counters.reserveCapacity(count)
-        for _ in 0..<count { context.counters[try reader.string(interning: &interner)] = try reader.int() }
+        for _ in 0..<count { context.counters[try reader.key(interning: &interner)] = try reader.int() }
         count = try reader.count()
         context.events.reserveCapacity(count)
-        for _ in 0..<count { context.events[try reader.string(interning: &interner)] = try reader.instant() }
+        for _ in 0..<count { context.events[try reader.key(interning: &interner)] = try reader.instant() }
         count = try reader.count()
         context.flags.reserveCapacity(count)
-        for _ in 0..<count { context.flags[try reader.string(interning: &interner)] = try reader.byte() == 1 }
+        for _ in 0..<count { context.flags[try reader.key(interning: &interner)] = try reader.byte() == 1 }
         count = try reader.count()
         context.attributes.reserveCapacity(count)
-        for _ in 0..<count { context.attributes[try reader.string(interning: &interner)] = try reader.json(interning: &interner) }
-        for _ in 0..<(try reader.count()) { context.segments.insert(try reader.string(interning: &interner)) }
+        for _ in 0..<count { context.attributes[try reader.key(interning: &interner)] = try reader.json(interning: &interner) }
+        for _ in 0..<(try reader.count()) { context.segments.insert(try reader.key(interning: &interner)) }
         count = try reader.count()
         context.donations.reserveCapacity(count)
         for _ in 0..<count {
-            let event = try reader.string(interning: &interner)
+            let event = try reader.key(interning: &interner)
             var summary = DonationSummary(count: try reader.int())
             for slot in 0..<2 {
                 guard try reader.byte() == 1 else { continue }
@@ -115,7 +115,7 @@ enum ContextCodec {
             }
             context.donations[event] = summary
         }
-        for _ in 0..<(try reader.count()) { context.triggerFires[try reader.string(interning: &interner)] = try reader.instant() }
+        for _ in 0..<(try reader.count()) { context.triggerFires[try reader.key(interning: &interner)] = try reader.instant() }
         var lastTag: UInt8 = 0
         while !reader.isAtEnd {
             let tag = try reader.byte()

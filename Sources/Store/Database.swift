@@ -128,12 +128,10 @@ public final class Database: Sendable {
         store = UserStore(shardTables: users, policy: options.history, limits: options.limits, log: log, maxUsers: options.maxUsers)
         users = []
         store.replay(buckets)
-        #if os(Linux)
         // Replay ran on several threads, each allocating from its own malloc arena; what they and the load freed
         // (read buffers, decoded mutations) stays in those arenas unless handed back. Returned here, once, so a
         // recovered daemon holds what its users take and not the peak of loading them.
-        _ = specdMallocTrim(0)
-        #endif
+        HeapRelease.returnFreePages()
         snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
     }
 
@@ -355,9 +353,3 @@ extension Database {
     /// The payload size of a mutation's log record (tests use it to find record boundaries).
     public static func encodedLength(of mutation: Mutation) -> Int { MutationCodec.encode(mutation).count }
 }
-
-#if os(Linux)
-/// glibc's `malloc_trim` (malloc.h), which Swift's Glibc module does not export.
-@_silgen_name("malloc_trim")
-private func specdMallocTrim(_ pad: Int) -> Int32
-#endif

@@ -19,18 +19,34 @@ struct StringInterner {
     private var texts: [String]
     private var stored = 0
     private let limit: Int
+    /// Without a table of its own, keys still come from the process-wide `KeyInterner`, as every write's do.
+    private let sharesKeys: Bool
 
-    /// `limit` 0 keeps nothing and allocates no table (`none`).
+    /// `limit` 0 keeps nothing and allocates no table.
     init(limit: Int = 1 << 16) {
+        self.init(limit: limit, sharesKeys: false)
+    }
+
+    private init(limit: Int, sharesKeys: Bool) {
         self.limit = limit
+        self.sharesKeys = sharesKeys
         let slots = limit > 0 ? 256 : 0
         hashes = Array(repeating: 0, count: slots)
         texts = Array(repeating: "", count: slots)
     }
 
-    /// Makes every string afresh and keeps none: for decoding one user, whose keys repeat no other user's and whose
-    /// values must not outlive it (an erased user's email kept in a table would stay in memory).
-    static let none = StringInterner(limit: 0)
+    /// Keeps no table, but takes keys (`key(_:)`) from `KeyInterner`: for decoding one user on first touch. Its
+    /// values must not outlive it (an erased user's email kept in a table would stay in memory), while its keys are
+    /// the ones every user writes (`promo_banner_count`), which a write would have shared the same way; a million
+    /// users each holding a copy of every key past 15 bytes cost about 250 bytes a user.
+    static let keysOnly = StringInterner(limit: 0, sharesKeys: true)
+
+    /// A context key, counter or event name: from the table like any string, or, with no table, the process-wide
+    /// copy when sharing keys.
+    mutating func key(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard limit == 0, sharesKeys else { return string(bytes) }
+        return KeyInterner.intern(String(decoding: bytes, as: UTF8.self))
+    }
 
     mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard limit > 0, bytes.count <= Self.maximumLength, let base = bytes.baseAddress else { return String(decoding: bytes, as: UTF8.self) }

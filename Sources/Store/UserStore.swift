@@ -25,6 +25,8 @@ public final class UserStore: Sendable {
     /// Without a log, writes are numbered here when asked (a scenario run's seqs), else they all get seq 0.
     private let numbersWrites: Bool
     private let lastMemorySeq = Atomic<UInt64>(0)
+    /// Recovered users still held as their snapshot records: exact, counted down under the shard locks.
+    private let recordsLeft = Atomic<Int>(0)
 
     public init(
         shardCount: Int = 64, policy: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(), log: AppendLog? = nil,
@@ -48,11 +50,14 @@ public final class UserStore: Sendable {
     ) {
         self.init(shardCount: shardTables.count, policy: policy, limits: limits, log: log, maxUsers: maxUsers)
         var count = 0
+        var records = 0
         for (index, table) in shardTables.enumerated() {
             count += table.count
+            records += table.encoded.count
             shards[index].users.withLock { $0 = table }
         }
         total.store(count, ordering: .relaxed)
+        recordsLeft.store(records, ordering: .relaxed)
     }
 
     @inline(__always)
@@ -82,7 +87,7 @@ public final class UserStore: Sendable {
                     // A mutation the reducer refused was refused live too, and never logged; skipping is exact. No
                     // caps (per-user or user count): the record was acknowledged, whatever the caps are now.
                     let user = ByteKey(mutation.user)
-                    table.decodeIfEncoded(user)
+                    if table.decodeIfEncoded(user) != nil { recordDecoded() }
                     _ = try? Reducer.applyInPlace(mutation, to: &table.users[user], policy: policy, limits: .unlimited)
                 }
             }
@@ -91,7 +96,31 @@ public final class UserStore: Sendable {
     }
 
     public func context(of user: String) -> UserContext? {
-        shard(for: user).users.withLock { $0.context(ByteKey(user)) }
+        shard(for: user).users.withLock { context(ByteKey(user), in: &$0) }
+    }
+
+    /// The user's context in `table` (held under its shard's lock), a recovered user decoded on first touch.
+    private func context(_ user: ByteKey, in table: inout UserTable) -> UserContext? {
+        if let context = table.users[user] { return context }
+        guard let context = table.decodeIfEncoded(user) else { return nil }
+        recordDecoded()
+        return context
+    }
+
+    /// Counts a recovered user's record decoded (and freed). The loading thread allocated the records together,
+    /// and a freed one goes back to its arena, where the request threads that decode users (each allocating from
+    /// an arena of its own) rarely reuse it: once every user had been read, a million users' records left 200 MB
+    /// the process kept (`bench.sh`, bytes/user-read). A page comes free only once every record on it is decoded,
+    /// so the free pages are handed back each time what is left halves, and when the last record goes.
+    private func recordDecoded() {
+        let left = recordsLeft.wrappingSubtract(1, ordering: .relaxed).newValue
+        if Self.releasesFreePages(recordsLeft: left) { HeapRelease.returnFreePagesInBackground() }
+    }
+
+    /// Whether decoding down to `left` records hands free pages back: at 0, and at each power of two from 1 024 up
+    /// (eleven times over a million users' warm-up; each costs up to a tenth of a second on a background thread).
+    static func releasesFreePages(recordsLeft left: Int) -> Bool {
+        left == 0 || (left >= 1024 && left & (left - 1) == 0)
     }
 
     /// Users that exist now: one atomic load.
@@ -135,7 +164,7 @@ public final class UserStore: Sendable {
         return try shard.users.withLock { table throws(StoreError) -> Applied in
             // Three copies of the context per write: the previous state out of the table, the state the reducer
             // changes (copy-on-write from it), and the new state into the table; the outcome takes both by move.
-            let previous = table.context(key)
+            let previous = context(key, in: &table)
             var mutation = mutation
             var state = previous
             var effects: [Effect]
@@ -201,10 +230,7 @@ public final class UserStore: Sendable {
     }
 
     /// Users recovered from the snapshot and not touched since: still held as their records (`EncodedContext`).
-    /// Every shard's lock in turn: for metrics and tests, not a request path.
-    public var usersStillEncoded: Int {
-        shards.reduce(0) { sum, shard in sum + shard.users.withLock { $0.encoded.count } }
-    }
+    public var usersStillEncoded: Int { recordsLeft.load(ordering: .relaxed) }
 
     /// Every user's id, without decoding any user still held as its snapshot record.
     public var userIDs: [ByteKey] {

@@ -25,20 +25,14 @@ public struct UserTable: Sendable {
         return false
     }
 
-    /// The user's context; a user still encoded is decoded now and kept decoded.
-    mutating func context(_ user: ByteKey) -> UserContext? {
-        if let context = users[user] { return context }
-        return decodeIfEncoded(user)
-    }
-
-    /// Decodes the user if it is still a record (before a change is made to it in place).
-    @discardableResult
+    /// Decodes the user if it is still a record, and keeps it decoded: the context, or nil when the user was not
+    /// held as a record (`UserStore` counts the records left).
     mutating func decodeIfEncoded(_ user: ByteKey) -> UserContext? {
         guard !encoded.isEmpty, let record = encoded.removeValue(forKey: user) else { return nil }
         // No interner kept for the table: it would keep an erased user's values (an email as an attribute) after
-        // the user is gone, where erasing must remove them from memory at once. Nor one for this decode: a single
-        // user's keys rarely repeat, and short ones are stored inline anyway.
-        var interner = StringInterner.none
+        // the user is gone, where erasing must remove them from memory at once. Keys are shared process-wide, as a
+        // write shares them (`KeyInterner`).
+        var interner = StringInterner.keysOnly
         let context = record.decode(interning: &interner)
         users[user] = context
         if encoded.isEmpty { encoded = [:] }

@@ -12,8 +12,8 @@ import Testing
         .int(42), .bool(true), .null, [1, "two"], ["nested": "x"]
     ]
 
-    /// The shared interner of a snapshot load, and `none` (a user decoded on first touch): the same contexts.
-    @Test(arguments: [StringInterner(), StringInterner.none])
+    /// The shared interner of a snapshot load, and `keysOnly` (a user decoded on first touch): the same contexts.
+    @Test(arguments: [StringInterner(), StringInterner.keysOnly, StringInterner(limit: 0)])
     func decode_returnsEveryContextExactly(interner: StringInterner) throws {
         var interner = interner
         for (index, value) in Self.values.enumerated() {

@@ -84,4 +84,62 @@ import Testing
         defer { last.log.close() }
         #expect(last.store.userCount == 3 && last.store.context(of: "x") == nil && last.store.context(of: "new") != nil)
     }
+
+    /// The records left are counted exactly whichever path decodes a user (a replayed write, a read, a write), and
+    /// each erased or decoded one leaves the count.
+    @Test func recordsLeft_countDownExactly_throughReplayReadsAndWrites() throws {
+        let directory = temporaryDirectory()
+        let database = try openDatabase(directory)
+        for index in 0..<10 { _ = try database.store.apply(mutation("user-\(index)", .increment(counter: "n", by: 1))) }
+        try database.close()
+        let tail = try openDatabase(directory)
+        for index in 0..<3 { _ = try tail.store.apply(mutation("user-\(index)", .increment(counter: "n", by: 1))) }
+        _ = try tail.store.apply(mutation("new", .increment(counter: "n", by: 1)))
+        tail.log.close()
+
+        let later = try openDatabase(directory)
+        defer { later.log.close() }
+        #expect(later.recovery.replayedRecords == 4)
+        #expect(later.store.usersStillEncoded == 7 && later.store.userCount == 11)
+        _ = later.store.context(of: "user-5")
+        _ = later.store.context(of: "user-5")
+        _ = later.store.context(of: "nobody")
+        _ = try later.store.apply(mutation("user-6", .erase))
+        #expect(later.store.usersStillEncoded == 5 && later.store.userCount == 10)
+        for index in 0..<10 { _ = later.store.context(of: "user-\(index)") }
+        #expect(later.store.usersStillEncoded == 0)
+    }
+
+    /// A recovered user decoded on first touch shares its keys with every other user, as a write would
+    /// (`KeyInterner`): a million users each holding a copy of every key past 15 bytes cost about 250 bytes a user.
+    /// Its values stay its own.
+    @Test func recoveredUsers_shareLongKeys_butNotValues() throws {
+        let directory = temporaryDirectory()
+        let database = try openDatabase(directory)
+        for user in ["a", "b"] {
+            _ = try database.store.apply(mutation(
+                user, .increment(counter: "a_counter_key_longer_than_15_bytes", by: 1),
+                .setAttribute(key: "k", value: .string("a value longer than fifteen bytes"))))
+        }
+        try database.close()
+        let later = try openDatabase(directory)
+        defer { later.log.close() }
+        func storage(_ text: String) -> UnsafeRawPointer? {
+            text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+        }
+        let (a, b) = (try #require(later.store.context(of: "a")), try #require(later.store.context(of: "b")))
+        let (keyA, keyB) = (try #require(a.counters.entries.first?.key), try #require(b.counters.entries.first?.key))
+        #expect(keyA == "a_counter_key_longer_than_15_bytes" && storage(keyA) != nil && storage(keyA) == storage(keyB))
+        guard case .string(let valueA)? = a.attributes["k"], case .string(let valueB)? = b.attributes["k"] else {
+            Issue.record("attributes lost: \(a.attributes) \(b.attributes)")
+            return
+        }
+        #expect(valueA == valueB && storage(valueA) != storage(valueB))
+    }
+
+    /// Free heap pages are handed back as the records run out: at each power of two from 1 024 down, and at the end.
+    @Test func freePages_areHandedBack_atEachHalvingAndTheLastRecord() {
+        let releases = (0...1_000_000).filter { UserStore.releasesFreePages(recordsLeft: $0) }
+        #expect(releases == [0, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131_072, 262_144, 524_288])
+    }
 }
