@@ -5,7 +5,7 @@ import Foundation
 /// A user's context holds a handful of counters, events and flags. For maps that small, comparing a few keys
 /// beats hashing one (String hashing was a third of an evaluation's time), and one array costs far fewer bytes
 /// per user than a `Dictionary` (one allocation, no hash table). Maps that grow past `indexThreshold` keys also
-/// keep a hash index, so every operation stays O(1) however large a context gets.
+/// keep a hash index, so every operation stays O(1) however large a context gets (`Layout`).
 ///
 /// Keys are compared as UTF-8 bytes, never with `String ==` (canonical equivalence): NFC and NFD spellings of a
 /// key are two keys (README, "Users and keys").
@@ -23,11 +23,49 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
         public static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.key.bytesEqual(rhs.key) && lhs.value == rhs.value }
     }
 
+    /// One reference either way, so a map takes 8 bytes of its context: a context holds eight maps, and its size
+    /// is most of a users table's slot, empty slots included (a million users' table at half load spent 136 bytes
+    /// a user on the maps' second words). The entries alone while small; past `indexThreshold` keys, entries and a
+    /// hash index in a shared box, copied on write.
+    @usableFromInline
+    enum Layout: Sendable {
+        case list([Entry])
+        case indexed(Indexed)
+    }
+
+    /// A large map's entries and index. Mutated only while uniquely referenced (`isKnownUniquelyReferenced`,
+    /// copied first otherwise), so a box another copy of the map can see never changes: sendable as a value is.
+    @usableFromInline
+    final class Indexed: @unchecked Sendable {
+        @usableFromInline var entries: [Entry]
+        @usableFromInline var index: [ByteKey: Int]
+
+        @usableFromInline
+        init(_ entries: [Entry]) {
+            self.entries = entries
+            var index = [ByteKey: Int](minimumCapacity: entries.count * 2)
+            for (position, entry) in entries.enumerated() { index[ByteKey(entry.key)] = position }
+            self.index = index
+        }
+
+        @usableFromInline
+        init(copying other: Indexed) {
+            entries = other.entries
+            index = other.index
+        }
+    }
+
     // Inlinable so other modules (the store's reducer) get specialized code, not generic witness calls.
-    @usableFromInline var storage: [Entry] = []
-    @usableFromInline var index: [ByteKey: Int]?
+    @usableFromInline var layout: Layout = .list([])
 
     public var entries: [Entry] { storage }
+
+    @inlinable var storage: [Entry] {
+        switch layout {
+        case .list(let entries): return entries
+        case .indexed(let indexed): return indexed.entries
+        }
+    }
 
     @inlinable static var indexThreshold: Int { 24 }
 
@@ -47,10 +85,17 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
     public var values: [Value] { storage.map(\.value) }
 
     @inlinable
-    func position(of key: String) -> Int? {
-        if let index { return index[ByteKey(key)] }
-        for position in storage.indices where sameUTF8(storage[position].key, key) { return position }
+    static func position(of key: String, in entries: [Entry]) -> Int? {
+        for position in entries.indices where sameUTF8(entries[position].key, key) { return position }
         return nil
+    }
+
+    @inlinable
+    func position(of key: String) -> Int? {
+        switch layout {
+        case .list(let entries): return Self.position(of: key, in: entries)
+        case .indexed(let indexed): return indexed.index[ByteKey(key)]
+        }
     }
 
     @inlinable
@@ -58,7 +103,15 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
 
     @inlinable
     public subscript(key: String) -> Value? {
-        get { position(of: key).map { storage[$0].value } }
+        get {
+            switch layout {
+            case .list(let entries):
+                for entry in entries where sameUTF8(entry.key, key) { return entry.value }
+                return nil
+            case .indexed(let indexed):
+                return indexed.index[ByteKey(key)].map { indexed.entries[$0].value }
+            }
+        }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
         }
@@ -73,47 +126,69 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
     @inlinable
     @discardableResult
     public mutating func updateValue(_ value: Value, forKey key: String) -> Value? {
-        if let position = position(of: key) {
-            let old = storage[position].value
-            storage[position].value = value
-            return old
+        switch layout {
+        case .list(var entries):
+            // The payload's only other reference dropped first, so changing `entries` copies nothing.
+            layout = .list([])
+            defer {
+                layout = entries.count > Self.indexThreshold ? .indexed(Indexed(entries)) : .list(entries)
+            }
+            if let position = Self.position(of: key, in: entries) {
+                let old = entries[position].value
+                entries[position].value = value
+                return old
+            }
+            // Grow by two while small (most maps stay small, and bytes per user matter at millions of users), then
+            // geometrically: growing by a constant would copy the whole array on every few inserts, quadratic in all.
+            if entries.capacity == entries.count {
+                let count = entries.count
+                entries.reserveCapacity(count < 16 ? count + 2 : count * 2)
+            }
+            entries.append(Entry(key: key, value: value))
+            return nil
+        case .indexed(var indexed):
+            layout = .list([])
+            if !isKnownUniquelyReferenced(&indexed) { indexed = Indexed(copying: indexed) }
+            defer { layout = .indexed(indexed) }
+            if let position = indexed.index[ByteKey(key)] {
+                let old = indexed.entries[position].value
+                indexed.entries[position].value = value
+                return old
+            }
+            indexed.entries.append(Entry(key: key, value: value))
+            indexed.index[ByteKey(key)] = indexed.entries.count - 1
+            return nil
         }
-        // Grow by two while small (most maps stay small, and bytes per user matter at millions of users), then
-        // geometrically: growing by a constant would copy the whole array on every few inserts, quadratic in all.
-        if storage.capacity == storage.count {
-            let count = storage.count
-            storage.reserveCapacity(count < 16 ? count + 2 : count * 2)
-        }
-        storage.append(Entry(key: key, value: value))
-        if index != nil {
-            index![ByteKey(key)] = storage.count - 1
-        } else if storage.count > Self.indexThreshold {
-            buildIndex()
-        }
-        return nil
-    }
-
-    @usableFromInline
-    mutating func buildIndex() {
-        var built = [ByteKey: Int](minimumCapacity: storage.count * 2)
-        for (position, entry) in storage.enumerated() { built[ByteKey(entry.key)] = position }
-        index = built
     }
 
     @inlinable
     @discardableResult
     public mutating func removeValue(forKey key: String) -> Value? {
         guard let position = position(of: key) else { return nil }
-        let old = storage[position].value
-        // Swap-remove keeps removal O(1); order carries no meaning here.
-        let last = storage.count - 1
-        if position != last { storage.swapAt(position, last) }
-        storage.removeLast()
-        if index != nil {
-            index![ByteKey(key)] = nil
-            if position != last { index![ByteKey(storage[position].key)] = position }
-            if storage.count <= Self.indexThreshold / 2 { index = nil }
+        switch layout {
+        case .list(var entries):
+            layout = .list([])
+            let old = Self.swapRemove(at: position, in: &entries)
+            layout = .list(entries)
+            return old
+        case .indexed(var indexed):
+            layout = .list([])
+            if !isKnownUniquelyReferenced(&indexed) { indexed = Indexed(copying: indexed) }
+            let old = Self.swapRemove(at: position, in: &indexed.entries)
+            indexed.index[ByteKey(key)] = nil
+            if position < indexed.entries.count { indexed.index[ByteKey(indexed.entries[position].key)] = position }
+            layout = indexed.entries.count <= Self.indexThreshold / 2 ? .list(indexed.entries) : .indexed(indexed)
+            return old
         }
+    }
+
+    /// Swap-remove keeps removal O(1); order carries no meaning here.
+    @inlinable
+    static func swapRemove(at position: Int, in entries: inout [Entry]) -> Value {
+        let old = entries[position].value
+        let last = entries.count - 1
+        if position != last { entries.swapAt(position, last) }
+        entries.removeLast()
         return old
     }
 
@@ -121,13 +196,15 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
     /// right policy for live writes) would copy the array every other entry.
     @inlinable
     public mutating func reserveCapacity(_ count: Int) {
-        storage.reserveCapacity(count)
+        guard case .list(var entries) = layout else { return }
+        layout = .list([])
+        entries.reserveCapacity(count)
+        layout = .list(entries)
     }
 
     @inlinable
     public mutating func removeAll() {
-        storage = []
-        index = nil
+        layout = .list([])
     }
 
     /// A concrete iterator, inlinable: an `AnyIterator` here cost a boxed closure and generic metadata lookups

@@ -93,6 +93,38 @@ import Testing
         for (key, value) in model { #expect(map[key.string] == value) }
     }
 
+    /// Copies are values at every size, the indexed layout (a shared box, copied on write) included: a copy kept
+    /// every 500 steps still matches the model as it was then, whatever the map did after.
+    @Test func compactMap_copies_keepTheirValues_acrossTheIndexThreshold() {
+        var generator = SplitMix(seed: 13)
+        var map = CompactMap<Int>()
+        var model: [ByteKey: Int] = [:]
+        var kept: [(CompactMap<Int>, [ByteKey: Int])] = []
+        let keys = (0..<60).map { "key-\($0)" }
+        for step in 0..<10_000 {
+            let key = keys[generator.next(upTo: keys.count)]
+            if generator.next(upTo: 3) == 0 {
+                map[key] = nil
+                model[ByteKey(key)] = nil
+            } else {
+                map[key] = step
+                model[ByteKey(key)] = step
+            }
+            if step % 500 == 0 { kept.append((map, model)) }
+        }
+        for (copy, expected) in kept {
+            #expect(copy.count == expected.count)
+            for (key, value) in expected { #expect(copy[key.string] == value) }
+        }
+    }
+
+    /// A map is one reference (8 bytes), so a context's eight maps stay small in every users-table slot.
+    @Test func compactMap_isOneWord_andAContextStaysSmall() {
+        #expect(MemoryLayout<CompactMap<Int>>.size == 8)
+        #expect(MemoryLayout<SegmentSet>.size == 8)
+        #expect(MemoryLayout<UserContext>.stride <= 112, "\(MemoryLayout<UserContext>.stride)")
+    }
+
     @Test func segmentSet_randomOperations_matchASet() {
         var generator = SplitMix(seed: 12)
         var set = SegmentSet()
