@@ -148,19 +148,20 @@ public enum Reducer {
             try requireKey(event, index, limits)
             try requireRoom(in: context.donations, for: event, .donationEvents, limits, index)
             try requireRoom(in: context.events, for: event, .events, limits, index)
-            var summary = context.donations[event] ?? DonationSummary()
-            // Saturates: only a count restored from elsewhere could be this high, and it must not trap.
-            summary.count = summary.count < .max ? summary.count + 1 : .max
-            let mark = DonationSummary.Mark(at: at, appVersion: appVersion.map(KeyInterner.intern))
-            // `first` / `last` are the earliest / latest by date (RuleKit's donations.first / .last), not by
-            // arrival: a backdated donation before `first` becomes `first`. On a tie the earlier arrival stays
-            // `first` and the later one becomes `last`, so arrival order breaks ties both ways.
-            if summary.first.map({ at < $0.at }) ?? true { summary.first = mark }
-            if summary.last.map({ at >= $0.at }) ?? true { summary.last = mark }
-            insertSorted(at, into: &summary.recent)
-            prune(&summary.recent, now: now, policy: policy)
             let key = KeyInterner.intern(event)
-            context.donations[key] = summary
+            let mark = DonationSummary.Mark(at: at, appVersion: appVersion.map(KeyInterner.intern))
+            let summary = context.donations.withValue(forKey: key, default: { DonationSummary() }) { summary in
+                // Saturates: only a count restored from elsewhere could be this high, and it must not trap.
+                summary.count = summary.count < .max ? summary.count + 1 : .max
+                // `first` / `last` are the earliest / latest by date (RuleKit's donations.first / .last), not by
+                // arrival: a backdated donation before `first` becomes `first`. On a tie the earlier arrival stays
+                // `first` and the later one becomes `last`, so arrival order breaks ties both ways.
+                if summary.first.map({ at < $0.at }) ?? true { summary.first = mark }
+                if summary.last.map({ at >= $0.at }) ?? true { summary.last = mark }
+                insertSorted(at, into: &summary.recent)
+                prune(&summary.recent, now: now, policy: policy)
+                return summary
+            }
             context.events[key] = at
             effects.append(.donated(event: event, summary: summary))
         case .resetDonations(let event):

@@ -72,7 +72,11 @@ public final class UserStore: Sendable {
     @inline(__always)
     static func shardIndex(of user: String, shardCount: Int) -> Int {
         var hash: UInt32 = 2_166_136_261
-        for byte in user.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        // Over the contiguous bytes: iterating the UTF-8 view cost some 30 instructions a byte, on every request.
+        var user = user
+        user.withUTF8 { bytes in
+            for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        }
         return Int(hash % UInt32(shardCount))
     }
 

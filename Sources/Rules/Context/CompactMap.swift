@@ -161,6 +161,25 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
         }
     }
 
+    /// Changes the value for `key` in place (`make()`'s, stored under `key`, when there is none) and returns what
+    /// `body` returns. In place, a value holding buffers of its own (a donation summary's dates) is changed without
+    /// copying them, where reading it out, changing it and storing it back copied them every time.
+    @inlinable
+    public mutating func withValue<Result>(
+        forKey key: String, default make: () -> Value, _ body: (inout Value) throws -> Result
+    ) rethrows -> Result {
+        guard case .list(var entries) = layout, let position = Self.position(of: key, in: entries) else {
+            // New keys, and large maps (their index to keep): the plain way.
+            var value = self[key] ?? make()
+            let result = try body(&value)
+            self[key] = value
+            return result
+        }
+        layout = .list([])
+        defer { layout = .list(entries) }
+        return try body(&entries[position].value)
+    }
+
     @inlinable
     @discardableResult
     public mutating func removeValue(forKey key: String) -> Value? {
@@ -236,18 +255,4 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
     public var sorted: [(key: String, value: Value)] {
         storage.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { (key: $0.key, value: $0.value) }
     }
-}
-
-/// Byte equality of two strings' UTF-8, as `String.bytesEqual`, but by `memcmp` over their contiguous storage:
-/// the linear key search is the evaluation hot path, and element-wise comparison of the UTF-8 views cost twice
-/// as much as `String ==`, where this costs less.
-@inlinable @inline(__always)
-func sameUTF8(_ a: String, _ b: String) -> Bool {
-    let length = a.utf8.count
-    guard length == b.utf8.count else { return false }
-    let compared = a.utf8.withContiguousStorageIfAvailable { left in
-        b.utf8.withContiguousStorageIfAvailable { right in length == 0 || memcmp(left.baseAddress!, right.baseAddress!, length) == 0 }
-    }
-    if let compared, let equal = compared { return equal }
-    return a.utf8.elementsEqual(b.utf8)
 }

@@ -93,8 +93,8 @@ import Testing
         for (key, value) in model { #expect(map[key.string] == value) }
     }
 
-    /// Copies are values at every size, the indexed layout (a shared box, copied on write) included: a copy kept
-    /// every 500 steps still matches the model as it was then, whatever the map did after.
+    /// Copies are values at every size, the indexed layout (a shared box, copied on write) and changes in place
+    /// (`withValue`) included: a copy kept every 500 steps still matches the model as it was then.
     @Test func compactMap_copies_keepTheirValues_acrossTheIndexThreshold() {
         var generator = SplitMix(seed: 13)
         var map = CompactMap<Int>()
@@ -103,13 +103,23 @@ import Testing
         let keys = (0..<60).map { "key-\($0)" }
         for step in 0..<10_000 {
             let key = keys[generator.next(upTo: keys.count)]
-            if generator.next(upTo: 3) == 0 {
+            switch generator.next(upTo: 3) {
+            case 0:
                 map[key] = nil
                 model[ByteKey(key)] = nil
-            } else {
+            case 1:
                 map[key] = step
                 model[ByteKey(key)] = step
+            default:
+                // In place: the value as it was comes in, the changed one stays, and kept copies see none of it.
+                let seen = map.withValue(forKey: key, default: { -1 }) { value in
+                    defer { value += 1_000_000 }
+                    return value
+                }
+                #expect(seen == model[ByteKey(key)] ?? -1)
+                model[ByteKey(key)] = seen + 1_000_000
             }
+            #expect(map.count == model.count)
             if step % 500 == 0 { kept.append((map, model)) }
         }
         for (copy, expected) in kept {
