@@ -38,6 +38,26 @@ struct BinaryReader {
 
     @inline(never)
     private mutating func unsignedSpanningBytes() throws(Failure) -> UInt64 {
+        // With eleven bytes left, the loop below stops (done or malformed) before it could run past them: read
+        // without a bounds check per byte (a date is a seven-byte varint, two in every replayed record).
+        if end - offset >= 11 {
+            let start = offset
+            let (value, length) = try bytes.withUnsafeBufferPointer { buffer throws(Failure) -> (UInt64, Int) in
+                var result: UInt64 = 0
+                var shift: UInt64 = 0
+                var index = start
+                while true {
+                    let next = buffer[index]
+                    index += 1
+                    guard shift < 64 else { throw .malformed }
+                    result |= UInt64(next & 0x7F) << shift
+                    if next & 0x80 == 0 { return (result, index - start) }
+                    shift += 7
+                }
+            }
+            offset += length
+            return value
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -177,7 +197,9 @@ struct BinaryReader {
     mutating func fixed32() throws(Failure) -> UInt32 {
         guard offset + 4 <= end else { throw .truncated }
         defer { offset += 4 }
-        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+        // One unaligned load, checked once above (every log record's header is four of these).
+        let start = offset
+        return UInt32(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: start, as: UInt32.self) })
     }
 
     mutating func fixed64() throws(Failure) -> UInt64 {

@@ -11,4 +11,9 @@ public struct Mutation: Sendable, Equatable {
         self.now = now
         self.actions = actions
     }
+
+    /// Whether an action erases the user (after which a later action may create it afresh).
+    var erases: Bool {
+        actions.contains { if case .erase = $0 { true } else { false } }
+    }
 }

@@ -38,6 +38,29 @@ public enum Reducer {
         return effects
     }
 
+    /// `applyInPlace` for a user that exists, with a batch that does not erase it (`Mutation.erases` false): the
+    /// context changed where it lies (`&table.users.values[index]`, in replay). Through an optional
+    /// (`&table.users[id]`) the dictionary's accessor copied and destroyed the whole context on the way back, a third
+    /// of replaying a one-counter record.
+    static func applyInPlace(
+        _ mutation: Mutation, toExisting state: inout UserContext, policy: HistoryPolicy, limits: ContextLimits
+    ) throws(ReducerError) -> [Effect] {
+        assert(!mutation.erases, "an erasing batch goes through applyInPlace(_:to:)")
+        var effects: [Effect] = []
+        if mutation.actions.count == 1 {
+            if case .cancelPendingFire = mutation.actions[0] { return effects }
+            try reduce(&state, mutation.actions[0], index: 0, now: mutation.now, policy: policy, limits: limits, effects: &effects)
+            return effects
+        }
+        var working = state
+        for (index, action) in mutation.actions.enumerated() {
+            if case .cancelPendingFire = action { continue }
+            try reduce(&working, action, index: index, now: mutation.now, policy: policy, limits: limits, effects: &effects)
+        }
+        state = working
+        return effects
+    }
+
     private static func step(
         _ action: Action, index: Int, state: inout UserContext?, now: Instant, policy: HistoryPolicy,
         limits: ContextLimits, effects: inout [Effect]

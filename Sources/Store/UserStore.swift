@@ -92,7 +92,11 @@ public final class UserStore: Sendable {
                     // caps (per-user or user count): the record was acknowledged, whatever the caps are now.
                     let user = ByteKey(mutation.user)
                     if table.decodeIfEncoded(user) != nil { recordDecoded() }
-                    _ = try? Reducer.applyInPlace(mutation, to: &table.users[user], policy: policy, limits: .unlimited)
+                    if !mutation.erases, let index = table.users.index(forKey: user) {
+                        _ = try? Reducer.applyInPlace(mutation, toExisting: &table.users.values[index], policy: policy, limits: .unlimited)
+                    } else {
+                        _ = try? Reducer.applyInPlace(mutation, to: &table.users[user], policy: policy, limits: .unlimited)
+                    }
                 }
             }
         }
