@@ -40,22 +40,24 @@ struct BinaryReader {
     private mutating func unsignedSpanningBytes() throws(Failure) -> UInt64 {
         // With eleven bytes left, the loop below stops (done or malformed) before it could run past them: read
         // without a bounds check per byte (a date is a seven-byte varint, two in every replayed record).
+        // Fails as the loop below does, having consumed the same bytes.
         if end - offset >= 11 {
             let start = offset
-            let (value, length) = try bytes.withUnsafeBufferPointer { buffer throws(Failure) -> (UInt64, Int) in
+            let (value, length) = bytes.withUnsafeBufferPointer { buffer -> (UInt64?, Int) in
                 var result: UInt64 = 0
                 var shift: UInt64 = 0
                 var index = start
                 while true {
                     let next = buffer[index]
                     index += 1
-                    guard shift < 64 else { throw .malformed }
+                    guard shift < 64 else { return (nil, index - start) }
                     result |= UInt64(next & 0x7F) << shift
                     if next & 0x80 == 0 { return (result, index - start) }
                     shift += 7
                 }
             }
             offset += length
+            guard let value else { throw .malformed }
             return value
         }
         var result: UInt64 = 0

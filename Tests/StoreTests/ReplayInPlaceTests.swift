@@ -59,6 +59,8 @@ import Testing
                 let expected = reference.map { $0.value }
                 #expect(got == expected, "\(encoded) + \(padding)")
                 if case .success(let read) = reference { #expect(reader.offset == 1 + read.length) }
+                // An overlong varint is refused having read its eleventh byte, on either path.
+                if case .failure(.malformed) = reference { #expect(reader.offset == 1 + 11, "\(encoded) + \(padding)") }
             }
         }
     }

@@ -164,20 +164,23 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
     /// Changes the value for `key` in place (`make()`'s, stored under `key`, when there is none) and returns what
     /// `body` returns. In place, a value holding buffers of its own (a donation summary's dates) is changed without
     /// copying them, where reading it out, changing it and storing it back copied them every time.
+    ///
+    /// `body` cannot throw: in place, a change it made before throwing would stay in a small map and not in a large
+    /// one, and a refused reducer step must leave the state as it was.
     @inlinable
     public mutating func withValue<Result>(
-        forKey key: String, default make: () -> Value, _ body: (inout Value) throws -> Result
-    ) rethrows -> Result {
+        forKey key: String, default make: () -> Value, _ body: (inout Value) -> Result
+    ) -> Result {
         guard case .list(var entries) = layout, let position = Self.position(of: key, in: entries) else {
             // New keys, and large maps (their index to keep): the plain way.
             var value = self[key] ?? make()
-            let result = try body(&value)
+            let result = body(&value)
             self[key] = value
             return result
         }
         layout = .list([])
         defer { layout = .list(entries) }
-        return try body(&entries[position].value)
+        return body(&entries[position].value)
     }
 
     @inlinable

@@ -44,7 +44,12 @@ extension String {
 /// are) are the same bytes at once, and the rest is one `memcmp` over contiguous storage.
 @inlinable @inline(__always)
 func sameUTF8(_ a: String, _ b: String) -> Bool {
-    if unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self) { return true }
+    // A 64-bit `String` is two words (a constant test, folded away); elsewhere, straight to the bytes.
+    if MemoryLayout<String>.size == 16,
+        unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+    {
+        return true
+    }
     let length = a.utf8.count
     guard length == b.utf8.count else { return false }
     let compared = a.utf8.withContiguousStorageIfAvailable { left in
