@@ -117,9 +117,10 @@ import Testing
         let directory = temporaryDirectory()
         let database = try openDatabase(directory)
         for user in ["a", "b"] {
-            _ = try database.store.apply(mutation(
-                user, .increment(counter: "a_counter_key_longer_than_15_bytes", by: 1),
-                .setAttribute(key: "k", value: .string("a value longer than fifteen bytes"))))
+            _ = try database.store.apply(
+                mutation(
+                    user, .increment(counter: "a_counter_key_longer_than_15_bytes", by: 1),
+                    .setAttribute(key: "k", value: .string("a value longer than fifteen bytes"))))
         }
         try database.close()
         let later = try openDatabase(directory)

@@ -9,7 +9,9 @@ import Testing
 @Suite struct ReplayInPlaceTests {
     /// Random contexts and batches without `erase`, under no caps and under small ones (so some are refused): the
     /// same state, effects and refusal as through an optional.
-    @Test(arguments: [ContextLimits.unlimited, ContextLimits(maxCounters: 2, maxEvents: 2, maxFlags: 2, maxAttributes: 2, maxSegments: 2, maxDonationEvents: 2)])
+    @Test(arguments: [
+        ContextLimits.unlimited, ContextLimits(maxCounters: 2, maxEvents: 2, maxFlags: 2, maxAttributes: 2, maxSegments: 2, maxDonationEvents: 2)
+    ])
     func applyInPlaceToExisting_matchesThePathThroughAnOptional(limits: ContextLimits) throws {
         var generator = SplitMix(seed: 21)
         var state: UserContext? = try Reducer.apply(mutation("u", .increment(counter: "a", by: 1)), to: nil).state
@@ -25,7 +27,9 @@ import Testing
             var throughOptional = state
             var inPlace = try #require(state)
             let expected = Result { () throws(ReducerError) in try Reducer.applyInPlace(batch, to: &throughOptional, limits: limits) }
-            let got = Result { () throws(ReducerError) in try Reducer.applyInPlace(batch, toExisting: &inPlace, policy: HistoryPolicy(), limits: limits) }
+            let got = Result { () throws(ReducerError) in
+                try Reducer.applyInPlace(batch, toExisting: &inPlace, policy: HistoryPolicy(), limits: limits)
+            }
             #expect(got == expected, "step \(step): \(actions)")
             #expect(inPlace == throughOptional, "step \(step): \(actions)")
             state = throughOptional
