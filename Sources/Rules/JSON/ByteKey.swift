@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// A string compared, ordered and hashed by its UTF-8 bytes.
 ///
