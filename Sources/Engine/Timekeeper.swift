@@ -88,7 +88,8 @@ final class Timekeeper: @unchecked Sendable {
             subscribers.publish(.contextChanged(user: user, context: applied.state, seq: applied.seq))
         }
         if let event, let state = applied.state {
-            scheduleDelayedTriggers(user: user, event: event, previous: applied.previous, current: state, now: now, request: request)
+            scheduleDelayedTriggers(
+                user: user, event: event, previous: applied.previous, current: state, now: now, request: request, ruleSet: ruleSet)
         }
         if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: applied.state ?? UserContext(), now: now) }
     }
@@ -159,14 +160,13 @@ final class Timekeeper: @unchecked Sendable {
     }
 
     private func scheduleDelayedTriggers(
-        user: String, event: String, previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes
+        user: String, event: String, previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes,
+        ruleSet: RuleSet
     ) {
-        let ruleSet = rules.current
-        for key in ruleSet.triggerKeys {
-            let trigger = ruleSet.triggers[key]!
-            guard trigger.listens(to: event), let delay = trigger.delay,
-                trigger.shouldFire(previous: previous, current: current, now: now, request: request)
+        for trigger in ruleSet.triggers(listeningTo: event) {
+            guard let delay = trigger.delay, trigger.shouldFire(previous: previous, current: current, now: now, request: request)
             else { continue }
+            let key = trigger.key
             let due = now + delay
             let scheduled = scheduler.withLock { scheduler -> Bool in
                 let (fire, replaced) = pending.withLock {

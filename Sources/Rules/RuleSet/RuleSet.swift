@@ -9,6 +9,10 @@ public struct RuleSet: Sendable {
     public var declaredFlags: [Flag] { orderedFlags }
     public let triggers: ByteKeyedTable<Trigger>
     public let triggerKeys: [String]
+    /// The triggers in declaration order, so a donation's triggers are found by position (`triggerIndex`).
+    let orderedTriggers: [Trigger]
+    /// Which triggers each event reaches.
+    let triggerIndex: TriggerIndex
     /// The merged document as written.
     public let source: JSONValue
     /// A content hash of the source: equal rule sets have equal versions.
@@ -32,6 +36,8 @@ public struct RuleSet: Sendable {
         orderedFlags = flags
         self.triggers = ByteKeyedTable(triggers.map { ($0.key, $0) })
         triggerKeys = triggers.map(\.key)
+        orderedTriggers = triggers
+        triggerIndex = TriggerIndex(triggers)
         self.source = source
         version = ContentHash.hex(JSONWriter.write(source))
         self.warnings = warnings
@@ -40,6 +46,11 @@ public struct RuleSet: Sendable {
         var readers = FlagBits(count: flags.count)
         for flag in flags where flag.readsAppVersion { readers.insert(flag.position) }
         appVersionReaders = readers
+    }
+
+    /// The triggers a donation of `event` reaches (`Trigger.listens(to:)`), in declaration order.
+    public func triggers(listeningTo event: String) -> TriggerSelection {
+        TriggerSelection(positions: triggerIndex.positions(listeningTo: event), triggers: orderedTriggers)
     }
 
     /// Whether this set's flag (by its position) can answer differently for two app versions.

@@ -6,10 +6,8 @@ extension RuleSet {
         event: String, previous: UserContext?, current: UserContext, now: Instant,
         request: RequestAttributes
     ) -> [Trigger] {
-        triggerKeys.compactMap { key -> Trigger? in
-            let trigger = triggers[key]!
-            guard trigger.listens(to: event), trigger.delay == nil else { return nil }
-            return trigger.shouldFire(previous: previous, current: current, now: now, request: request) ? trigger : nil
+        triggers(listeningTo: event).filter { trigger in
+            trigger.delay == nil && trigger.shouldFire(previous: previous, current: current, now: now, request: request)
         }
     }
 }

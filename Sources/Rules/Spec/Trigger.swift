@@ -36,5 +36,6 @@ public struct Trigger: Sendable, Equatable {
         self.source = source
     }
 
-    public func listens(to event: String) -> Bool { on.isEmpty || on.contains(event) }
+    /// Event names are bytes (DESIGN §1): an NFD spelling of an NFC name is another event.
+    public func listens(to event: String) -> Bool { on.isEmpty || on.contains { sameUTF8($0, event) } }
 }
