@@ -2,24 +2,12 @@ extension HTTPRequestParser {
     /// Decides how the body is delimited, refusing every ambiguous combination (RFC 9112 §6.1, §6.3) rather than
     /// guessing, since a guess that differs from a proxy's is a smuggling vector.
     static func framing(
-        version: HTTPVersion, headers: HTTPHeaders, limits: HTTPLimits
+        version: HTTPVersion, fields: FramingFields, limits: HTTPLimits
     ) throws(HTTPParseError)
         -> BodyFraming
     {
-        var hostCount = 0
-        var host: String?
-        var contentLengths: [String] = []
-        var transferEncodings: [String] = []
-        for field in headers {
-            if HTTPHeaders.namesMatch(field.name, "Host") {
-                hostCount += 1
-                host = field.value
-            } else if HTTPHeaders.namesMatch(field.name, "Content-Length") {
-                contentLengths.append(field.value)
-            } else if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") {
-                transferEncodings.append(field.value)
-            }
-        }
+        let hostCount = fields.hostCount, host = fields.host
+        let contentLengths = fields.contentLengths, transferEncodings = fields.transferEncodings
         // RFC 9112 §3.2: exactly one Host on HTTP/1.1; more than one is always refused.
         if hostCount > 1 { throw .duplicateHost }
         if version == .http11, hostCount == 0 { throw .missingHost }

@@ -37,23 +37,29 @@ extension HTTPRequestParser {
     }
 
     private func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
-        for range in lineRanges where buffer[range].contains(ASCII.cr) { throw .bareCarriageReturn }
+        // Over the bytes in place: the array slice's generic `contains` checked bounds byte by byte.
+        let hasBareCR = buffer.withUnsafeBufferPointer { bytes in
+            lineRanges.contains { UnsafeBufferPointer(rebasing: bytes[$0]).contains(ASCII.cr) }
+        }
+        if hasBareCR { throw .bareCarriageReturn }
         let (method, target, version) = try parseRequestLine(lineRanges[0])
         var headers = HTTPHeaders(minimumCapacity: lineRanges.count - 1)
+        var known = FramingFields()
         for range in lineRanges.dropFirst() {
             let field = try parseFieldLine(range)
+            known.note(field)
             headers.add(field.name, field.value)
         }
-        let framing = try HTTPRequestParser.framing(version: version, headers: headers, limits: limits)
+        let framing = try HTTPRequestParser.framing(version: version, fields: known, limits: limits)
         var keepAlive = version == .http11
         // Most requests carry no Connection header; the list parsing only runs when one is there.
-        if headers.contains("Connection") {
+        if known.hasConnection {
             let close = headers.listContains("Connection", token: "close")
             keepAlive = version == .http11 ? !close : headers.listContains("Connection", token: "keep-alive") && !close
         }
         if method == "CONNECT" { keepAlive = false }
         var expectsContinue = false
-        if let expect = headers["Expect"] {
+        if let expect = known.expect {
             // RFC 9110 §10.1.1: 100-continue is the only expectation defined; anything else is 417.
             guard ASCII.equalsIgnoringCase(Substring(expect).trimmingOptionalWhitespace.utf8, "100-continue".utf8) else {
                 throw .unsupportedExpectation
@@ -80,7 +86,8 @@ extension HTTPRequestParser {
         let version = try parseVersion(versionBytes)
         let method = String(decoding: methodBytes, as: UTF8.self)
         let target = String(decoding: targetBytes, as: UTF8.self)
-        try checkTargetForm(target, method: method)
+        // Origin-form, nearly every request: known from its first byte, without a string comparison.
+        if targetBytes.first != UInt8(ascii: "/") { try checkTargetForm(target, method: method) }
         return (method, target, version)
     }
 

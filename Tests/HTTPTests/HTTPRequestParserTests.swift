@@ -59,6 +59,31 @@ import Testing
         #expect(headers.values("Accept") == ["x", "y"])
     }
 
+    /// The framing fields are noted as each line is parsed (`FramingFields`), by name length then name: any case,
+    /// any position, and no field whose name merely contains one of theirs.
+    @Test func parse_framingFields_areFoundInAnyCaseAndPosition() throws {
+        let bytes = Array(
+            ("POST / HTTP/1.1\r\nX-Host: b\r\ncOnTeNt-LeNgTh: 3\r\nHOST: a\r\ncoNNection: CLOSE\r\n"
+                + "eXpEcT: 100-continue\r\nexpect: nonsense\r\nContent-Lengths: 9\r\n\r\nabc").utf8)
+        guard case .requests(let requests) = feed([bytes[...]]) else { throw ParseFailed() }
+        #expect(requests.count == 1)
+        #expect(requests[0].body == Array("abc".utf8))
+        #expect(!requests[0].head.keepAlive)
+        // The first Expect decides, as a lookup by name answers the first value.
+        #expect(requests[0].head.expectsContinue)
+    }
+
+    @Test func parse_framingFields_inAnyCase_areRefusedWhenTheyConflict() {
+        let duplicateHost = Array("GET / HTTP/1.1\r\nhost: a\r\nHOST: a\r\n\r\n".utf8)
+        #expect(feed([duplicateHost[...]]) == .failed(.duplicateHost, completedBefore: 0))
+        let both = Array("POST / HTTP/1.1\r\nHost: a\r\ntransfer-ENCODING: chunked\r\ncontent-length: 1\r\n\r\n".utf8)
+        #expect(feed([both[...]]) == .failed(.contentLengthWithTransferEncoding, completedBefore: 0))
+        let twoLengths = Array("POST / HTTP/1.1\r\nHost: a\r\nCONTENT-LENGTH: 1\r\ncontent-length: 1\r\n\r\nx".utf8)
+        #expect(feed([twoLengths[...]]) == .failed(.duplicateContentLength, completedBefore: 0))
+        let noHost = Array("GET / HTTP/1.1\r\nHosts: a\r\n\r\n".utf8)
+        #expect(feed([noHost[...]]) == .failed(.missingHost, completedBefore: 0))
+    }
+
     @Test func parse_headReturnedBeforeBodyArrives_soExpectContinueCanBeAnswered() throws {
         var parser = HTTPRequestParser()
         parser.feed(Array("POST /x HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n".utf8))
