@@ -120,6 +120,24 @@ import Testing
         #expect(found.contains { $0.code == "invalid_period" })
     }
 
+    /// The fuzz crash `Crashes/evaluation/throttle-months-int64-trap.json`: a calendar throttle whose count fits an
+    /// `Int64` but whose months do not fit a date, in every calendar unit and with no `on` list.
+    @Test(arguments: ["99999999999 months", "99999999999 quarters", "10001 years", "10001 months", "10001 hours"])
+    func throttle_withCalendarCountPastTheBound_isRefusedAtValidation(throttle: String) throws {
+        let found = try diagnostics(#"{"flags": {"f": {"when": {"always": true}}}, "triggers": {"t": {"throttle": "\#(throttle)"}}}"#)
+        #expect(found.contains { $0.code == "invalid_period" })
+    }
+
+    /// At the bound (`CalendarPeriod.maxCount`) the throttle compiles, and adding it to a fire stays exact.
+    @Test(arguments: ["10000 years", "10000 quarters", "10000 months", "10000 weeks"])
+    func throttle_atTheBound_compilesAndThrottles(throttle: String) throws {
+        let set = try ruleSet(#"{"flags": {}, "triggers": {"t": {"throttle": "\#(throttle)"}}}"#)
+        let trigger = try #require(set.triggers["t"])
+        let fired = context { $0.triggerFires["t"] = t0 }
+        #expect(trigger.isThrottled(fired, now: t0 + 1))
+        #expect(!trigger.isThrottled(context(), now: t0))
+    }
+
     @Test func splitWeights_summingPastInt64_areRefusedAtValidation() throws {
         let found = try diagnostics(
             #"""
