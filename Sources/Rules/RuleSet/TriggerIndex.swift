@@ -5,8 +5,8 @@
 /// listen to every event and many named events would otherwise hold their product. Memory is the sum of the `on`
 /// lists plus one entry per distinct event.
 struct TriggerIndex: Sendable {
-    /// Positions of the triggers naming each event, ascending. Keys are bytes (DESIGN §1): an NFD spelling of an
-    /// event an NFC trigger names reaches only the triggers listening to every event.
+    /// Positions of the triggers naming each event, ascending. Keys are bytes (README, "Users and keys"): an NFD
+    /// spelling of an event an NFC trigger names reaches only the triggers listening to every event.
     private let named: ByteKeyedTable<[Int]>
     /// Positions of the triggers with an empty `on` list, ascending.
     private let everyEvent: [Int]

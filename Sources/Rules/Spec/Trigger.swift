@@ -36,6 +36,6 @@ public struct Trigger: Sendable, Equatable {
         self.source = source
     }
 
-    /// Event names are bytes (DESIGN §1): an NFD spelling of an NFC name is another event.
+    /// Event names are bytes (README, "Users and keys"): an NFD spelling of an NFC name is another event.
     public func listens(to event: String) -> Bool { on.isEmpty || on.contains { sameUTF8($0, event) } }
 }

@@ -2,7 +2,7 @@ import Rules
 import Testing
 
 /// Which triggers a donation reaches: declaration order, every-event triggers merged with named ones, and event
-/// names compared as bytes (DESIGN §1).
+/// names compared as bytes (README, "Users and keys").
 @Suite struct TriggerListeningTests {
     private let nfc = "caf\u{E9}"
     private let nfd = "cafe\u{301}"
