@@ -163,7 +163,7 @@ final class Timekeeper: @unchecked Sendable {
         user: String, event: String, previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes,
         ruleSet: RuleSet
     ) {
-        for trigger in ruleSet.triggers(listeningTo: event) {
+        for trigger in ruleSet.listeners(of: event) {
             guard let delay = trigger.delay, trigger.shouldFire(previous: previous, current: current, now: now, request: request)
             else { continue }
             let key = trigger.key

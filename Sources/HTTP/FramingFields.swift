@@ -8,18 +8,19 @@ struct FramingFields {
     var contentLengths: [String] = []
     var transferEncodings: [String] = []
     var hasConnection = false
-    /// The first `Expect` value.
-    var expect: String?
+    /// Every `Expect` value, in order: field lines of one name are one list (RFC 9110 §5.3), so each is checked.
+    var expectations: [String] = []
 
     /// Looks at one parsed field: its name's length picks the one name it can be, then the name is compared.
     mutating func note(_ field: HTTPHeaders.Field) {
         switch field.name.utf8.count {
         case 4:
-            guard HTTPHeaders.namesMatch(field.name, "Host") else { return }
-            hostCount += 1
-            host = field.value
+            if HTTPHeaders.namesMatch(field.name, "Host") {
+                hostCount += 1
+                host = field.value
+            }
         case 6:
-            if expect == nil, HTTPHeaders.namesMatch(field.name, "Expect") { expect = field.value }
+            if HTTPHeaders.namesMatch(field.name, "Expect") { expectations.append(field.value) }
         case 10:
             if HTTPHeaders.namesMatch(field.name, "Connection") { hasConnection = true }
         case 14:

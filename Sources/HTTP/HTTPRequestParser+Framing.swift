@@ -6,21 +6,19 @@ extension HTTPRequestParser {
     ) throws(HTTPParseError)
         -> BodyFraming
     {
-        let hostCount = fields.hostCount, host = fields.host
-        let contentLengths = fields.contentLengths, transferEncodings = fields.transferEncodings
         // RFC 9112 §3.2: exactly one Host on HTTP/1.1; more than one is always refused.
-        if hostCount > 1 { throw .duplicateHost }
-        if version == .http11, hostCount == 0 { throw .missingHost }
-        if let host, !HostValidation.isValid(host) { throw .invalidHost }
+        if fields.hostCount > 1 { throw .duplicateHost }
+        if version == .http11, fields.hostCount == 0 { throw .missingHost }
+        if let host = fields.host, !HostValidation.isValid(host) { throw .invalidHost }
 
-        if !transferEncodings.isEmpty {
+        if !fields.transferEncodings.isEmpty {
             if version == .http10 { throw .transferEncodingInHTTP10 }
-            if !contentLengths.isEmpty { throw .contentLengthWithTransferEncoding }
-            return try chunkedFraming(transferEncodings)
+            if !fields.contentLengths.isEmpty { throw .contentLengthWithTransferEncoding }
+            return try chunkedFraming(fields.transferEncodings)
         }
-        guard let first = contentLengths.first else { return .none }
+        guard let first = fields.contentLengths.first else { return .none }
         // Duplicates are refused even when equal: a list like "5, 5" is read differently by different servers.
-        if contentLengths.count > 1 { throw .duplicateContentLength }
+        if fields.contentLengths.count > 1 { throw .duplicateContentLength }
         let length = try parseContentLength(first)
         if length > limits.maxBodyBytes { throw .bodyTooLarge }
         return .length(length)

@@ -39,7 +39,9 @@ extension HTTPRequestParser {
     private func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
         // Over the bytes in place: the array slice's generic `contains` checked bounds byte by byte.
         let hasBareCR = buffer.withUnsafeBufferPointer { bytes in
-            lineRanges.contains { UnsafeBufferPointer(rebasing: bytes[$0]).contains(ASCII.cr) }
+            // The ranges ascend, so the last one bounds them all: a buffer pointer checks no bounds in release.
+            precondition(lineRanges.last!.upperBound <= bytes.count, "line range past the buffer")
+            return lineRanges.contains { UnsafeBufferPointer(rebasing: bytes[$0]).contains(ASCII.cr) }
         }
         if hasBareCR { throw .bareCarriageReturn }
         let (method, target, version) = try parseRequestLine(lineRanges[0])
@@ -59,10 +61,12 @@ extension HTTPRequestParser {
         }
         if method == "CONNECT" { keepAlive = false }
         var expectsContinue = false
-        if let expect = known.expect {
-            // RFC 9110 §10.1.1: 100-continue is the only expectation defined; anything else is 417.
-            guard ASCII.equalsIgnoringCase(Substring(expect).trimmingOptionalWhitespace.utf8, "100-continue".utf8) else {
-                throw .unsupportedExpectation
+        if !known.expectations.isEmpty {
+            // RFC 9110 §10.1.1: 100-continue is the only expectation defined; anything else is 417, on any line.
+            for expect in known.expectations {
+                guard ASCII.equalsIgnoringCase(Substring(expect).trimmingOptionalWhitespace.utf8, "100-continue".utf8) else {
+                    throw .unsupportedExpectation
+                }
             }
             expectsContinue = version == .http11 && framing != .none && framing != .length(0)
         }
@@ -86,7 +90,8 @@ extension HTTPRequestParser {
         let version = try parseVersion(versionBytes)
         let method = String(decoding: methodBytes, as: UTF8.self)
         let target = String(decoding: targetBytes, as: UTF8.self)
-        // Origin-form, nearly every request: known from its first byte, without a string comparison.
+        // Origin-form, nearly every request: known from its first byte, without a string comparison. Targets are
+        // visible ASCII (`isTargetByte`), so the first byte is the first character.
         if targetBytes.first != UInt8(ascii: "/") { try checkTargetForm(target, method: method) }
         return (method, target, version)
     }
@@ -105,8 +110,8 @@ extension HTTPRequestParser {
         return minor == UInt8(ascii: "0") ? .http10 : .http11
     }
 
+    /// The forms other than origin-form (RFC 9112 §3.2): `*` for OPTIONS, or an absolute URI.
     private func checkTargetForm(_ target: String, method: String) throws(HTTPParseError) {
-        if target.hasPrefix("/") { return }
         if target == "*" {
             guard method == "OPTIONS" else { throw .invalidTarget }
             return

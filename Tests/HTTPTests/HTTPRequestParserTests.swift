@@ -60,17 +60,36 @@ import Testing
     }
 
     /// The framing fields are noted as each line is parsed (`FramingFields`), by name length then name: any case,
-    /// any position, and no field whose name merely contains one of theirs.
+    /// any position, and no field whose name merely contains one of theirs or has the same length.
     @Test func parse_framingFields_areFoundInAnyCaseAndPosition() throws {
         let bytes = Array(
-            ("POST / HTTP/1.1\r\nX-Host: b\r\ncOnTeNt-LeNgTh: 3\r\nHOST: a\r\ncoNNection: CLOSE\r\n"
-                + "eXpEcT: 100-continue\r\nexpect: nonsense\r\nContent-Lengths: 9\r\n\r\nabc").utf8)
+            ("POST / HTTP/1.1\r\nX-Host: b\r\nDate: x\r\ncOnTeNt-LeNgTh: 3\r\nHOST: a\r\ncoNNection: CLOSE\r\n"
+                + "eXpEcT: 100-continue\r\nexpect: 100-Continue\r\nContent-Lengths: 9\r\nAccept-Charset: 7\r\n"
+                + "X-Transfer-Codes: chunked\r\n\r\nabc").utf8)
         guard case .requests(let requests) = feed([bytes[...]]) else { throw ParseFailed() }
         #expect(requests.count == 1)
         #expect(requests[0].body == Array("abc".utf8))
         #expect(!requests[0].head.keepAlive)
-        // The first Expect decides, as a lookup by name answers the first value.
         #expect(requests[0].head.expectsContinue)
+    }
+
+    /// A field of a framing field's length but another name changes nothing.
+    @Test func parse_fieldsOfAFramingFieldsLength_areNotTakenForIt() throws {
+        let bytes = Array("GET / HTTP/1.1\r\nHost: a\r\nKeep-Alive: close\r\nAccept-Charset: 7\r\n\r\n".utf8)
+        guard case .requests(let requests) = feed([bytes[...]]) else { throw ParseFailed() }
+        #expect(requests[0].head.keepAlive)
+        #expect(requests[0].body.isEmpty)
+        let dateOnly = Array("GET / HTTP/1.1\r\nDate: a\r\n\r\n".utf8)
+        #expect(feed([dateOnly[...]]) == .failed(.missingHost, completedBefore: 0))
+    }
+
+    /// Field lines of one name are one list (RFC 9110 §5.3): an expectation other than 100-continue on any `Expect`
+    /// line is refused, as it is when both share one line. Before, only the first line was checked.
+    @Test func parse_anUnknownExpectation_onALaterLine_isRefused() {
+        let twoLines = Array("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nExpect: nonsense\r\nContent-Length: 1\r\n\r\nx".utf8)
+        #expect(feed([twoLines[...]]) == .failed(.unsupportedExpectation, completedBefore: 0))
+        let oneLine = Array("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue, nonsense\r\nContent-Length: 1\r\n\r\nx".utf8)
+        #expect(feed([oneLine[...]]) == .failed(.unsupportedExpectation, completedBefore: 0))
     }
 
     @Test func parse_framingFields_inAnyCase_areRefusedWhenTheyConflict() {

@@ -128,14 +128,20 @@ import Testing
         #expect(found.contains { $0.code == "invalid_period" })
     }
 
-    /// At the bound (`CalendarPeriod.maxCount`) the throttle compiles, and adding it to a fire stays exact.
-    @Test(arguments: ["10000 years", "10000 quarters", "10000 months", "10000 weeks"])
-    func throttle_atTheBound_compilesAndThrottles(throttle: String) throws {
+    /// At the bound (`CalendarPeriod.maxCount`) the throttle compiles, and adding it to a fire stays exact: it ends
+    /// on the calendar date the period names (12:00 UTC, from t0 = 2026-03-10T12:00Z), not at "never".
+    @Test(
+        arguments: zip(
+            ["10000 years", "10000 quarters", "10000 months", "10000 weeks"],
+            // 12026-03-10, 4526-03-10, 2859-07-10, and t0 + 70 000 days.
+            [317_342_664_000_000, 80_665_502_400_000, 28_070_625_600_000, 7_821_144_000_000] as [Int64]))
+    func throttle_atTheBound_compilesAndEndsOnItsDate(throttle: String, end: Int64) throws {
         let set = try ruleSet(#"{"flags": {}, "triggers": {"t": {"throttle": "\#(throttle)"}}}"#)
         let trigger = try #require(set.triggers["t"])
         let fired = context { $0.triggerFires["t"] = t0 }
         #expect(trigger.isThrottled(fired, now: t0 + 1))
-        #expect(!trigger.isThrottled(context(), now: t0))
+        #expect(trigger.isThrottled(fired, now: Instant(milliseconds: end - 1)))
+        #expect(!trigger.isThrottled(fired, now: Instant(milliseconds: end)))
     }
 
     @Test func splitWeights_summingPastInt64_areRefusedAtValidation() throws {

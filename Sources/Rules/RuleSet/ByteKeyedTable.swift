@@ -3,7 +3,7 @@
 /// treat them as one, and building it from both would trap.
 ///
 /// Looked up on every evaluation, so it hashes with `String` (fast) and confirms the bytes of the one entry found;
-/// keys that `String` equates but whose bytes differ — only ever a handful — live in a short side list.
+/// keys that `String` equates but whose bytes differ live in a side table keyed by their bytes.
 public struct ByteKeyedTable<Value: Sendable>: Sendable {
     // Inlinable, so the engine's lookups are specialized: through the generic entry points every lookup asked
     // the runtime for the entry type's metadata (~2 k instructions a lookup, two lookups a donation).
@@ -18,14 +18,15 @@ public struct ByteKeyedTable<Value: Sendable>: Sendable {
     }
 
     @usableFromInline var primary: [String: Entry] = [:]
-    @usableFromInline var equivalents: [Entry] = []
+    /// Keyed by bytes: a rule file may spell one name many ways (each accented letter composed or not gives 2^n
+    /// spellings), and a list searched per insert and per lookup made building such a table quadratic.
+    @usableFromInline var equivalents: [ByteKey: Value] = [:]
 
     /// Later entries with the same bytes replace earlier ones (the compiler refuses duplicates before this).
     init<S: Sequence>(_ entries: S) where S.Element == (String, Value) {
         for (key, value) in entries {
             if let existing = primary[key], !sameUTF8(existing.key, key) {
-                equivalents.removeAll { sameUTF8($0.key, key) }
-                equivalents.append(Entry(key: key, value: value))
+                equivalents[ByteKey(key)] = value
             } else {
                 primary[key] = Entry(key: key, value: value)
             }
@@ -36,12 +37,11 @@ public struct ByteKeyedTable<Value: Sendable>: Sendable {
     public subscript(key: String) -> Value? {
         guard let entry = primary[key] else { return nil }
         if sameUTF8(entry.key, key) { return entry.value }
-        for other in equivalents where sameUTF8(other.key, key) { return other.value }
-        return nil
+        return equivalents.isEmpty ? nil : equivalents[ByteKey(key)]
     }
 
     public var count: Int { primary.count + equivalents.count }
     public var isEmpty: Bool { primary.isEmpty }
-    public var keys: [String] { primary.values.map(\.key) + equivalents.map(\.key) }
-    public var values: [Value] { primary.values.map(\.value) + equivalents.map(\.value) }
+    public var keys: [String] { primary.values.map(\.key) + equivalents.keys.map(\.string) }
+    public var values: [Value] { primary.values.map(\.value) + Array(equivalents.values) }
 }

@@ -49,8 +49,8 @@ public struct RuleSet: Sendable {
     }
 
     /// The triggers a donation of `event` reaches (`Trigger.listens(to:)`), in declaration order.
-    public func triggers(listeningTo event: String) -> TriggerSelection {
-        TriggerSelection(positions: triggerIndex.positions(listeningTo: event), triggers: orderedTriggers)
+    public func listeners(of event: String) -> TriggerSelection {
+        triggerIndex.selection(listeningTo: event, in: orderedTriggers)
     }
 
     /// Whether this set's flag (by its position) can answer differently for two app versions.

@@ -47,7 +47,7 @@ public enum RuleSetCompiler {
         }
         diagnostics += specs.diagnostics
         for trigger in triggers {
-            for (index, event) in trigger.on.enumerated() where !specs.referencedEvents.contains(event) {
+            for (index, event) in trigger.on.enumerated() where !specs.referencedEvents.contains(ByteKey(event)) {
                 diagnostics.append(
                     Diagnostic(
                         .warning, path: "/triggers/\(trigger.key)/on/\(index)", code: "unreferenced_trigger_event",

@@ -3,7 +3,7 @@
 ///
 /// Holds positions in the set's declaration order, never lists of triggers per event: a set with many triggers that
 /// listen to every event and many named events would otherwise hold their product. Memory is the sum of the `on`
-/// lists plus one entry per distinct event.
+/// lists plus one small array per distinct event, in proportion to the rule file's own parsed source.
 struct TriggerIndex: Sendable {
     /// Positions of the triggers naming each event, ascending. Keys are bytes (README, "Users and keys"): an NFD
     /// spelling of an event an NFC trigger names reaches only the triggers listening to every event.
@@ -28,22 +28,8 @@ struct TriggerIndex: Sendable {
         self.everyEvent = everyEvent
     }
 
-    /// The positions of the triggers listening to `event`, ascending: the named ones merged with the every-event ones.
-    func positions(listeningTo event: String) -> [Int] {
-        guard let named = named[event] else { return everyEvent }
-        if everyEvent.isEmpty { return named }
-        var merged: [Int] = []
-        merged.reserveCapacity(named.count + everyEvent.count)
-        var left = 0, right = 0
-        while left < named.count || right < everyEvent.count {
-            if right == everyEvent.count || (left < named.count && named[left] < everyEvent[right]) {
-                merged.append(named[left])
-                left += 1
-            } else {
-                merged.append(everyEvent[right])
-                right += 1
-            }
-        }
-        return merged
+    /// The triggers of `triggers` (the set's, in declaration order) listening to `event`.
+    func selection(listeningTo event: String, in triggers: [Trigger]) -> TriggerSelection {
+        TriggerSelection(named: named[event] ?? [], everyEvent: everyEvent, triggers: triggers)
     }
 }

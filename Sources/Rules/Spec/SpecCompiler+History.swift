@@ -5,7 +5,7 @@ extension SpecCompiler {
         guard let fields = fields(value, at: path, required: ["event", "over", "per", "stat"], optional: names),
             let event = string(fields, "event", at: path)
         else { return nil }
-        referencedEvents.insert(event)
+        referencedEvents.insert(ByteKey(event))
         var period: LocalPeriod?
         if case .string(let text) = fields["per"]!, let parsed = CalendarPeriod(text: text), parsed.count == 1 {
             period = LocalPeriod(parsed.unit)

@@ -66,7 +66,7 @@ extension SpecCompiler {
             guard let fields = fields(value, at: at, required: ["event"], optional: Comparison.Operator.allCases.map(\.rawValue) + ["within"]),
                 let event = string(fields, "event", at: at), let comparison = comparison(fields, at: at)
             else { return nil }
-            referencedEvents.insert(event)
+            referencedEvents.insert(ByteKey(event))
             var window: Milliseconds?
             if let within = fields["within"] {
                 guard let parsed = duration(within, at: at.appending("within")) else { return nil }
@@ -77,7 +77,7 @@ extension SpecCompiler {
             guard let fields = fields(value, at: at, required: ["event"], optional: ["within", "notWithin"]),
                 let event = string(fields, "event", at: at)
             else { return nil }
-            referencedEvents.insert(event)
+            referencedEvents.insert(ByteKey(event))
             guard (fields["within"] == nil) != (fields["notWithin"] == nil) else {
                 error(
                     at, fields["within"] == nil ? "missing_field" : "multiple_operators",
@@ -93,7 +93,7 @@ extension SpecCompiler {
             guard let fields = fields(value, at: at, required: ["event"], optional: VersionTest.Operator.allCases.map(\.rawValue)),
                 let event = string(fields, "event", at: at), let test = versionTest(fields, at: at)
             else { return nil }
-            referencedEvents.insert(event)
+            referencedEvents.insert(ByteKey(event))
             return .donationVersion(event: event, first: name == "firstDonationVersion", test)
         case "appVersion":
             guard let fields = fields(value, at: at, required: [], optional: VersionTest.Operator.allCases.map(\.rawValue)),

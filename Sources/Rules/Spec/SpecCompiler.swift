@@ -5,8 +5,8 @@ struct SpecCompiler {
     /// Named specs as written.
     let named: JSONObject
     var diagnostics: [Diagnostic] = []
-    /// Event names any spec mentions, for the unreferenced-trigger-event warning.
-    var referencedEvents: Set<String> = []
+    /// Event names any spec mentions, by their bytes, for the unreferenced-trigger-event warning.
+    var referencedEvents: Set<ByteKey> = []
     /// The flag being compiled; rollouts salt with it.
     var flagKey = ""
     /// Display groups and the flags that declare `display`.

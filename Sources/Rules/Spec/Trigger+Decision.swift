@@ -6,7 +6,7 @@ extension RuleSet {
         event: String, previous: UserContext?, current: UserContext, now: Instant,
         request: RequestAttributes
     ) -> [Trigger] {
-        triggers(listeningTo: event).filter { trigger in
+        listeners(of: event).filter { trigger in
             trigger.delay == nil && trigger.shouldFire(previous: previous, current: current, now: now, request: request)
         }
     }

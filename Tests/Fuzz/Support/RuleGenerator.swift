@@ -18,7 +18,8 @@ struct RuleGenerator {
         self.chaos = chaos
     }
 
-    static let events = ["e", "appStarted", "purchase", "launch", "promo"]
+    /// NFC and NFD `café` too: two events, as every key is bytes.
+    static let events = ["e", "appStarted", "purchase", "launch", "promo", "caf\u{E9}", "cafe\u{301}"]
     static let zones = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kathmandu", "Pacific/Chatham", "Australia/Lord_Howe"]
     static let attrOps = [
         "eq", "ne", "lt", "lte", "gt", "gte", "in", "notIn", "contains", "startsWith", "endsWith",

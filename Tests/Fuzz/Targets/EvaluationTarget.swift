@@ -97,7 +97,11 @@ func fuzzEvaluation(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = trigger.shouldFire(previous: input.bool() ? context : nil, current: context, now: now, request: request)
             _ = trigger.when.explain(evaluation)
         }
-        _ = rules.immediateFires(event: input.pick(RuleGenerator.events), previous: nil, current: context, now: now, request: request)
+        let event = input.pick(RuleGenerator.events)
+        // The event index against the scan it replaced: the same triggers, in declaration order.
+        let scanned = rules.triggerKeys.filter { rules.triggers[$0]!.listens(to: event) }
+        guard rules.listeners(of: event).map(\.key) == scanned else { fatalError("listeners of \(event) disagree with the scan") }
+        _ = rules.immediateFires(event: event, previous: nil, current: context, now: now, request: request)
     }
     return 0
 }

@@ -18,14 +18,14 @@ import Testing
               "e": {"on": ["close"]}
             }}
             """#)
-        #expect(set.triggers(listeningTo: "open").map(\.key) == ["a", "b", "c", "d"])
-        #expect(set.triggers(listeningTo: "close").map(\.key) == ["b", "c", "d", "e"])
-        #expect(set.triggers(listeningTo: "other").map(\.key) == ["b", "d"])
+        #expect(set.listeners(of: "open").map(\.key) == ["a", "b", "c", "d"])
+        #expect(set.listeners(of: "close").map(\.key) == ["b", "c", "d", "e"])
+        #expect(set.listeners(of: "other").map(\.key) == ["b", "d"])
     }
 
     @Test func aTriggerNamingAnEventTwice_isReachedOnce() throws {
         let set = try ruleSet(#"{"flags": {}, "triggers": {"t": {"on": ["open", "open"]}}}"#)
-        #expect(set.triggers(listeningTo: "open").map(\.key) == ["t"])
+        #expect(set.listeners(of: "open").map(\.key) == ["t"])
     }
 
     @Test func eachTriggerReached_listensToTheEvent_andNoOtherDoes() throws {
@@ -37,7 +37,7 @@ import Testing
             """#)
         let all = set.triggerKeys.map { set.triggers[$0]! }
         for event in ["x", "y", "z", "w", ""] {
-            #expect(set.triggers(listeningTo: event).map(\.key) == all.filter { $0.listens(to: event) }.map(\.key))
+            #expect(set.listeners(of: event).map(\.key) == all.filter { $0.listens(to: event) }.map(\.key))
         }
     }
 
@@ -47,11 +47,33 @@ import Testing
         let trigger = set.triggers["t"]!
         #expect(trigger.listens(to: nfc))
         #expect(!trigger.listens(to: nfd))
-        #expect(set.triggers(listeningTo: nfc).map(\.key) == ["t", "any"])
-        #expect(set.triggers(listeningTo: nfd).map(\.key) == ["any"])
+        #expect(set.listeners(of: nfc).map(\.key) == ["t", "any"])
+        #expect(set.listeners(of: nfd).map(\.key) == ["any"])
         let fired = set.immediateFires(
             event: nfd, previous: nil, current: context(), now: t0, request: RequestAttributes(userID: "u1", appVersion: nil))
         #expect(fired.map(\.key) == ["any"])
+    }
+
+    /// Both spellings in the index: each reaches only the triggers naming its own bytes, and every-event ones.
+    @Test func bothSpellingsInTheIndex_eachReachesItsOwnTriggers() throws {
+        let set = try ruleSet(
+            #"{"flags": {}, "triggers": {"a": {"on": ["\#(nfc)"]}, "b": {"on": ["\#(nfd)"]}, "any": {}, "c": {"on": ["\#(nfd)", "\#(nfc)"]}}}"#)
+        #expect(set.listeners(of: nfc).map(\.key) == ["a", "any", "c"])
+        #expect(set.listeners(of: nfd).map(\.key) == ["b", "any", "c"])
+        let all = set.triggerKeys.map { set.triggers[$0]! }
+        for event in [nfc, nfd, "cafe"] {
+            #expect(set.listeners(of: event).map(\.key) == all.filter { $0.listens(to: event) }.map(\.key))
+        }
+    }
+
+    /// The warning for a trigger event no spec counts compares names as bytes too: a trigger on NFD `café` whose
+    /// only spec counts NFC `café` never fires for what the spec counts.
+    @Test func unreferencedTriggerEvent_comparesNamesAsBytes() throws {
+        let found = try diagnostics(
+            #"{"flags": {"f": {"when": {"donations": {"event": "\#(nfc)", "gte": 1}}}}, "triggers": {"t": {"on": ["\#(nfd)"]}, "u": {"on": ["\#(nfc)"]}}}"#
+        )
+        let warned = found.filter { $0.code == "unreferenced_trigger_event" }.map(\.path)
+        #expect(warned == ["/triggers/t/on/0"])
     }
 
     @Test func delayedTriggers_areNotImmediateFires() throws {
@@ -59,6 +81,6 @@ import Testing
         let fired = set.immediateFires(
             event: "e", previous: nil, current: context(), now: t0, request: RequestAttributes(userID: "u1", appVersion: nil))
         #expect(fired.map(\.key) == ["now"])
-        #expect(set.triggers(listeningTo: "e").map(\.key) == ["now", "later"])
+        #expect(set.listeners(of: "e").map(\.key) == ["now", "later"])
     }
 }
