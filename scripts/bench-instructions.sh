@@ -49,6 +49,14 @@ run() {
         ;;
     esac
   fi
+  # The repeat donations schedule delayed fires (5 s in the example rules); each is a write of its own. Whether
+  # it ran before the shutdown depended on timing, which moved a run's count by up to a tenth: every run waits
+  # until none is pending, and asks the same one status request, so every fire is counted, every time.
+  sleep 6
+  for _ in $(seq 60); do
+    curl -s "http://127.0.0.1:$port/v1/admin/status" | grep -q '"pendingFires":0' && break
+    sleep 1
+  done
   kill -TERM "$pid"
   wait "$pid" || true
 }

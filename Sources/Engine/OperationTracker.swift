@@ -15,7 +15,16 @@ public final class OperationTracker: Sendable {
 
     private struct State {
         var running: [String: TrackedOperation] = [:]
+        /// A ring of at most `finishedLimit`: once full, the oldest slot is overwritten. Removing the oldest from the
+        /// front of an array moved the other 99 on every settled delayed fire (12 k instructions each).
         var finished: [TrackedOperation] = []
+        /// The oldest entry's slot once the ring is full (0 until then).
+        var oldest = 0
+
+        /// Finished operations, newest first.
+        var finishedNewestFirst: [TrackedOperation] {
+            Array(finished[..<oldest].reversed()) + finished[oldest...].reversed()
+        }
         var lastID = 0
         /// The running snapshot and compaction, by kind: the store runs one of each at a time.
         var storeRunning: [StoreActivity.Kind: String] = [:]
@@ -82,14 +91,14 @@ public final class OperationTracker: Sendable {
     /// Running operations first (oldest first), then finished ones (newest first), then the other sources'.
     public var operations: [TrackedOperation] {
         let (own, sources) = state.withLock { state in
-            (state.running.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) } + state.finished.reversed(), state.sources)
+            (state.running.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) } + state.finishedNewestFirst, state.sources)
         }
         return own + sources.flatMap { $0() }
     }
 
     /// A finished operation by id (to tell "not cancellable" from "unknown").
     public func operation(_ id: String) -> TrackedOperation? {
-        let (own, sources) = state.withLock { state in (state.running[id] ?? state.finished.last { $0.id == id }, state.sources) }
+        let (own, sources) = state.withLock { state in (state.running[id] ?? state.finished.first { $0.id == id }, state.sources) }
         return own ?? sources.lazy.flatMap { $0() }.first { $0.id == id }
     }
 
@@ -107,7 +116,11 @@ public final class OperationTracker: Sendable {
     }
 
     private static func keep(_ operation: TrackedOperation, in state: inout State) {
-        state.finished.append(operation)
-        if state.finished.count > finishedLimit { state.finished.removeFirst(state.finished.count - finishedLimit) }
+        guard state.finished.count == finishedLimit else {
+            state.finished.append(operation)
+            return
+        }
+        state.finished[state.oldest] = operation
+        state.oldest = (state.oldest + 1) % finishedLimit
     }
 }

@@ -29,13 +29,19 @@ import Testing
         #expect(listed[1].finishedAt == listed[1].startedAt + 250)
     }
 
-    @Test func finished_areBoundedToTheNewest() {
+    /// Below the bound, at it, one past it, and after wrapping around the ring more than once.
+    @Test(arguments: [1, 99, 100, 101, 150, 250, 333])
+    func finished_areBoundedToTheNewest_newestFirst(count: Int) {
         let tracker = OperationTracker(clock: Clock())
-        for index in 0..<(OperationTracker.finishedLimit + 50) { tracker.finish(tracker.begin("snapshot", detail: ["n": .int(index)])) }
+        var ids: [String] = []
+        for index in 0..<count { ids.append(tracker.begin("snapshot", detail: ["n": .int(index)])); tracker.finish(ids.last!) }
         let listed = tracker.operations
-        #expect(listed.count == OperationTracker.finishedLimit)
-        #expect(listed.first?.detail["n"] == .int(OperationTracker.finishedLimit + 49))
-        #expect(listed.last?.detail["n"] == 50)
+        let kept = min(count, OperationTracker.finishedLimit)
+        #expect(listed.count == kept)
+        #expect(listed.map { $0.detail["n"] } == (count - kept..<count).reversed().map { .int($0) })
+        #expect(tracker.operation(ids.last!)?.detail["n"] == .int(count - 1))
+        #expect(tracker.operation(ids[count - kept])?.detail["n"] == .int(count - kept))
+        if count > kept { #expect(tracker.operation(ids[count - kept - 1]) == nil) }
     }
 
     @Test func discard_forgetsAnOperationThatDidNothing() {

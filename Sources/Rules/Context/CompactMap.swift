@@ -101,13 +101,31 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
     @inlinable
     public func contains(_ key: String) -> Bool { position(of: key) != nil }
 
+    /// True when both maps are the same storage, so equal without comparing a key: a write leaves the maps it did
+    /// not touch sharing their buffers with the state before it. `false` says nothing (equal maps may be copies).
+    @inlinable
+    public func sharesStorage(with other: CompactMap) -> Bool {
+        switch (layout, other.layout) {
+        case (.list(let mine), .list(let theirs)):
+            guard mine.count == theirs.count else { return false }
+            if mine.isEmpty { return true }
+            return mine.withUnsafeBufferPointer { a in theirs.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+        case (.indexed(let mine), .indexed(let theirs)):
+            return mine === theirs
+        default:
+            return false
+        }
+    }
+
     @inlinable
     public subscript(key: String) -> Value? {
         get {
             switch layout {
             case .list(let entries):
-                for entry in entries where sameUTF8(entry.key, key) { return entry.value }
-                return nil
+                // By position, comparing keys in place: `for entry in entries` copied every entry it passed (its
+                // key and value retained and released), which for a donation summary's buffers was most of a read.
+                guard let position = Self.position(of: key, in: entries) else { return nil }
+                return entries[position].value
             case .indexed(let indexed):
                 return indexed.index[ByteKey(key)].map { indexed.entries[$0].value }
             }

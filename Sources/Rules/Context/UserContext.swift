@@ -1,20 +1,113 @@
 /// What specd knows of one user (docs/api.md, "Contexts"): the input of every evaluation.
-public struct UserContext: Sendable, Equatable {
-    public var launchedAt: Instant?
-    /// IANA zone name; `nil` means UTC.
-    public var timeZone: String?
-    public var counters: CompactMap<Int> = [:]
-    public var events: CompactMap<Instant> = [:]
-    public var flags: CompactMap<Bool> = [:]
-    public var attributes: CompactMap<JSONValue> = [:]
-    public var segments: SegmentSet = []
-    public var donations: CompactMap<DonationSummary> = [:]
-    /// When each trigger last fired for this user (throttles survive rule replacement).
-    public var triggerFires: CompactMap<Instant> = [:]
-    /// When the expiring attributes, flags and segments stop counting.
-    public var expiries = ValueExpiries()
-    /// Display accounting per display flag (docs/rules.md, "Display accounting").
-    public var display: CompactMap<DisplayState> = [:]
+///
+/// A value with one reference: the fields live in a shared box, copied on write. A write handed the context from
+/// the store to the flag diff, the triggers, the streams and the clock, and each copy of eleven fields retained
+/// and released eleven buffers; a copy now retains one. The box is a `ManagedBuffer` header, reached through its
+/// pointer, so reads and in-place changes pay no dynamic exclusivity check (`header` and a class's stored
+/// property both do: a check per field read was a tenth of an evaluation).
+///
+/// Sendable as a value is: the box is changed only while uniquely referenced (`makeUnique`), so a box another copy
+/// can see never changes.
+public struct UserContext: @unchecked Sendable, Equatable {
+    @usableFromInline
+    struct Fields: Equatable {
+        @usableFromInline var launchedAt: Instant?
+        @usableFromInline var timeZone: String?
+        @usableFromInline var counters: CompactMap<Int> = [:]
+        @usableFromInline var events: CompactMap<Instant> = [:]
+        @usableFromInline var flags: CompactMap<Bool> = [:]
+        @usableFromInline var attributes: CompactMap<JSONValue> = [:]
+        @usableFromInline var segments: SegmentSet = []
+        @usableFromInline var donations: CompactMap<DonationSummary> = [:]
+        @usableFromInline var triggerFires: CompactMap<Instant> = [:]
+        @usableFromInline var expiries = ValueExpiries()
+        @usableFromInline var display: CompactMap<DisplayState> = [:]
 
-    public init() {}
+        @usableFromInline init() {}
+    }
+
+    @usableFromInline typealias Box = ManagedBuffer<Fields, UInt8>
+
+    @usableFromInline var box: Box
+
+    /// Every empty context shares one box until it is first changed: an unknown user's read allocates nothing.
+    /// Never changed itself: this reference keeps it from ever being unique.
+    @usableFromInline nonisolated(unsafe) static let emptyBox = Box.create(minimumCapacity: 0) { _ in Fields() }
+
+    @inlinable public init() { box = Self.emptyBox }
+
+    /// The fields in the box. The pointer outlives `withUnsafeMutablePointerToHeader`'s closure on purpose: a heap
+    /// object never moves, and every use below is within a get or a modify of `self`, which holds `box` alive.
+    @inlinable
+    var fields: UnsafeMutablePointer<Fields> { box.withUnsafeMutablePointerToHeader { $0 } }
+
+    @inlinable
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&box) {
+            let copy = fields.pointee
+            box = Box.create(minimumCapacity: 0) { _ in copy }
+        }
+    }
+
+    public static func == (lhs: UserContext, rhs: UserContext) -> Bool {
+        lhs.box === rhs.box || lhs.fields.pointee == rhs.fields.pointee
+    }
+
+    public var launchedAt: Instant? {
+        @inlinable get { fields.pointee.launchedAt }
+        @inlinable set { makeUnique(); fields.pointee.launchedAt = newValue }
+    }
+    /// IANA zone name; `nil` means UTC.
+    public var timeZone: String? {
+        @inlinable get { fields.pointee.timeZone }
+        @inlinable set { makeUnique(); fields.pointee.timeZone = newValue }
+    }
+    public var counters: CompactMap<Int> {
+        @inlinable get { fields.pointee.counters }
+        @inlinable _modify { makeUnique(); yield &fields.pointee.counters }
+        @inlinable set { makeUnique(); fields.pointee.counters = newValue }
+    }
+    public var events: CompactMap<Instant> {
+        @inlinable get { fields.pointee.events }
+        @inlinable _modify { makeUnique(); yield &fields.pointee.events }
+        @inlinable set { makeUnique(); fields.pointee.events = newValue }
+    }
+    public var flags: CompactMap<Bool> {
+        @inlinable get { fields.pointee.flags }
+        @inlinable _modify { makeUnique(); yield &fields.pointee.flags }
+        @inlinable set { makeUnique(); fields.pointee.flags = newValue }
+    }
+    public var attributes: CompactMap<JSONValue> {
+        @inlinable get { fields.pointee.attributes }
+        @inlinable _modify { makeUnique(); yield &fields.pointee.attributes }
+        @inlinable set { makeUnique(); fields.pointee.attributes = newValue }
+    }
+    public var segments: SegmentSet {
+        @inlinable get { fields.pointee.segments }
+        @inlinable _modify { makeUnique(); yield &fields.pointee.segments }
+        @inlinable set { makeUnique(); fields.pointee.segments = newValue }
+    }
+    public var donations: CompactMap<DonationSummary> {
+        @inlinable get { fields.pointee.donations }
+        @inlinable _modify { makeUnique(); yield &fields.pointee.donations }
+        @inlinable set { makeUnique(); fields.pointee.donations = newValue }
+    }
+    /// When each trigger last fired for this user (throttles survive rule replacement).
+    public var triggerFires: CompactMap<Instant> {
+        @inlinable get { fields.pointee.triggerFires }
+        @inlinable _modify { makeUnique(); yield &fields.pointee.triggerFires }
+        @inlinable set { makeUnique(); fields.pointee.triggerFires = newValue }
+    }
+    /// When the expiring attributes, flags and segments stop counting.
+    public var expiries: ValueExpiries {
+        @inlinable get { fields.pointee.expiries }
+        @inlinable _modify { makeUnique(); yield &fields.pointee.expiries }
+        @inlinable set { makeUnique(); fields.pointee.expiries = newValue }
+    }
+    /// Display accounting per display flag (docs/rules.md, "Display accounting").
+    public var display: CompactMap<DisplayState> {
+        @inlinable get { fields.pointee.display }
+        @inlinable _modify { makeUnique(); yield &fields.pointee.display }
+        @inlinable set { makeUnique(); fields.pointee.display = newValue }
+    }
 }

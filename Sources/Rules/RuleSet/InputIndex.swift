@@ -66,6 +66,7 @@ struct InputIndex: Sendable {
         // Every differing key counts as a change, read by a flag or not: it is what lets the unknown-input flags in.
         func compare<Value>(_ a: CompactMap<Value>?, _ b: CompactMap<Value>?, _ readers: CompactMap<FlagBits>) {
             let a = a ?? CompactMap(), b = b ?? CompactMap()
+            if a.sharesStorage(with: b) { return }
             func reach(_ key: String) {
                 changed = true
                 if let bits = readers[key] { reached.formUnion(bits) }

@@ -131,6 +131,13 @@ extension Spec {
         case .donationVersion(let event, let first, let test):
             guard let right = test.operand.resolve(input) else { return false }
             let summary = input.context.donations[event]
+            // The request's own version text is the request's version, parsed once already: a user donating again
+            // from the version it last donated from (the usual case) costs no parse per evaluation.
+            if case .requestAppVersion = test.operand, let text = (first ? summary?.first : summary?.last)?.appVersion,
+                let current = input.request.appVersion, sameUTF8(text, current)
+            {
+                return test.holds(right, right)
+            }
             guard let mark = first ? summary?.first : summary?.last, let text = mark.appVersion, let version = Version(text)
             else {
                 // RuleKit's idiom `donations.last?.version != .current` is true for a user who never donated:
