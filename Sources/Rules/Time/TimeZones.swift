@@ -30,6 +30,12 @@ public enum TimeZones {
 
     /// Adds a calendar period in the zone (months and years by the calendar, DST-correct).
     public static func add(_ period: CalendarPeriod, to instant: Instant, in name: String?) -> Instant {
+        if name == nil || name == "UTC", let sum = addInUTC(period, to: instant) { return sum }
+        return addByCalendar(period, to: instant, in: name)
+    }
+
+    /// `add` by Foundation's Gregorian calendar: every zone, every year.
+    static func addByCalendar(_ period: CalendarPeriod, to instant: Instant, in name: String?) -> Instant {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone(name) ?? TimeZone(identifier: "UTC")!
         var components = DateComponents()
@@ -48,5 +54,39 @@ public enum TimeZones {
         let date = Date(timeIntervalSince1970: instant.seconds)
         guard let result = calendar.date(byAdding: components, to: date) else { return Instant(milliseconds: .max) }
         return Instant(milliseconds: Saturating.int64((result.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    /// The first and last days `addInUTC` answers for: 1600-01-01 and 9999-12-31.
+    static let utcDays = -135_140...2_932_896
+
+    /// `add` in UTC by arithmetic, where Foundation's calendar cost some 6 k instructions (a throttled trigger asks
+    /// on every fire and every delayed re-check). In UTC an hour, a day and a week are fixed lengths, and a month
+    /// keeps the day of the month, clamped to the new month's last day (January 31 plus a month is February 28
+    /// or 29), as the Gregorian calendar adds them. `nil` (the calendar answers) for a start or an end outside
+    /// 1600...9999: Foundation's calendar is Julian before 1582, and far years are not worth a second rule.
+    static func addInUTC(_ period: CalendarPeriod, to instant: Instant) -> Instant? {
+        guard period.count >= 0, period.count <= CalendarPeriod.maxCount else { return nil }
+        let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: instant.milliseconds)
+        guard utcDays.contains(Int(days)) else { return nil }
+        let count = Int64(period.count)
+        let fixed: Int64? =
+            switch period.unit {
+            case .hour: 3_600_000
+            case .day: CivilDate.millisecondsPerDay
+            case .week: 7 * CivilDate.millisecondsPerDay
+            case .month, .quarter, .year: nil
+            }
+        if let fixed {
+            // count ≤ 10 000 weeks: far inside Int64, and the sum is checked against the range below.
+            let sum = instant.milliseconds + count * fixed
+            return utcDays.contains(Int(CivilDate.split(millisecondsSinceEpoch: sum).days)) ? Instant(milliseconds: sum) : nil
+        }
+        let months = period.count * (period.unit == .year ? 12 : period.unit == .quarter ? 3 : 1)
+        let start = CivilDate(daysSinceEpoch: Int(days))
+        let monthIndex = start.year * 12 + (start.month - 1) + months
+        let year = monthIndex / 12, month = monthIndex % 12 + 1
+        guard year <= 9999 else { return nil }
+        let end = CivilDate(year: year, month: month, day: min(start.day, CivilDate.daysIn(month: month, year: year)))
+        return Instant(milliseconds: Int64(end.daysSinceEpoch) * CivilDate.millisecondsPerDay + millisecondOfDay)
     }
 }
