@@ -7,16 +7,13 @@ enum ASCII {
     static let colon: UInt8 = 58
 
     /// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
-    static let tokenTable: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(byte)] = true }
-        for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = true }
-        for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(byte)] = true }
-        for char in "!#$%&'*+-.^_`|~".utf8 { table[Int(char)] = true }
-        return table
-    }()
-
-    @inline(__always) static func isToken(_ byte: UInt8) -> Bool { tokenTable[Int(byte)] }
+    /// (RFC 9110 §5.6.2), as one bit per byte in two constant masks (bytes 0–63, 64–127). A table behind a
+    /// `static let` was a lazily initialized global: a `swift_once` check on every byte of every field name.
+    @inline(__always) static func isToken(_ byte: UInt8) -> Bool {
+        let low: UInt64 = 0x03FF_6CFA_0000_0000
+        let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+        return byte < 64 ? (low >> byte) & 1 == 1 : byte < 128 ? (high >> (byte &- 64)) & 1 == 1 : false
+    }
 
     /// field-vchar / SP / HTAB / obs-text: everything but CTLs and DEL.
     @inline(__always) static func isFieldValueByte(_ byte: UInt8) -> Bool {

@@ -76,33 +76,36 @@ extension HTTPRequestParser {
     }
 
     private func parseRequestLine(_ range: Range<Int>) throws(HTTPParseError) -> (String, String, HTTPVersion) {
-        let line = buffer[range]
-        guard let firstSpace = line.firstIndex(of: ASCII.space) else { throw .malformedRequestLine }
-        let methodBytes = line[line.startIndex..<firstSpace]
-        guard !methodBytes.isEmpty else { throw .malformedRequestLine }
+        try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) -> (String, String, HTTPVersion) in
+            precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "request line past the buffer")
+            return try Self.requestLine(UnsafeBufferPointer(rebasing: bytes[range]))
+        }
+    }
+
+    private static func requestLine(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> (String, String, HTTPVersion) {
+        guard let firstSpace = line.firstIndex(of: ASCII.space), firstSpace > 0 else { throw .malformedRequestLine }
+        let methodBytes = UnsafeBufferPointer(rebasing: line[..<firstSpace])
         guard methodBytes.allSatisfy(ASCII.isToken) else { throw .invalidMethod }
-        let afterMethod = line[(firstSpace + 1)...]
+        let afterMethod = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)...])
         guard let secondSpace = afterMethod.firstIndex(of: ASCII.space) else { throw .malformedRequestLine }
-        let targetBytes = afterMethod[afterMethod.startIndex..<secondSpace]
+        let targetBytes = UnsafeBufferPointer(rebasing: afterMethod[..<secondSpace])
         guard !targetBytes.isEmpty else { throw .malformedRequestLine }
         guard targetBytes.allSatisfy(ASCII.isTargetByte) else { throw .invalidTarget }
-        let versionBytes = afterMethod[(secondSpace + 1)...]
-        let version = try parseVersion(versionBytes)
+        let version = try parseVersion(UnsafeBufferPointer(rebasing: afterMethod[(secondSpace + 1)...]))
         let method = String(decoding: methodBytes, as: UTF8.self)
         let target = String(decoding: targetBytes, as: UTF8.self)
         // Origin-form, nearly every request: known from its first byte, without a string comparison. Targets are
         // visible ASCII (`isTargetByte`), so the first byte is the first character.
-        if targetBytes.first != UInt8(ascii: "/") { try checkTargetForm(target, method: method) }
+        if targetBytes[0] != UInt8(ascii: "/") { try checkTargetForm(target, method: method) }
         return (method, target, version)
     }
 
-    private func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
+    private static func parseVersion(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPVersion {
         guard bytes.count == 8, bytes.starts(with: "HTTP/".utf8) else {
             if bytes.contains(ASCII.space) { throw .malformedRequestLine }
             throw .invalidVersion
         }
-        let base = bytes.startIndex
-        let major = bytes[base + 5], dot = bytes[base + 6], minor = bytes[base + 7]
+        let major = bytes[5], dot = bytes[6], minor = bytes[7]
         let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
         guard digits.contains(major), dot == UInt8(ascii: "."), digits.contains(minor) else { throw .invalidVersion }
         guard major == UInt8(ascii: "1") else { throw .unsupportedVersion }
@@ -111,7 +114,7 @@ extension HTTPRequestParser {
     }
 
     /// The forms other than origin-form (RFC 9112 §3.2): `*` for OPTIONS, or an absolute URI.
-    private func checkTargetForm(_ target: String, method: String) throws(HTTPParseError) {
+    private static func checkTargetForm(_ target: String, method: String) throws(HTTPParseError) {
         if target == "*" {
             guard method == "OPTIONS" else { throw .invalidTarget }
             return
@@ -123,25 +126,33 @@ extension HTTPRequestParser {
     /// One `name: value` field line (RFC 9112 §5): no leading whitespace (obs-fold), no whitespace before the
     /// colon, a token name, and a value free of control characters once optional whitespace is trimmed.
     func parseFieldLine(_ range: Range<Int>) throws(HTTPParseError) -> HTTPHeaders.Field {
-        let line = buffer[range]
+        try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) -> HTTPHeaders.Field in
+            // The one bound check a release build keeps; the scan below reads the line through its pointer, where
+            // the array slice checked bounds on every byte.
+            precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "field line past the buffer")
+            return try Self.fieldLine(UnsafeBufferPointer(rebasing: bytes[range]))
+        }
+    }
+
+    static func fieldLine(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPHeaders.Field {
         guard let first = line.first else { throw .invalidHeaderName }
         if first == ASCII.space || first == ASCII.tab { throw .obsoleteLineFolding }
-        var index = line.startIndex
-        while index < line.endIndex, line[index] != ASCII.colon {
+        var index = 0
+        while index < line.count, line[index] != ASCII.colon {
             let byte = line[index]
             if byte == ASCII.space || byte == ASCII.tab {
-                throw line[index...].contains(ASCII.colon) ? .whitespaceBeforeColon : .invalidHeaderName
+                throw UnsafeBufferPointer(rebasing: line[index...]).contains(ASCII.colon) ? .whitespaceBeforeColon : .invalidHeaderName
             }
             guard ASCII.isToken(byte) else { throw .invalidHeaderName }
             index += 1
         }
-        guard index < line.endIndex, index > line.startIndex else { throw .invalidHeaderName }
-        let name = String(decoding: line[line.startIndex..<index], as: UTF8.self)
+        guard index < line.count, index > 0 else { throw .invalidHeaderName }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: line[..<index]), as: UTF8.self)
         var valueStart = index + 1
-        var valueEnd = line.endIndex
+        var valueEnd = line.count
         while valueStart < valueEnd, line[valueStart] == ASCII.space || line[valueStart] == ASCII.tab { valueStart += 1 }
         while valueEnd > valueStart, line[valueEnd - 1] == ASCII.space || line[valueEnd - 1] == ASCII.tab { valueEnd -= 1 }
-        let valueBytes = line[valueStart..<valueEnd]
+        let valueBytes = UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd])
         guard valueBytes.allSatisfy(ASCII.isFieldValueByte) else { throw .invalidHeaderValue(name: name) }
         return HTTPHeaders.Field(name: name, value: String(decoding: valueBytes, as: UTF8.self))
     }
