@@ -34,7 +34,10 @@ import Testing
     func finished_areBoundedToTheNewest_newestFirst(count: Int) {
         let tracker = OperationTracker(clock: Clock())
         var ids: [String] = []
-        for index in 0..<count { ids.append(tracker.begin("snapshot", detail: ["n": .int(index)])); tracker.finish(ids.last!) }
+        for index in 0..<count {
+            ids.append(tracker.begin("snapshot", detail: ["n": .int(index)]))
+            tracker.finish(ids.last!)
+        }
         let listed = tracker.operations
         let kept = min(count, OperationTracker.finishedLimit)
         #expect(listed.count == kept)

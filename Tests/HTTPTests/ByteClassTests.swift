@@ -1,5 +1,6 @@
-@testable import HTTP
 import Testing
+
+@testable import HTTP
 
 /// The parser's byte classes, checked for every byte against the RFC's grammar written out as text.
 @Suite struct ByteClassTests {

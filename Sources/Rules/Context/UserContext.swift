@@ -41,6 +41,15 @@ public struct UserContext: @unchecked Sendable, Equatable {
     @inlinable
     var fields: UnsafeMutablePointer<Fields> { box.withUnsafeMutablePointerToHeader { $0 } }
 
+    /// The fields, in a box no other copy sees: what every setter and in-place change writes through.
+    @inlinable
+    var uniqueFields: UnsafeMutablePointer<Fields> {
+        mutating get {
+            makeUnique()
+            return fields
+        }
+    }
+
     @inlinable
     mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&box) {
@@ -55,59 +64,59 @@ public struct UserContext: @unchecked Sendable, Equatable {
 
     public var launchedAt: Instant? {
         @inlinable get { fields.pointee.launchedAt }
-        @inlinable set { makeUnique(); fields.pointee.launchedAt = newValue }
+        @inlinable set { uniqueFields.pointee.launchedAt = newValue }
     }
     /// IANA zone name; `nil` means UTC.
     public var timeZone: String? {
         @inlinable get { fields.pointee.timeZone }
-        @inlinable set { makeUnique(); fields.pointee.timeZone = newValue }
+        @inlinable set { uniqueFields.pointee.timeZone = newValue }
     }
     public var counters: CompactMap<Int> {
         @inlinable get { fields.pointee.counters }
-        @inlinable _modify { makeUnique(); yield &fields.pointee.counters }
-        @inlinable set { makeUnique(); fields.pointee.counters = newValue }
+        @inlinable _modify { yield &uniqueFields.pointee.counters }
+        @inlinable set { uniqueFields.pointee.counters = newValue }
     }
     public var events: CompactMap<Instant> {
         @inlinable get { fields.pointee.events }
-        @inlinable _modify { makeUnique(); yield &fields.pointee.events }
-        @inlinable set { makeUnique(); fields.pointee.events = newValue }
+        @inlinable _modify { yield &uniqueFields.pointee.events }
+        @inlinable set { uniqueFields.pointee.events = newValue }
     }
     public var flags: CompactMap<Bool> {
         @inlinable get { fields.pointee.flags }
-        @inlinable _modify { makeUnique(); yield &fields.pointee.flags }
-        @inlinable set { makeUnique(); fields.pointee.flags = newValue }
+        @inlinable _modify { yield &uniqueFields.pointee.flags }
+        @inlinable set { uniqueFields.pointee.flags = newValue }
     }
     public var attributes: CompactMap<JSONValue> {
         @inlinable get { fields.pointee.attributes }
-        @inlinable _modify { makeUnique(); yield &fields.pointee.attributes }
-        @inlinable set { makeUnique(); fields.pointee.attributes = newValue }
+        @inlinable _modify { yield &uniqueFields.pointee.attributes }
+        @inlinable set { uniqueFields.pointee.attributes = newValue }
     }
     public var segments: SegmentSet {
         @inlinable get { fields.pointee.segments }
-        @inlinable _modify { makeUnique(); yield &fields.pointee.segments }
-        @inlinable set { makeUnique(); fields.pointee.segments = newValue }
+        @inlinable _modify { yield &uniqueFields.pointee.segments }
+        @inlinable set { uniqueFields.pointee.segments = newValue }
     }
     public var donations: CompactMap<DonationSummary> {
         @inlinable get { fields.pointee.donations }
-        @inlinable _modify { makeUnique(); yield &fields.pointee.donations }
-        @inlinable set { makeUnique(); fields.pointee.donations = newValue }
+        @inlinable _modify { yield &uniqueFields.pointee.donations }
+        @inlinable set { uniqueFields.pointee.donations = newValue }
     }
     /// When each trigger last fired for this user (throttles survive rule replacement).
     public var triggerFires: CompactMap<Instant> {
         @inlinable get { fields.pointee.triggerFires }
-        @inlinable _modify { makeUnique(); yield &fields.pointee.triggerFires }
-        @inlinable set { makeUnique(); fields.pointee.triggerFires = newValue }
+        @inlinable _modify { yield &uniqueFields.pointee.triggerFires }
+        @inlinable set { uniqueFields.pointee.triggerFires = newValue }
     }
     /// When the expiring attributes, flags and segments stop counting.
     public var expiries: ValueExpiries {
         @inlinable get { fields.pointee.expiries }
-        @inlinable _modify { makeUnique(); yield &fields.pointee.expiries }
-        @inlinable set { makeUnique(); fields.pointee.expiries = newValue }
+        @inlinable _modify { yield &uniqueFields.pointee.expiries }
+        @inlinable set { uniqueFields.pointee.expiries = newValue }
     }
     /// Display accounting per display flag (docs/rules.md, "Display accounting").
     public var display: CompactMap<DisplayState> {
         @inlinable get { fields.pointee.display }
-        @inlinable _modify { makeUnique(); yield &fields.pointee.display }
-        @inlinable set { makeUnique(); fields.pointee.display = newValue }
+        @inlinable _modify { yield &uniqueFields.pointee.display }
+        @inlinable set { uniqueFields.pointee.display = newValue }
     }
 }

@@ -17,7 +17,7 @@ import Testing
         ("triggerFires", { $0.triggerFires["welcome"] = Instant(milliseconds: 9) }),
         ("expiries", { $0.expiries[.attribute, "plan"] = Instant(milliseconds: 11) }),
         ("display", { $0.display["tip"] = DisplayState(shownCount: 1) }),
-        ("counters replaced whole", { $0.counters = ["opens": 4] }),
+        ("counters replaced whole", { $0.counters = ["opens": 4] })
     ]
 
     @Test(arguments: 0..<changes.count)

@@ -154,14 +154,30 @@ let nodeCases: [NodeCase] = [
         "lastDonationVersion zero-padded equal", #"{"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}}"#, donated,
         appVersion: "2.1", false),
     // The same text as the request's version: every operator answers as for two equal versions.
-    .init("lastDonationVersion same text eq", #"{"lastDonationVersion": {"event": "appStarted", "eq": "$appVersion"}}"#, donated, appVersion: "2.1.0", true),
-    .init("lastDonationVersion same text ne", #"{"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}}"#, donated, appVersion: "2.1.0", false),
-    .init("lastDonationVersion same text lt", #"{"lastDonationVersion": {"event": "appStarted", "lt": "$appVersion"}}"#, donated, appVersion: "2.1.0", false),
-    .init("lastDonationVersion same text lte", #"{"lastDonationVersion": {"event": "appStarted", "lte": "$appVersion"}}"#, donated, appVersion: "2.1.0", true),
-    .init("lastDonationVersion same text gt", #"{"lastDonationVersion": {"event": "appStarted", "gt": "$appVersion"}}"#, donated, appVersion: "2.1.0", false),
-    .init("lastDonationVersion same text gte", #"{"lastDonationVersion": {"event": "appStarted", "gte": "$appVersion"}}"#, donated, appVersion: "2.1.0", true),
-    .init("firstDonationVersion same text eq", #"{"firstDonationVersion": {"event": "appStarted", "eq": "$appVersion"}}"#, donated, appVersion: "1.9", true),
-    .init("lastDonationVersion older text lt", #"{"lastDonationVersion": {"event": "appStarted", "lt": "$appVersion"}}"#, donated, appVersion: "2.1.1", true),
+    .init(
+        "lastDonationVersion same text eq", #"{"lastDonationVersion": {"event": "appStarted", "eq": "$appVersion"}}"#, donated, appVersion: "2.1.0",
+        true),
+    .init(
+        "lastDonationVersion same text ne", #"{"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}}"#, donated, appVersion: "2.1.0",
+        false),
+    .init(
+        "lastDonationVersion same text lt", #"{"lastDonationVersion": {"event": "appStarted", "lt": "$appVersion"}}"#, donated, appVersion: "2.1.0",
+        false),
+    .init(
+        "lastDonationVersion same text lte", #"{"lastDonationVersion": {"event": "appStarted", "lte": "$appVersion"}}"#, donated, appVersion: "2.1.0",
+        true),
+    .init(
+        "lastDonationVersion same text gt", #"{"lastDonationVersion": {"event": "appStarted", "gt": "$appVersion"}}"#, donated, appVersion: "2.1.0",
+        false),
+    .init(
+        "lastDonationVersion same text gte", #"{"lastDonationVersion": {"event": "appStarted", "gte": "$appVersion"}}"#, donated, appVersion: "2.1.0",
+        true),
+    .init(
+        "firstDonationVersion same text eq", #"{"firstDonationVersion": {"event": "appStarted", "eq": "$appVersion"}}"#, donated, appVersion: "1.9",
+        true),
+    .init(
+        "lastDonationVersion older text lt", #"{"lastDonationVersion": {"event": "appStarted", "lt": "$appVersion"}}"#, donated, appVersion: "2.1.1",
+        true),
     .init("lastDonationVersion no request version", #"{"lastDonationVersion": {"event": "appStarted", "ne": "$appVersion"}}"#, donated, false),
     .init("firstDonationVersion lt", #"{"firstDonationVersion": {"event": "appStarted", "lt": "1.10"}}"#, donated, true),
     .init("donation version without donation", #"{"firstDonationVersion": {"event": "x", "lt": "9"}}"#, false),

@@ -1,6 +1,7 @@
-@testable import Rules
 import TestRandom
 import Testing
+
+@testable import Rules
 
 /// Adding a calendar period in UTC by arithmetic gives exactly what Foundation's Gregorian calendar gives.
 @Suite struct CalendarAdditionTests {
@@ -33,7 +34,7 @@ import Testing
             ("2028-02-29T00:00:01Z", "1 year", "2029-02-28T00:00:01Z"),
             ("2025-11-30T23:59:59.999Z", "quarter", "2026-02-28T23:59:59.999Z"),
             ("2026-03-29T00:30:00Z", "1 day", "2026-03-30T00:30:00Z"),
-            ("1600-01-01T00:00:00Z", "1 week", "1600-01-08T00:00:00Z"),
+            ("1600-01-01T00:00:00Z", "1 week", "1600-01-08T00:00:00Z")
         ] as [(String, String, String)])
     func addInUTC_atMonthEndsAndLeapDays(start: String, period: String, expected: String) {
         #expect(TimeZones.addInUTC(CalendarPeriod(text: period)!, to: at(start)) == at(expected))
