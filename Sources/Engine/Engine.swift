@@ -15,6 +15,8 @@ public final class Engine: Sendable {
     public let store: ContextStore
     public let clock: WallClock
     public let metrics: Metrics
+    /// The counters every write bumps, held so a write pays an atomic add, not a lookup by name.
+    private let writeCounters: WriteCounters
     public let logger: Logger
     private let subscribers: Subscribers
     private let timekeeperBox: TimekeeperBox
@@ -30,6 +32,7 @@ public final class Engine: Sendable {
         self.subscribers = subscribers
         self.clock = clock
         self.metrics = metrics
+        writeCounters = WriteCounters(metrics)
         self.logger = logger
         timekeeperBox = TimekeeperBox()
         let operations = OperationTracker(clock: clock)
@@ -84,11 +87,12 @@ public final class Engine: Sendable {
         // The rules a write is judged by are those live when it was made, for its fires and its flag diff alike.
         // Held by reference: the closures below capture one pointer, not copies of the set's fields.
         let served = rules.served
+        // Made once per write (its version parsed once) for the fires, the flag diff and the timekeeper.
+        let request = RequestAttributes(userID: mutation.user, appVersion: appVersion)
         var followUp: ((UserContext?, UserContext?) -> [Action])?
         var donated: String?
         if case .donation(let name) = kind {
             donated = name
-            let request = RequestAttributes(userID: mutation.user, appVersion: appVersion)
             followUp = { previous, current in
                 guard let current else { return [] }
                 return served.rules.immediateFires(event: name, previous: previous, current: current, now: mutation.now, request: request)
@@ -105,20 +109,19 @@ public final class Engine: Sendable {
                 // own changes and for the other versions' the timekeeper publishes.
                 let affected = served.rules.flagsAffected(from: applied.previous, to: applied.state)
                 let changes = FlagChange.between(
-                    applied.previous, applied.state, user: mutation.user, in: served.rules, now: mutation.now,
-                    appVersion: appVersion, affected: affected)
+                    applied.previous, applied.state, in: served.rules, now: mutation.now, request: request, affected: affected)
                 var fired: [(trigger: String, at: Instant)] = []
                 for case .triggerFired(let trigger, let at) in applied.effects { fired.append((trigger, at)) }
                 switch kind {
-                case .donation: metrics.increment("donations_total")
-                case .contextUpdate: metrics.increment("context_writes_total")
+                case .donation: writeCounters.donations.increment()
+                case .contextUpdate: writeCounters.contextWrites.increment()
                 case .delayedFire: break
-                case .display: metrics.increment("display_events_total")
+                case .display: writeCounters.displayEvents.increment()
                 }
-                if !fired.isEmpty { metrics.increment("trigger_fires_total", by: fired.count) }
+                if !fired.isEmpty { writeCounters.triggerFires.increment(by: fired.count) }
                 timekeeper.written(
-                    user: mutation.user, applied: applied, affected: affected, changes: changes, ruleSet: served.rules,
-                    appVersion: appVersion, event: event, now: mutation.now)
+                    request: request, applied: applied, affected: affected, changes: changes, ruleSet: served.rules, event: event,
+                    now: mutation.now)
                 completion(.success(WriteOutcome(applied: applied, changes: changes, fired: fired)))
             }
         }

@@ -25,7 +25,16 @@ public struct FlagChange: Sendable {
         _ before: UserContext?, _ after: UserContext?, user: String, in ruleSet: RuleSet, now: Instant,
         appVersion: String?, affected: [Flag]? = nil
     ) -> [FlagChange] {
-        let request = RequestAttributes(userID: user, appVersion: appVersion)
+        between(
+            before, after, in: ruleSet, now: now, request: RequestAttributes(userID: user, appVersion: appVersion),
+            affected: affected)
+    }
+
+    /// The same, for a request whose attributes (and parsed version) the caller has made already.
+    static func between(
+        _ before: UserContext?, _ after: UserContext?, in ruleSet: RuleSet, now: Instant, request: RequestAttributes,
+        affected: [Flag]? = nil
+    ) -> [FlagChange] {
         let old = EvaluationInput(context: before ?? UserContext(), now: now, request: request)
         let new = EvaluationInput(context: after ?? UserContext(), now: now, request: request)
         return (affected ?? ruleSet.flagsAffected(from: before, to: after)).compactMap { flag in change(of: flag, old, new) }

@@ -48,6 +48,36 @@ public final class Metrics: Sendable {
 
     private let state = Mutex(State())
 
+    /// An unlabelled counter bumped on every write: an atomic add, where `increment(_:)` takes the lock and hashes
+    /// the name. Shown on the page like any counter once it is nonzero.
+    public final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+
+        public func increment(by amount: Int = 1) { value.add(amount, ordering: .relaxed) }
+    }
+
+    private let counters = Mutex<[String: Counter]>([:])
+
+    /// The counter `name` (no labels): one object per name, however often asked.
+    public func counter(named name: String) -> Counter {
+        counters.withLock { counters in
+            if let counter = counters[name] { return counter }
+            let counter = Counter()
+            counters[name] = counter
+            return counter
+        }
+    }
+
+    /// `plain` with the atomic counters' nonzero values added in, as the page and `counter(_:)` read it.
+    private func plainCounts(_ plain: [String: Int]) -> [String: Int] {
+        var plain = plain
+        for (name, counter) in counters.withLock({ $0 }) {
+            let value = counter.value.load(ordering: .relaxed)
+            if value != 0 { plain[name, default: 0] += value }
+        }
+        return plain
+    }
+
     public init() {}
 
     public func observe(route: String, method: String, status: Int, seconds: Double) {
@@ -97,7 +127,7 @@ public final class Metrics: Sendable {
     /// The value of a counter: `name` as given to `increment(_:by:)`, labels written out or none.
     public func counter(_ name: String) -> Int {
         let (family, labels) = Self.split(name)
-        if labels.isEmpty { return state.withLock { $0.plain[family] ?? 0 } }
+        if labels.isEmpty { return plainCounts(state.withLock { $0.plain })[family] ?? 0 }
         return state.withLock { $0.labelled[family]?[Labels(labels)] ?? 0 }
     }
 
@@ -109,7 +139,8 @@ public final class Metrics: Sendable {
         gauges: [(name: String, help: String, value: Double)],
         families extra: [MetricFamily] = []
     ) -> String {
-        let snapshot = state.withLock { $0 }
+        var snapshot = state.withLock { $0 }
+        snapshot.plain = plainCounts(snapshot.plain)
         var families: [MetricFamily] = []
         let requests = snapshot.requests.sorted { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }
         families.append(

@@ -56,10 +56,11 @@ final class Timekeeper: @unchecked Sendable {
     /// After an acknowledged write: flag events for what changed, trigger events for what fired, and the user's
     /// clock-driven schedule refreshed.
     func written(
-        user: String, applied: UserStore.Applied, affected: [Flag], changes: [FlagChange], ruleSet: RuleSet, appVersion: String?,
+        request: RequestAttributes, applied: UserStore.Applied, affected: [Flag], changes: [FlagChange], ruleSet: RuleSet,
         event: String?, now: Instant
     ) {
-        let request = RequestAttributes(userID: user, appVersion: appVersion)
+        let user = request.userID
+        let appVersion = request.appVersion
         subscribers.written(user: user, now: now)
         // The write's own changes, then each other version's: a stream hears the answers of its app version. The
         // version-less evaluation is always made, so streams without a version (browsers' EventSource cannot send

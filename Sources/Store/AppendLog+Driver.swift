@@ -70,7 +70,7 @@ extension AppendLog {
     }
 
     private func fsync(_ fd: Int32, path: String) throws(IOError) {
-        try fileSystem.fsync(fd, path: path)
+        try fileSystem.syncData(fd, path: path)
         fsyncCount.add(1, ordering: .relaxed)
     }
 

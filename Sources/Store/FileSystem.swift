@@ -12,6 +12,9 @@ public protocol FileSystem: Sendable {
     /// May write fewer bytes than given (a short write); the caller loops.
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int
     func fsync(_ fd: Int32, path: String) throws(IOError)
+    /// Makes the file's data durable, and of its metadata what reading that data back needs (its size), but not
+    /// its timestamps: what an appended log needs before it acknowledges (POSIX `fdatasync`). Defaults to `fsync`.
+    func syncData(_ fd: Int32, path: String) throws(IOError)
     func close(_ fd: Int32)
     func rename(_ from: String, _ to: String) throws(IOError)
     func remove(_ path: String) throws(IOError)
@@ -27,6 +30,8 @@ public protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
+    public func syncData(_ fd: Int32, path: String) throws(IOError) { try fsync(fd, path: path) }
+
     /// Writes everything, looping over short writes.
     public func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(IOError) {
         var offset = 0

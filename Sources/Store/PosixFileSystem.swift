@@ -33,6 +33,14 @@ public struct PosixFileSystem: FileSystem {
         guard Glibc.fsync(fd) == 0 else { throw IOError(call: "fsync", path: path, code: errno) }
     }
 
+    /// An append grows the file, so `fdatasync` still commits the new size with the data; it skips the
+    /// modification time, which costs a second journal write on ext4 for nothing recovery reads.
+    public func syncData(_ fd: Int32, path: String) throws(IOError) {
+        while Glibc.fdatasync(fd) != 0 {
+            guard errno == EINTR else { throw IOError(call: "fdatasync", path: path, code: errno) }
+        }
+    }
+
     public func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
     public func rename(_ from: String, _ to: String) throws(IOError) {
