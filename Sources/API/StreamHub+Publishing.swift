@@ -46,9 +46,9 @@ extension StreamHub {
                 guard let subscriber = state.subscribers[number],
                     wants(subscriber, type: "flag", user: user, flag: key, appVersion: appVersion)
                 else { continue }
-                if subscriber.user != nil, !DomainEvent.isNews(value, lastSeen: subscriber.lastSeen[flagKey]) { continue }
-                // Updated in place: copying the subscriber out and back would copy its map for every stream.
-                state.subscribers[number]!.lastSeen[flagKey] = value
+                // One lookup: the value is written either way, and when it was no news it was already there.
+                let seen = subscriber.lastSeen.updateValue(value, forKey: flagKey)
+                if subscriber.user != nil, !DomainEvent.isNews(value, lastSeen: seen) { continue }
                 if subscriber.refetchOnly {
                     if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
                     subscriber.stream.send(refetch!, direct: direct)

@@ -21,7 +21,10 @@ public final class StreamHub: Sendable {
         public init() {}
     }
 
-    struct Subscriber {
+    /// A reference, so the fan-out reads one pointer per stream and updates `lastSeen` in place; a struct in the
+    /// table was copied out for every stream an event went to (a retain and release for each of its fields).
+    /// Touched only under the hub's lock.
+    final class Subscriber {
         let stream: EventStream
         let user: String?
         let flags: Set<ByteKey>?
@@ -36,6 +39,20 @@ public final class StreamHub: Sendable {
         /// flags the stream takes flag events for: the clock re-sends whatever differs from it, so a flag a filter
         /// keeps out must not sit here with a value the stream was never sent.
         var lastSeen: [ByteKey: JSONValue]
+
+        init(
+            stream: EventStream, user: String?, flags: Set<ByteKey>?, types: Set<String>?, includeContext: Bool, refetchOnly: Bool,
+            appVersion: String?, lastSeen: [ByteKey: JSONValue]
+        ) {
+            self.stream = stream
+            self.user = user
+            self.flags = flags
+            self.types = types
+            self.includeContext = includeContext
+            self.refetchOnly = refetchOnly
+            self.appVersion = appVersion
+            self.lastSeen = lastSeen
+        }
     }
 
     struct ClosedStream {
@@ -53,6 +70,9 @@ public final class StreamHub: Sendable {
     struct State {
         var subscribers: [Int: Subscriber] = [:]
         var byUser: [ByteKey: Set<Int>] = [:]
+        /// How many of each user's streams listen with each app version: a write asks which versions to evaluate
+        /// for, and counting them here answers without visiting every stream (ten thousand on one user).
+        var versionsByUser: [ByteKey: [String?: Int]] = [:]
         /// Streams for every user (`GET /v1/stream`).
         var global: [Int] = []
         /// How many global streams listen with each app version: every user's changes are evaluated for these.
@@ -172,7 +192,7 @@ public final class StreamHub: Sendable {
             if types?.contains("flag") ?? true {
                 for (key, value) in currentValues where flags?.contains(key) ?? true { seen[key] = value }
             }
-            var subscriber = Subscriber(
+            let subscriber = Subscriber(
                 stream: stream, user: user, flags: flags, types: types, includeContext: includeContext,
                 refetchOnly: refetchOnly, appVersion: appVersion, lastSeen: seen)
             var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
@@ -216,6 +236,7 @@ public final class StreamHub: Sendable {
             state.subscribers[number] = subscriber
             if let user {
                 state.byUser[ByteKey(user), default: []].insert(number)
+                state.versionsByUser[ByteKey(user), default: [:]][appVersion, default: 0] += 1
                 if includeContext { state.withContextByUser[ByteKey(user), default: 0] += 1 }
             } else {
                 state.global.append(number)
@@ -250,6 +271,10 @@ public final class StreamHub: Sendable {
         if let user = subscriber.user.map({ ByteKey($0) }) {
             state.byUser[user]?.remove(number)
             if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+            if let count = state.versionsByUser[user]?[subscriber.appVersion] {
+                state.versionsByUser[user]![subscriber.appVersion] = count > 1 ? count - 1 : nil
+                if state.versionsByUser[user]!.isEmpty { state.versionsByUser[user] = nil }
+            }
             if !subscriber.refetchOnly, !subscriber.lastSeen.isEmpty {
                 var closedStreams = state.recentlyClosed[user] ?? []
                 closedStreams.append(
@@ -315,9 +340,7 @@ public final class StreamHub: Sendable {
         withState { state in
             var versions = Array(state.globalVersions.keys)
             let key = ByteKey(user)
-            for number in state.byUser[key] ?? [] {
-                if let version = state.subscribers[number]?.appVersion, !versions.contains(version) { versions.append(version) }
-            }
+            for version in (state.versionsByUser[key] ?? [:]).keys where !versions.contains(version) { versions.append(version) }
             for closed in recentlyClosed(key, in: &state) where !versions.contains(closed.appVersion) { versions.append(closed.appVersion) }
             return versions
         }

@@ -1,0 +1,76 @@
+import Engine
+import HTTP
+import Rules
+import Synchronization
+import Testing
+
+@testable import API
+@testable import HTTPServer
+
+/// Which app versions a write is evaluated for: counted per user as streams open and close, so a write to a user
+/// with ten thousand streams does not visit each of them to ask (every subscribe did too, which made opening
+/// ten thousand streams on one user quadratic).
+@Suite struct StreamHubVersionTests {
+    static func stream() -> EventStream { EventStream(write: { _, _ in }, finish: {}) }
+
+    /// Streams with no flag values seen are not remembered once closed, so a closed one leaves no version behind.
+    static func subscribe(_ hub: StreamHub, user: String?, version: String?) -> EventStream {
+        let stream = stream()
+        #expect(
+            hub.subscribe(
+                stream, user: user, flags: nil, types: nil, appVersion: version, lastEventID: nil, currentValues: [:], resetState: { .null }))
+        return stream
+    }
+
+    static func versions(_ hub: StreamHub, _ user: String) -> Set<String?> { Set(hub.appVersions(hearing: user)) }
+
+    @Test func versions_areThoseOfTheUsersOpenStreams_andTheGlobalOnes_untilTheLastOfEachCloses() {
+        let hub = StreamHub(startSeq: 0)
+        let firstOne = Self.subscribe(hub, user: "u", version: "1.0")
+        let secondOne = Self.subscribe(hub, user: "u", version: "1.0")
+        let two = Self.subscribe(hub, user: "u", version: "2.0")
+        let unversioned = Self.subscribe(hub, user: "u", version: nil)
+        let global = Self.subscribe(hub, user: nil, version: "3.0")
+        #expect(Self.versions(hub, "u") == ["1.0", "2.0", nil, "3.0"])
+        #expect(Self.versions(hub, "someone else") == ["3.0"])
+
+        firstOne.markClosed(.peerClosed)
+        #expect(Self.versions(hub, "u") == ["1.0", "2.0", nil, "3.0"])
+        secondOne.markClosed(.peerClosed)
+        #expect(Self.versions(hub, "u") == ["2.0", nil, "3.0"])
+        two.markClosed(.slowConsumer)
+        unversioned.markClosed(.serverClosed)
+        #expect(Self.versions(hub, "u") == ["3.0"])
+        global.markClosed(.peerClosed)
+        #expect(Self.versions(hub, "u").isEmpty)
+        #expect(hub.streamCount == 0)
+    }
+
+    /// Users are told apart by their bytes: NFC and NFD `café` are two users, each with its own versions.
+    @Test func versions_ofOneUser_neverReachAnotherWhoseNameIsCanonicallyEqual() {
+        let hub = StreamHub(startSeq: 0)
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        _ = Self.subscribe(hub, user: composed, version: "1.0")
+        let other = Self.subscribe(hub, user: decomposed, version: "2.0")
+        #expect(Self.versions(hub, composed) == ["1.0"])
+        #expect(Self.versions(hub, decomposed) == ["2.0"])
+        other.markClosed(.peerClosed)
+        #expect(Self.versions(hub, decomposed).isEmpty)
+        #expect(Self.versions(hub, composed) == ["1.0"])
+    }
+
+    /// A closed stream that saw flag values stays in the resume window, and so does its version: a write made
+    /// meanwhile is still evaluated for it, for the client that reconnects with `Last-Event-ID`.
+    @Test func aClosedStreamInsideTheResumeWindow_keepsItsVersionHeard() {
+        let hub = StreamHub(startSeq: 0)
+        let stream = Self.stream()
+        #expect(
+            hub.subscribe(
+                stream, user: "u", flags: nil, types: nil, appVersion: "1.0", lastEventID: nil,
+                currentValues: [ByteKey("promo"): .bool(true)], resetState: { .null }))
+        stream.markClosed(.peerClosed)
+        #expect(hub.streamCount == 0)
+        #expect(Self.versions(hub, "u") == ["1.0"])
+    }
+}
