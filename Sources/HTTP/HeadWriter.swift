@@ -26,9 +26,11 @@ struct HeadWriter {
         count += 1
     }
 
+    /// Native strings are read in place; `withUTF8` on a copy cost a retain and a release of the text per call,
+    /// a dozen per response head.
     mutating func append(_ text: String) {
-        var text = text
-        text.withUTF8 { append($0) }
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { append($0) }
+        if done == nil { for byte in text.utf8 { append(byte) } }
     }
 
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -49,12 +51,23 @@ struct HeadWriter {
         append(name)
         append(ASCII.colon)
         append(ASCII.space)
-        var value = value
-        value.withUTF8 { bytes in
-            if !bytes.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf }) { return append(bytes) }
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable { bytes in
+            if !Self.containsLineBreak(bytes) { return append(bytes) }
             for byte in bytes where byte != ASCII.cr && byte != ASCII.lf { append(byte) }
         }
+        if done == nil {
+            for byte in value.utf8 where byte != ASCII.cr && byte != ASCII.lf { append(byte) }
+        }
         appendCRLF()
+    }
+
+    /// A plain loop over the pointer: CR and LF are both below 14, so one compare rules out nearly every byte.
+    private static func containsLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        for index in 0..<bytes.count where base[index] <= ASCII.cr {
+            if base[index] == ASCII.cr || base[index] == ASCII.lf { return true }
+        }
+        return false
     }
 
     /// Decimal digits, with a leading `-` for a negative value: at most 20 characters for any `Int`.

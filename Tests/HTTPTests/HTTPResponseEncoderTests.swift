@@ -45,6 +45,29 @@ import Testing
         #expect(!text.contains("upgrade"))
     }
 
+    /// The encoder writes these itself: a handler's own copy is never written among its fields however it is
+    /// spelled (its content type goes out once, in its fixed place), and a field of the same length that is none
+    /// of them goes out (each managed name is told by its length, then compared).
+    @Test(arguments: ["Date", "Connection", "Content-Type", "Content-Length", "Transfer-Encoding"])
+    func encode_managedField_isNeverWrittenAsTheHandlers_andItsLengthTwinsAreKept(name: String) {
+        for spelling in [name, name.lowercased(), name.uppercased()] {
+            let text = encode(HTTPResponse(headers: [spelling: "handler"], body: [65]))
+            let expected = name == "Content-Type" ? "\r\nContent-Type: handler\r\nContent-Length: 1\r\n\r\nA" : "\r\nContent-Length: 1\r\n\r\nA"
+            #expect(text == "HTTP/1.1 200 OK\r\nDate: \(date)" + expected, "\(spelling)")
+        }
+        let twin = String(repeating: "x", count: name.utf8.count - 1) + "-"
+        let text = encode(HTTPResponse(headers: [twin: "kept"], body: [65]))
+        #expect(text.contains("\r\n\(twin): kept\r\n"))
+    }
+
+    /// Bytes below CR (tab, and the control bytes around CR and LF) are kept; only CR and LF are dropped.
+    @Test func encode_headerValue_keepsEveryByteButCRAndLF() {
+        let value = "a\u{9}b\u{B}c\u{C}d\re\nf\u{E}g"
+        let text = encode(HTTPResponse(headers: ["X-A": value]))
+        #expect(text.contains("X-A: a\u{9}b\u{B}c\u{C}def\u{E}g\r\n"))
+        #expect(encode(HTTPResponse(headers: ["X-B": "\r\n"])).contains("X-B: \r\n"))
+    }
+
     @Test func encode_headerValueWithCRLF_cannotSplitTheResponse() {
         let text = encode(HTTPResponse(headers: ["X-A": "a\r\nSet-Cookie: x"]))
         #expect(text.contains("X-A: aSet-Cookie: x\r\n"))
