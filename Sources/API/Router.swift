@@ -98,12 +98,24 @@ public struct Router: Responder {
         // Segments in the path: one per `/` (what precedes the first is not one). Routes of another length are
         // skipped without a look at their literals.
         let segmentCount = path.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
+        // Where each segment ends, found once for every route tried (each used to walk the path again).
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: segmentCount) { ends in
+            Self.segmentEnds(path, into: ends)
+            return match(request, path: path, ends: UnsafeBufferPointer(ends), sink: given)
+        }
+    }
+
+    private func match(
+        _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>, sink given: ResponseSink
+    ) -> (Route, [(name: String, value: String)], ResponseSink)? {
+        let segmentCount = ends.count
         let policy = cors.flatMap { $0.covers(path) ? $0 : nil }
         let origin = policy == nil ? nil : request.headers["Origin"]
         // A preflight carries no credentials (the Fetch standard): it is answered here, before auth and rate limits,
         // with the methods this path's routes answer.
         if let policy, request.method == "OPTIONS", request.headers.contains("Access-Control-Request-Method") {
-            let methods = Set(routes.filter { $0.segments.count == segmentCount && Self.literalsMatch($0.segments, path) }.map(\.method))
+            let methods = Set(
+                routes.filter { $0.segments.count == segmentCount && Self.literalsMatch($0.segments, path, ends: ends) }.map(\.method))
             if methods.isEmpty {
                 Self.setting(policy.decide(origin: origin).headers, on: given).send(APIError.notFound("no route for \(request.path)").response)
             } else {
@@ -113,13 +125,15 @@ public struct Router: Responder {
         }
         let sink = policy.map { Self.setting($0.decide(origin: origin).headers, on: given) } ?? given
         var allowed: [String] = []
-        for route in routes where route.segments.count == segmentCount && Self.literalsMatch(route.segments, path) {
+        for index in routes.indices where routes[index].segments.count == segmentCount {
+            guard Self.literalsMatch(routes[index].segments, path, ends: ends) else { continue }
+            let route = routes[index]
             guard route.method == request.method || (request.method == "HEAD" && route.method == "GET") else {
                 allowed.append(route.method)
                 continue
             }
             // Parameters are decoded once, for the route that won.
-            guard let decoded = Self.decodeParameters(route.segments, path) else {
+            guard let decoded = Self.decodeParameters(route.segments, path, ends: ends) else {
                 sink.send(APIError(.badRequest, code: "invalid_path", message: "the path contains a malformed percent-escape").response)
                 return nil
             }
@@ -168,21 +182,38 @@ public struct Router: Responder {
         }
     }
 
-    /// Walks the path's segments (what follows its first `/`, split at every `/`) beside the route's: the same
-    /// number of segments, every literal equal byte for byte, every parameter non-empty.
-    private static func literalsMatch(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard var start = path.firstIndex(of: UInt8(ascii: "/")).map({ $0 + 1 }) else { return false }
-        for (position, segment) in segments.enumerated() {
-            let end = segmentEnd(path, from: start)
-            switch segment {
+    /// The end of each of the path's segments (what follows its first `/`, split at every `/`), one per `/`:
+    /// `ends` has room for exactly that many, so the last one ends the path.
+    static func segmentEnds(_ path: UnsafeBufferPointer<UInt8>, into ends: UnsafeMutableBufferPointer<Int>) {
+        var filled = 0
+        var seenFirst = false
+        for index in 0..<path.count where path[index] == UInt8(ascii: "/") {
+            if seenFirst {
+                ends[filled] = index
+                filled += 1
+            }
+            seenFirst = true
+        }
+        if filled < ends.count { ends[filled] = path.count }
+    }
+
+    /// The start of segment `position`: just past the `/` that ends the one before it (or the first `/`).
+    private static func segmentStart(_ position: Int, _ path: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>) -> Int {
+        position == 0 ? (path.firstIndex(of: UInt8(ascii: "/")) ?? path.count) + 1 : ends[position - 1] + 1
+    }
+
+    /// The path's segments beside the route's (the same number of them): every literal equal byte for byte, every
+    /// parameter non-empty.
+    private static func literalsMatch(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>) -> Bool {
+        guard segments.count == ends.count, var start = path.firstIndex(of: UInt8(ascii: "/")).map({ $0 + 1 }) else { return false }
+        for position in 0..<segments.count {
+            let end = ends[position]
+            switch segments[position] {
             case .literal(let literal):
                 guard end - start == literal.count, Self.bytesEqual(literal, path, at: start) else { return false }
             case .parameter:
                 guard end > start else { return false }
             }
-            let isLast = position == segments.count - 1
-            // The last segment must end the path; any other must be followed by a `/`.
-            guard isLast ? end == path.count : end < path.count else { return false }
             start = end + 1
         }
         return true
@@ -194,25 +225,19 @@ public struct Router: Responder {
         return true
     }
 
-    private static func segmentEnd(_ path: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var end = start
-        while end < path.count, path[end] != UInt8(ascii: "/") { end += 1 }
-        return end
-    }
-
     /// `nil` when a parameter is not valid percent-encoded UTF-8. Called only after `literalsMatch` accepted the
     /// path, so every segment is where the walk expects it.
-    private static func decodeParameters(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)]? {
+    private static func decodeParameters(
+        _ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>
+    ) -> [(name: String, value: String)]? {
         var parameters: [(name: String, value: String)] = []
         parameters.reserveCapacity(segments.count)
-        guard var start = path.firstIndex(of: UInt8(ascii: "/")).map({ $0 + 1 }) else { return parameters }
-        for segment in segments {
-            let end = segmentEnd(path, from: start)
-            if case .parameter(let name) = segment {
-                guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: path[start..<end])) else { return nil }
+        for position in 0..<segments.count {
+            if case .parameter(let name) = segments[position] {
+                let start = segmentStart(position, path, ends: ends)
+                guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: path[start..<ends[position]])) else { return nil }
                 parameters.append((name, value))
             }
-            start = end + 1
         }
         return parameters
     }

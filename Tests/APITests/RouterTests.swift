@@ -65,6 +65,24 @@ import Testing
         #expect(route(router, "GET", target).status.code == status)
     }
 
+    /// The path is split once per request, for every route tried: one end per `/`, the last at the path's end,
+    /// empty segments included (the routes then refuse them).
+    @Test(arguments: [
+        ("/", [1]), ("//", [1, 2]), ("/a", [2]), ("/a/", [2, 3]), ("/a//b", [2, 3, 5]), ("/v1/users/u1", [3, 9, 12]),
+        ("http://h/a/bc", [6, 8, 10, 13]), ("*", [])
+    ])
+    func segmentEnds_areOnePerSlash_theLastAtThePathsEnd(path: String, expected: [Int]) {
+        let bytes = Array(path.utf8)
+        let count = bytes.filter { $0 == UInt8(ascii: "/") }.count
+        let ends = bytes.withUnsafeBufferPointer { path in
+            [Int](unsafeUninitializedCapacity: count) { buffer, initialized in
+                Router.segmentEnds(path, into: buffer)
+                initialized = count
+            }
+        }
+        #expect(ends == expected)
+    }
+
     @Test func route_malformedEscape_is400() {
         #expect(route(router, "GET", "/v1/users/%zz").status == .badRequest)
     }
