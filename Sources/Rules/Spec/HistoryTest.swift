@@ -47,7 +47,7 @@ public struct HistoryTest: Sendable, Equatable {
     }
 
     /// The statistic over `periods` buckets of which `nonzero` are the counts above 0.
-    func value(_ nonzero: [Int]) -> NumberOrder.Value {
+    func value<Counts: Collection<Int>>(_ nonzero: Counts) -> NumberOrder.Value {
         let zeros = periods - nonzero.count
         switch statistic {
         case .activePeriods: return .integer(nonzero.count)
@@ -69,41 +69,54 @@ public struct HistoryTest: Sendable, Equatable {
 
     func holds(_ input: EvaluationInput) -> Bool {
         let recent = input.context.donations[event]?.recent ?? []
-        guard
-            let order = NumberOrder.compare(value(nonzeroCounts(recent, now: input.now, zone: input.context.timeZone)), NumberOrder.Value(threshold))
-        else { return false }
+        let measured = withNonzeroCounts(recent, now: input.now, zone: input.context.timeZone) { self.value($0) }
+        guard let order = NumberOrder.compare(measured, NumberOrder.Value(threshold)) else { return false }
         return op.holds(order: order)
     }
 
-    /// `counts(_:now:zone:)`'s values, in no particular order, without the dictionary: every evaluation of a
-    /// history flag comes here (each write of its event evaluates it twice). The recent list is in time order, so
-    /// an instant mostly falls in the period of the one before it; otherwise the few periods seen are searched.
+    /// `counts(_:now:zone:)`'s values, in no particular order, without the dictionary.
     func nonzeroCounts(_ recent: [Instant], now: Instant, zone: String?) -> [Int] {
+        withNonzeroCounts(recent, now: now, zone: zone) { Array($0) }
+    }
+
+    /// `nonzeroCounts`, handed to `body` from scratch memory: every evaluation of a history flag comes here (each
+    /// write of its event evaluates it twice), and two arrays per evaluation cost a third of it. The recent list is
+    /// in time order, so an instant mostly falls in the period of the one before it; otherwise the few periods
+    /// seen are searched.
+    func withNonzeroCounts<Result>(
+        _ recent: [Instant], now: Instant, zone: String?, _ body: (UnsafeBufferPointer<Int>) -> Result
+    ) -> Result {
         let current = period.index(of: now, in: zone)
         let longest = Saturating.add(period.nominalMilliseconds + period.nominalMilliseconds / 10, 3_600_000)
         let oldest = now - Saturating.add(Saturating.multiply(Int64(periods), longest), 2 * 86_400_000)
-        var indices: [Int64] = []
-        var counts: [Int] = []
-        var last = -1
-        var highest = Int64.min
-        for instant in recent where instant <= now && instant >= oldest {
-            let index = period.index(of: instant, in: zone)
-            let age = Saturating.subtract(current, index)
-            guard age >= 0, age < Int64(periods) else { continue }
-            if last < 0 || indices[last] != index {
-                // Past every period seen: new, with no search (the sorted case, linear however many periods).
-                if index <= highest, let seen = indices.firstIndex(of: index) {
-                    last = seen
-                } else {
-                    indices.append(index)
-                    counts.append(0)
-                    last = counts.count - 1
-                    highest = max(highest, index)
+        // At most one period per instant.
+        let capacity = Swift.max(1, recent.count)
+        return withUnsafeTemporaryAllocation(of: Int64.self, capacity: capacity) { indices in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: capacity) { counts in
+                var filled = 0
+                var last = -1
+                var highest = Int64.min
+                for instant in recent where instant <= now && instant >= oldest {
+                    let index = period.index(of: instant, in: zone)
+                    let age = Saturating.subtract(current, index)
+                    guard age >= 0, age < Int64(periods) else { continue }
+                    if last < 0 || indices[last] != index {
+                        // Past every period seen: new, with no search (the sorted case, linear however many periods).
+                        if index <= highest, let seen = UnsafeMutableBufferPointer(rebasing: indices[..<filled]).firstIndex(of: index) {
+                            last = seen
+                        } else {
+                            indices[filled] = index
+                            counts[filled] = 0
+                            last = filled
+                            filled += 1
+                            highest = Swift.max(highest, index)
+                        }
+                    }
+                    counts[last] += 1
                 }
+                return body(UnsafeBufferPointer(rebasing: counts[..<filled]))
             }
-            counts[last] += 1
         }
-        return counts
     }
 
     func why(_ input: EvaluationInput) -> String {
