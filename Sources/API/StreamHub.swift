@@ -21,40 +21,6 @@ public final class StreamHub: Sendable {
         public init() {}
     }
 
-    /// A reference, so the fan-out reads one pointer per stream and updates `lastSeen` in place; a struct in the
-    /// table was copied out for every stream an event went to (a retain and release for each of its fields).
-    /// Touched only under the hub's lock.
-    final class Subscriber {
-        let stream: EventStream
-        let user: String?
-        let flags: Set<ByteKey>?
-        let types: Set<String>?
-        /// `?include=context`: also `context` events after each write.
-        let includeContext: Bool
-        /// An OFREP event stream: every event becomes one `refetchEvaluation` notification.
-        let refetchOnly: Bool
-        /// `X-App-Version` at subscription (`nil`: none): the stream hears flag answers evaluated for it.
-        let appVersion: String?
-        /// The value of each flag as this stream last saw it: flag events go out only on a real change. Only the
-        /// flags the stream takes flag events for: the clock re-sends whatever differs from it, so a flag a filter
-        /// keeps out must not sit here with a value the stream was never sent.
-        var lastSeen: [ByteKey: JSONValue]
-
-        init(
-            stream: EventStream, user: String?, flags: Set<ByteKey>?, types: Set<String>?, includeContext: Bool, refetchOnly: Bool,
-            appVersion: String?, lastSeen: [ByteKey: JSONValue]
-        ) {
-            self.stream = stream
-            self.user = user
-            self.flags = flags
-            self.types = types
-            self.includeContext = includeContext
-            self.refetchOnly = refetchOnly
-            self.appVersion = appVersion
-            self.lastSeen = lastSeen
-        }
-    }
-
     struct ClosedStream {
         let appVersion: String?
         var lastSeen: [ByteKey: JSONValue]
