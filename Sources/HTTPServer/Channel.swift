@@ -8,4 +8,10 @@ protocol Channel: AnyObject {
     /// Deadline check: when the deadline the channel last reported has passed (epoll loop), or about four times a
     /// second (Dispatch loop).
     func tick(now: MonotonicInstant)
+    /// The round ended with output this channel queued through `EventLoop.sendAtRoundEnd`.
+    func sendQueuedOutput()
+}
+
+extension Channel {
+    func sendQueuedOutput() {}
 }

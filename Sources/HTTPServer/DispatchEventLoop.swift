@@ -34,6 +34,8 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
     /// Dispatch hands out events one by one; there is no end of a round to hook.
     func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool { false }
 
+    func sendAtRoundEnd(_ channel: Channel) -> Bool { false }
+
     /// The Dispatch loop ticks every channel on its timer; it does not need the hint.
     func setDeadline(_ channel: Channel, _ deadline: MonotonicInstant?) {}
 

@@ -24,6 +24,8 @@ extension HTTPConnection {
         case .none:
             break
         case .close:
+            // A reply queued for the round's end was complete before this close was decided: it goes first.
+            if sendQueued { flush() }
             close()
         case .closeAfterFlush:
             if output.count == outputOffset { finishWriting() }
@@ -41,7 +43,26 @@ extension HTTPConnection {
         }
     }
 
+    /// A response's bytes go out when the loop's round ends, with every other reply of the round (see
+    /// `EventLoop.sendAtRoundEnd`); at once on a loop without rounds.
+    func sendAtRoundEnd() {
+        guard !sendQueued else { return }
+        if loop.sendAtRoundEnd(self) {
+            sendQueued = true
+        } else {
+            flush()
+        }
+    }
+
+    func sendQueuedOutput() {
+        guard sendQueued else { return }
+        flush()
+        refreshDeadline()
+    }
+
     func flush() {
+        // Any flush sends what a queued one would have.
+        sendQueued = false
         guard !isClosed else { return }
         let failed =
             gateOpen

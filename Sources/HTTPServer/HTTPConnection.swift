@@ -37,6 +37,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     var peerFinished = false
     /// Parsing stopped because too many response bytes wait for the client; writability resumes it.
     var heldForOutput = false
+    /// Output waits for the end of the loop's round (see `sendAtRoundEnd`).
+    var sendQueued = false
 
     @exclusivity(unchecked) var head: HTTPRequestHead?
     @exclusivity(unchecked) private var body: [UInt8] = []
@@ -152,6 +154,11 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             // Pipelined requests whose answers are not read would otherwise be parsed and answered without
             // bound: stop here, with the rest in the parser and the kernel, until the client reads.
             guard machine.shouldRead(pendingOutputBytes: output.count - outputOffset) else {
+                // Replies waiting for the round's end are not the client's backlog: send them, then look again.
+                if sendQueued {
+                    flush()
+                    continue
+                }
                 heldForOutput = true
                 break
             }
@@ -256,7 +263,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         context.accessLog(head, response.status, requestStart, requestID, peer)
         self.head = nil
         let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
-        flush()
+        sendAtRoundEnd()
         perform(action)
         if !dispatching, !isClosed, !machine.isLingering { processInput() }
     }

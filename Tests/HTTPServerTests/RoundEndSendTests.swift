@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+import Foundation
+import Glibc
+import HTTP
+import Synchronization
+import Testing
+
+@testable import HTTPServer
+
+/// The epoll loop sends a round's replies together when the round ends: every ready channel is read first, then
+/// each channel that queued output sends once, however often it asked.
+@Suite struct RoundEndSendTests {
+    final class Log: Sendable {
+        private let entries = Mutex<[String]>([])
+        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
+    /// A pipe's read end on the loop: each readable drains the pipe and asks for a send at the round's end twice.
+    final class PipeChannel: Channel, @unchecked Sendable {
+        let fd: Int32
+        let name: String
+        let log: Log
+        let loop: EpollEventLoop
+
+        init(fd: Int32, name: String, log: Log, loop: EpollEventLoop) {
+            self.fd = fd
+            self.name = name
+            self.log = log
+            self.loop = loop
+        }
+
+        func readable() {
+            var bytes = [UInt8](repeating: 0, count: 64)
+            _ = Glibc.read(fd, &bytes, bytes.count)
+            log.append("read \(name)")
+            #expect(loop.sendAtRoundEnd(self))
+            #expect(loop.sendAtRoundEnd(self))
+        }
+
+        func writable() {}
+        func tick(now: MonotonicInstant) {}
+
+        func sendQueuedOutput() {
+            log.append("send \(name)")
+        }
+    }
+
+    private func pipePair() -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        return (fds[0], fds[1])
+    }
+
+    /// Waits (bounded) until the log has `count` entries.
+    private func waitFor(_ count: Int, in log: Log) -> [String] {
+        for _ in 0..<500 {
+            let entries = log.all
+            if entries.count >= count { return entries }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return log.all
+    }
+
+    @Test func channelsReadyInOneRound_areAllReadBeforeAnySends_andEachSendsOnce() throws {
+        let loop = EpollEventLoop()
+        let log = Log()
+        let first = pipePair()
+        let second = pipePair()
+        defer { [first.write, second.write].forEach { _ = Glibc.close($0) } }
+        // Both ready before the loop first waits, so one epoll_wait reports both.
+        var byte: UInt8 = 1
+        _ = Glibc.write(first.write, &byte, 1)
+        _ = Glibc.write(second.write, &byte, 1)
+        loop.add(PipeChannel(fd: first.read, name: "a", log: log, loop: loop))
+        loop.add(PipeChannel(fd: second.read, name: "b", log: log, loop: loop))
+        loop.start()
+        let entries = waitFor(4, in: log)
+        loop.stop()
+        #expect(entries.count == 4)
+        #expect(Set(entries.prefix(2)) == ["read a", "read b"])
+        #expect(Set(entries.suffix(2)) == ["send a", "send b"])
+    }
+
+    @Test func aChannelQueuedInOneRound_sendsBeforeTheNextRoundReadsIt() throws {
+        let loop = EpollEventLoop()
+        let log = Log()
+        let pair = pipePair()
+        defer { _ = Glibc.close(pair.write) }
+        loop.add(PipeChannel(fd: pair.read, name: "a", log: log, loop: loop))
+        loop.start()
+        var byte: UInt8 = 1
+        _ = Glibc.write(pair.write, &byte, 1)
+        #expect(waitFor(2, in: log) == ["read a", "send a"])
+        _ = Glibc.write(pair.write, &byte, 1)
+        let entries = waitFor(4, in: log)
+        loop.stop()
+        #expect(entries == ["read a", "send a", "read a", "send a"])
+    }
+
+    /// A channel that queued a send and closed in the same round, its descriptor at once handed to a new channel
+    /// (POSIX gives out the lowest free number): the newcomer's send is not taken for the closed one's.
+    @Test func aDescriptorReusedInTheRound_byANewChannel_stillSendsAtTheRoundsEnd() throws {
+        final class Replacing: Channel, @unchecked Sendable {
+            let fd: Int32
+            let log: Log
+            let loop: EpollEventLoop
+            let writeEnd = Mutex<Int32>(-1)
+            init(fd: Int32, log: Log, loop: EpollEventLoop) {
+                self.fd = fd
+                self.log = log
+                self.loop = loop
+            }
+            func readable() {
+                _ = loop.sendAtRoundEnd(self)
+                loop.close(self)
+                var fds: [Int32] = [0, 0]
+                guard pipe(&fds) == 0 else { return }
+                log.append(fds[0] == fd ? "reused" : "not reused")
+                // A byte waits in the new pipe, so the newcomer's read (as from its own readiness) returns at once.
+                // The write end stays open (the test closes it): no end of file makes the newcomer ready again.
+                var byte: UInt8 = 1
+                _ = Glibc.write(fds[1], &byte, 1)
+                writeEnd.withLock { $0 = fds[1] }
+                let newcomer = PipeChannel(fd: fds[0], name: "new", log: log, loop: loop)
+                loop.add(newcomer)
+                newcomer.readable()
+            }
+            func writable() {}
+            func tick(now: MonotonicInstant) {}
+            func sendQueuedOutput() { log.append("send closed") }
+        }
+        let loop = EpollEventLoop()
+        let log = Log()
+        let pair = pipePair()
+        defer { _ = Glibc.close(pair.write) }
+        var byte: UInt8 = 1
+        _ = Glibc.write(pair.write, &byte, 1)
+        let replacing = Replacing(fd: pair.read, log: log, loop: loop)
+        loop.add(replacing)
+        loop.start()
+        let entries = waitFor(4, in: log)
+        loop.stop()
+        _ = Glibc.close(replacing.writeEnd.withLock { $0 })
+        _ = Glibc.close(pair.read) // the newcomer's, under the reused number
+        try #require(entries.first == "reused")
+        #expect(entries.contains("send new"))
+    }
+
+    @Test func theDispatchLoop_hasNoRounds_soItsCallersSendAtOnce() {
+        let loop = DispatchEventLoop(label: "round-end-test")
+        let pair = pipePair()
+        defer { [pair.read, pair.write].forEach { _ = Glibc.close($0) } }
+        final class Idle: Channel {
+            let fd: Int32
+            init(fd: Int32) { self.fd = fd }
+            func readable() {}
+            func writable() {}
+            func tick(now: MonotonicInstant) {}
+        }
+        #expect(!loop.sendAtRoundEnd(Idle(fd: pair.read)))
+    }
+}
+#endif
