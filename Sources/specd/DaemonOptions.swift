@@ -23,15 +23,16 @@ public struct DaemonOptions: Sendable, Equatable {
     /// The CPUs the process may use, for the automatic choices (loops, decode workers, `logCommit`).
     public var cpus = CPUBudget.current().loops
 
-    /// `logCommit`, or when unset: the loop under `always` on one CPU with one epoll loop, else the writer thread. Measured pinned to
+    /// `logCommit`, or when unset: the loop on one CPU with one epoll loop, else the writer thread. Measured pinned to
     /// one CPU (`scripts/bench.sh`'s donation, 32 connections): under `always` the loop held 20–23.5k/s at 23–24
     /// records per fsync, where the writer thread swung between 8.4k and 22k/s as its batches shrank to 9–11
     /// records (three threads taking turns on one CPU), though the loop's p99 is the higher (23–50 ms, as it reads
-    /// nothing while it fsyncs). Under `interval` and `never` the writer thread measured ahead (24.7k against 22.3k).
-    /// Only with one epoll loop: the dispatch loop has no rounds to commit (each write would fsync alone), and with
-    /// several loops one loop would fsync for the others.
+    /// nothing while it fsyncs). Under `never` and `interval`, once replies went out at the round's end, the loop
+    /// measured ahead too (medians of 3 alternated runs: 27.3k against 26.0k and 28.4k against 25.5k, with ~20k
+    /// context switches a second fewer). Only with one epoll loop: the dispatch loop has no rounds to commit (each
+    /// write would fsync alone), and with several loops one loop would write for the others.
     public var resolvedLogCommit: LogCommit {
-        logCommit ?? (cpus == 1 && fsync == .always && server.loopCount == 1 && server.eventLoop == .epoll ? .loop : .writerThread)
+        logCommit ?? (cpus == 1 && server.loopCount == 1 && server.eventLoop == .epoll ? .loop : .writerThread)
     }
     /// Records between automatic snapshots.
     public var snapshotEvery = 100_000

@@ -45,7 +45,7 @@ import Testing
         #expect(throws: UsageError(message)) { try DaemonOptions.resolve(arguments: arguments, environment: [:]) }
     }
 
-    @Test func logCommit_isTheLoopUnderAlwaysOnOneCPU_unlessSet() throws {
+    @Test func logCommit_isTheLoopOnOneCPU_whateverTheFsync_unlessSet() throws {
         var options = try DaemonOptions.resolve(arguments: ["--fsync", "always", "--loops", "1"], environment: [:])
         options.cpus = 1
         #expect(options.resolvedLogCommit == .loop)
@@ -53,7 +53,12 @@ import Testing
         #expect(options.resolvedLogCommit == .writerThread)
         options.cpus = 1
         options.fsync = .interval
+        #expect(options.resolvedLogCommit == .loop)
+        options.fsync = .never
+        #expect(options.resolvedLogCommit == .loop)
+        options.cpus = 2
         #expect(options.resolvedLogCommit == .writerThread)
+        options.cpus = 1
         // Found by review: with several loops one would fsync for the others; the dispatch loop has no rounds.
         options.fsync = .always
         options.server.loopCount = 2

@@ -70,8 +70,8 @@ import Testing
     }
 
     /// Pinned to one CPU (as `taskset -c 0` does), the daemon runs one loop and says why in its first line.
-    /// Under `--fsync always` one CPU also makes the loop commit its own rounds; otherwise the writer thread does.
-    @Test(arguments: [("always", "loop"), ("interval", "writer")])
+    /// One CPU also makes the loop commit its own rounds, whatever the fsync policy.
+    @Test(arguments: [("always", "loop"), ("interval", "loop")])
     func pinnedToOneCPU_runsOneLoop_andLogsWhy(fsync: String, commit: String) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else { return }
         let portFile = Self.temporaryPath("port")
