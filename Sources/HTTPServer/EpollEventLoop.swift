@@ -57,6 +57,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         channels[index] = channel
         // Ticked at the next scan, where it reports its real deadline.
         deadlines[index] = 0
+        // A channel replaced without `close` may have left its flag: the newcomer queues itself.
+        sendQueued[index] = false
         specd_epoll_ctl(epollFD, 0, channel.fd, UInt32(SPECD_EV_READ))
     }
 
@@ -70,7 +72,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         guard index < channels.count, channels[index] === channel else { return }
         channels[index] = nil
         deadlines[index] = .max
-        // A channel given this descriptor later in the round queues itself; the closed one's entry sends nothing.
+        // A channel given this descriptor later in the round queues itself; the closed one's entry is skipped.
         sendQueued[index] = false
         specd_epoll_ctl(epollFD, 2, channel.fd, 0)
         Glibc.close(channel.fd)
@@ -177,12 +179,13 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 } while ranTasks && passes < Self.maximumHookPasses
                 if ranTasks { wake() }
             }
-            sendQueuedOutput()
             let now = MonotonicInstant.now
             if now >= nextScan {
                 nextScan = now + tickInterval
                 tickDue(now: now)
             }
+            // Last, so a reply made anywhere in the round, a tick included, goes out before the loop sleeps.
+            sendQueuedOutput()
         }
         runPendingTasks()
         sendQueuedOutput()
@@ -196,7 +199,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         while index < sendQueue.count {
             let channel = sendQueue[index]
             index += 1
-            sendQueued[Int(channel.fd)] = false
+            // Closed (or replaced) since it queued: the descriptor and its flag belong to someone else now.
+            let fd = Int(channel.fd)
+            guard fd < channels.count, channels[fd] === channel else { continue }
+            sendQueued[fd] = false
             channel.sendQueuedOutput()
         }
         sendQueue.removeAll(keepingCapacity: true)

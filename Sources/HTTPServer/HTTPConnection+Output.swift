@@ -24,8 +24,6 @@ extension HTTPConnection {
         case .none:
             break
         case .close:
-            // A reply queued for the round's end was complete before this close was decided: it goes first.
-            if sendQueued { flush() }
             close()
         case .closeAfterFlush:
             if output.count == outputOffset { finishWriting() }
@@ -121,6 +119,12 @@ extension HTTPConnection {
 
     func close() {
         guard !isClosed else { return }
+        // A reply waiting for the round's end was complete before this close was decided (a probe evicted, a
+        // lingering peer's end of file, a drain's deadline): it goes first, as it would have before the round ended.
+        if sendQueued {
+            flush()
+            if isClosed { return }
+        }
         // Before the descriptor goes: no direct write may reach a number the kernel hands out again.
         gate.close()
         gateOpen = false

@@ -323,6 +323,35 @@ import Glibc
         #expect(server.responder.targets.filter { $0 == "/x" }.count == cap.held)
     }
 
+    /// Over the connection cap, a probe answered in the same round in which a newer probe evicts it: its reply was
+    /// waiting for the round's end when the eviction closed it, and is sent before the close.
+    @Test func probeAnsweredInTheRoundItIsEvicted_stillGetsItsAnswer() throws {
+        /// Holds the loop's thread on `/block`, so the next round finds the probe's request and the newcomer at once.
+        final class BlockingResponder: Responder {
+            func respond(to request: consuming Request, sink: ResponseSink) {
+                if request.path == "/block" { Thread.sleep(forTimeInterval: 0.3) }
+                sink.send(.json(.ok, #"{"ok":true}"#))
+            }
+        }
+        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, eventLoop: .epoll, loopCount: 1, maxConnections: 1)
+        let server = HTTPServer(configuration: configuration, events: RecordingServerEvents())
+        try server.start(serving: BlockingResponder())
+        defer { server.shutdown() }
+        let held = try TestClient(port: server.port)
+        try held.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try held.readResponse().status == 200)
+        let probes = try (0..<Listener.probeSlots).map { _ in try TestClient(port: server.port) }
+        Thread.sleep(forTimeInterval: 0.2)
+        try held.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.1)
+        // While the loop is held: the oldest probe asks, then one more probe connects (ready in that order).
+        try probes[0].send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        let newcomer = try TestClient(port: server.port)
+        #expect(try probes[0].readResponse().status == 200)
+        #expect(try held.readResponse().status == 200)
+        _ = newcomer
+    }
+
     /// The refusal carries the date it was made, not the date the listener started.
     @Test(arguments: EventLoopKind.allCases)
     func clientOverItsCap_refusalDate_isTheCurrentSecond(kind: EventLoopKind) throws {

@@ -140,12 +140,13 @@ import Testing
         let replacing = Replacing(fd: pair.read, log: log, loop: loop)
         loop.add(replacing)
         loop.start()
-        let entries = waitFor(4, in: log)
+        let entries = waitFor(3, in: log)
         loop.stop()
         _ = Glibc.close(replacing.writeEnd.withLock { $0 })
         _ = Glibc.close(pair.read) // the newcomer's, under the reused number
         try #require(entries.first == "reused")
         #expect(entries.contains("send new"))
+        #expect(!entries.contains("send closed"))
     }
 
     @Test func theDispatchLoop_hasNoRounds_soItsCallersSendAtOnce() {
