@@ -41,7 +41,7 @@ public final class Engine: Sendable {
             subscribers: subscribers, rules: rules, store: store, clock: clock,
             fire: { [unowned self] mutation, request in
                 write(mutation, kind: .delayedFire, appVersion: request.appVersion) { _ in }
-            }, settled: { fire, outcome, at in operations.record(Self.settledFire(fire, outcome: outcome, at: at)) })
+            }, settled: { fire, outcome, at in operations.recordLazily { Self.settledFire(fire, outcome: outcome, at: at) } })
         store.observeActivity { operations.observe($0) }
     }
 

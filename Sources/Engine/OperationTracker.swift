@@ -13,16 +13,31 @@ public final class OperationTracker: Sendable {
     /// Finished operations kept for the list, newest last.
     public static let finishedLimit = 100
 
+    /// A finished operation as kept: made, or the closure that makes it when it is listed. A settled delayed fire
+    /// (one for every donation that schedules one) is kept that way: its id, detail and dates cost ~8 k
+    /// instructions to make, and most are overwritten in the ring before anyone lists them.
+    private enum Kept {
+        case made(TrackedOperation)
+        case deferred(@Sendable () -> TrackedOperation)
+
+        var operation: TrackedOperation {
+            switch self {
+            case .made(let operation): return operation
+            case .deferred(let make): return make()
+            }
+        }
+    }
+
     private struct State {
         var running: [String: TrackedOperation] = [:]
         /// A ring of at most `finishedLimit`: once full, the oldest slot is overwritten. Removing the oldest from the
         /// front of an array moved the other 99 on every settled delayed fire (12 k instructions each).
-        var finished: [TrackedOperation] = []
+        var finished: [Kept] = []
         /// The oldest entry's slot once the ring is full (0 until then).
         var oldest = 0
 
-        /// Finished operations, newest first.
-        var finishedNewestFirst: [TrackedOperation] {
+        /// Finished operations, newest first (as kept: the caller makes them outside the lock).
+        var finishedNewestFirst: [Kept] {
             Array(finished[..<oldest].reversed()) + finished[oldest...].reversed()
         }
         var lastID = 0
@@ -59,7 +74,7 @@ public final class OperationTracker: Sendable {
             operation.finishedAt = now
             operation.error = error
             for (key, value) in detail { operation.detail[key] = value }
-            Self.keep(operation, in: &state)
+            Self.keep(.made(operation), in: &state)
         }
     }
 
@@ -78,8 +93,14 @@ public final class OperationTracker: Sendable {
                     id: "\(operation.kind)-\(state.lastID)", kind: operation.kind, state: operation.state, startedAt: operation.startedAt,
                     finishedAt: operation.finishedAt, error: operation.error, detail: operation.detail)
             }
-            Self.keep(operation, in: &state)
+            Self.keep(.made(operation), in: &state)
         }
+    }
+
+    /// Adds a finished operation made only if it is listed or looked up while still kept. `make` must give the
+    /// same operation every time, with its own non-empty id, and must not call back into the tracker.
+    public func recordLazily(_ make: @escaping @Sendable () -> TrackedOperation) {
+        state.withLock { Self.keep(.deferred(make), in: &$0) }
     }
 
     /// Another list of operations shown with these (webhook deliveries): called on every listing, on the caller's
@@ -90,16 +111,16 @@ public final class OperationTracker: Sendable {
 
     /// Running operations first (oldest first), then finished ones (newest first), then the other sources'.
     public var operations: [TrackedOperation] {
-        let (own, sources) = state.withLock { state in
-            (state.running.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) } + state.finishedNewestFirst, state.sources)
+        let (running, finished, sources) = state.withLock { state in
+            (state.running.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }, state.finishedNewestFirst, state.sources)
         }
-        return own + sources.flatMap { $0() }
+        return running + finished.map(\.operation) + sources.flatMap { $0() }
     }
 
     /// A finished operation by id (to tell "not cancellable" from "unknown").
     public func operation(_ id: String) -> TrackedOperation? {
-        let (own, sources) = state.withLock { state in (state.running[id] ?? state.finished.first { $0.id == id }, state.sources) }
-        return own ?? sources.lazy.flatMap { $0() }.first { $0.id == id }
+        let (running, finished, sources) = state.withLock { state in (state.running[id], state.finished, state.sources) }
+        return running ?? finished.lazy.map(\.operation).first { $0.id == id } ?? sources.lazy.flatMap { $0() }.first { $0.id == id }
     }
 
     /// The store's snapshots and compactions, as it reports them (on its snapshot thread).
@@ -115,7 +136,7 @@ public final class OperationTracker: Sendable {
         }
     }
 
-    private static func keep(_ operation: TrackedOperation, in state: inout State) {
+    private static func keep(_ operation: Kept, in state: inout State) {
         guard state.finished.count == finishedLimit else {
             state.finished.append(operation)
             return

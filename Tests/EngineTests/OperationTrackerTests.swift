@@ -47,6 +47,34 @@ import Testing
         if count > kept { #expect(tracker.operation(ids[count - kept - 1]) == nil) }
     }
 
+    /// Settled delayed fires are kept as closures: made only when listed or looked up, and only while still kept,
+    /// in their place among the operations recorded made.
+    @Test func recordLazily_makesOnlyWhatIsStillKept_inItsPlaceAmongTheOthers() {
+        final class Count: Sendable {
+            let value = Mutex(0)
+        }
+        let tracker = OperationTracker(clock: Clock())
+        let made = Count()
+        func fire(_ index: Int) {
+            tracker.recordLazily {
+                made.value.withLock { $0 += 1 }
+                return TrackedOperation(
+                    id: "fire-\(index)", kind: TrackedOperation.Kind.delayedFire, state: .loaded, startedAt: Instant(milliseconds: 0))
+            }
+        }
+        for index in 0..<120 { fire(index) }
+        tracker.record(TrackedOperation(id: "", kind: "recovery", state: .loaded, startedAt: Instant(milliseconds: 0)))
+        for index in 120..<150 { fire(index) }
+        #expect(made.value.withLock { $0 } == 0)
+        let listed = tracker.operations
+        #expect(listed.count == OperationTracker.finishedLimit)
+        #expect(listed.prefix(31).map(\.id) == (120..<150).reversed().map { "fire-\($0)" } + ["recovery-1"])
+        #expect(listed.last?.id == "fire-51")
+        #expect(made.value.withLock { $0 } == OperationTracker.finishedLimit - 1)
+        #expect(tracker.operation("fire-60")?.id == "fire-60")
+        #expect(tracker.operation("fire-50") == nil)
+    }
+
     @Test func discard_forgetsAnOperationThatDidNothing() {
         let tracker = OperationTracker(clock: Clock())
         tracker.discard(tracker.begin("reload"))
