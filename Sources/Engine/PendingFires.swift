@@ -61,9 +61,10 @@ struct PendingFires {
     mutating func take(_ id: Int) -> Fire? {
         guard let fire = byID.removeValue(forKey: id) else { return nil }
         let owner = Owner(user: ByteKey(fire.user), trigger: ByteKey(fire.trigger))
-        if var ids = byOwner[owner] {
-            ids.removeAll { $0 == id }
-            byOwner[owner] = ids.isEmpty ? nil : ids
+        // In place, through the index: a copy taken out and stored back was a second hash and a new buffer per fire.
+        if let index = byOwner.index(forKey: owner) {
+            byOwner.values[index].removeAll { $0 == id }
+            if byOwner.values[index].isEmpty { byOwner.remove(at: index) }
         }
         return fire
     }
