@@ -18,7 +18,7 @@ protocol EventLoop: AnyObject, Sendable {
     /// Returns `false` when this kind of loop has no such point, so callers must not defer work to it. Add hooks
     /// before `start`.
     func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool
-    /// Calls the channel's `sendQueuedOutput` once, after this round's events, tasks and hooks and before the loop
+    /// Calls the channel's `sendQueuedOutput` once, after this round's events, tasks, hooks and ticks and before the loop
     /// sleeps, however many times it was asked in the round. Returns `false` when this kind of loop has no rounds:
     /// the caller sends now.
     func sendAtRoundEnd(_ channel: Channel) -> Bool
