@@ -32,7 +32,7 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
     var inEventLoop: Bool { DispatchQueue.getSpecific(key: key) != nil }
 
     /// Dispatch hands out events one by one; there is no end of a round to hook.
-    func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool { false }
+    func addIterationHook(_ hook: @escaping @Sendable () -> Void, gatherWhile pending: (@Sendable () -> Bool)?) -> Bool { false }
 
     func sendAtRoundEnd(_ channel: Channel) -> Bool { false }
 

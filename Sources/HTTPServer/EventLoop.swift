@@ -17,7 +17,10 @@ protocol EventLoop: AnyObject, Sendable {
     /// Runs `hook` on the loop's thread after each round of ready events and tasks, before it sleeps again.
     /// Returns `false` when this kind of loop has no such point, so callers must not defer work to it. Add hooks
     /// before `start`.
-    func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool
+    /// `gatherWhile`, when given and true at the end of the events, has the loop first take (without waiting, a
+    /// few times at most) what became ready meanwhile: a hook that commits the round's work (one log write, one
+    /// fsync) then shares it among more requests.
+    func addIterationHook(_ hook: @escaping @Sendable () -> Void, gatherWhile pending: (@Sendable () -> Bool)?) -> Bool
     /// Calls the channel's `sendQueuedOutput` once, after this round's events, tasks, hooks and ticks and before the loop
     /// sleeps, however many times it was asked in the round. Returns `false` when this kind of loop has no rounds:
     /// the caller sends now.

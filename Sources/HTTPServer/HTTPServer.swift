@@ -34,9 +34,9 @@ public final class HTTPServer: Sendable, ServerStatus {
 
     /// Runs `hook` on every loop after each round of events (see `EventLoop.addIterationHook`); `false`, and
     /// nothing added, when the loops have no such point. Call before `start()`.
-    public func addIterationHook(_ hook: @escaping @Sendable () -> Void) -> Bool {
+    public func addIterationHook(_ hook: @escaping @Sendable () -> Void, gatherWhile pending: (@Sendable () -> Bool)? = nil) -> Bool {
         // All loops are of one kind: either every one takes the hook or none does.
-        loops.allSatisfy { $0.addIterationHook(hook) }
+        loops.allSatisfy { $0.addIterationHook(hook, gatherWhile: pending) }
     }
 
     /// Whether the calling thread is one of this server's loops.

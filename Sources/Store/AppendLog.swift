@@ -72,6 +72,9 @@ public final class AppendLog: @unchecked Sendable {
 
     public static func segmentName(firstSeq: UInt64) -> String { GroupCommit<Completion>.segmentName(firstSeq: firstSeq) }
 
+    /// Records queued and not yet written: a round about to commit may gather more first.
+    public var hasUnflushed: Bool { condition.withLock { state.hasUnflushed } }
+
     /// The last seq handed out.
     public var lastSeq: UInt64 { condition.withLock { state.nextSeq - 1 } }
     public var fsyncs: Int { fsyncCount.load(ordering: .relaxed) }

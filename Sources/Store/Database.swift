@@ -81,18 +81,23 @@ public final class Database: Sendable {
     /// says whether the threads have rounds at all; without them, writers flush at once.
     ///
     /// `handOff: false` (a process with one CPU, where a second thread only takes turns with the loop): the loop
-    /// writes each round's batch itself, fsyncs it under `always`, and answers its writes without a hand-off.
+    /// writes each round's batch itself, fsyncs it under `always`, and answers its writes without a hand-off. Its
+    /// hook asks the round to gather what became ready while records wait (the second argument of `addRoundHook`),
+    /// so that more of them share the write and the fsync.
     public func batchLogWritesPerRound(
-        addRoundHook: (@escaping @Sendable () -> Void) -> Bool, isRoundThread: @escaping @Sendable () -> Bool, handOff: Bool = true
+        addRoundHook: (@escaping @Sendable () -> Void, (@Sendable () -> Bool)?) -> Bool, isRoundThread: @escaping @Sendable () -> Bool,
+        handOff: Bool = true
     ) {
         let log = log
         let hook: @Sendable () -> Void
+        var gatherWhile: (@Sendable () -> Bool)?
         if handOff {
             hook = { log.flush(handingOffAbove: AppendLog.handOffAbove) }
         } else {
             hook = { log.flushRoundHere() }
+            gatherWhile = { log.hasUnflushed }
         }
-        if addRoundHook(hook) {
+        if addRoundHook(hook, gatherWhile) {
             flushesLater = isRoundThread
             log.wakeWriterAtRoundEnds(isRoundThread: isRoundThread)
         }

@@ -135,7 +135,8 @@ public final class Daemon: Sendable {
             peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics, tickets: api.tickets) } ?? router
         let server = server
         database.batchLogWritesPerRound(
-            addRoundHook: { server.addIterationHook($0) }, isRoundThread: { server.isLoopThread }, handOff: options.resolvedLogCommit == .writerThread
+            addRoundHook: { server.addIterationHook($0, gatherWhile: $1) }, isRoundThread: { server.isLoopThread },
+            handOff: options.resolvedLogCommit == .writerThread
         )
     }
 

@@ -57,7 +57,10 @@ import Testing
             }
         }
         #expect(completed.withLock { $0.isEmpty })
+        // What a round about to commit asks before it gathers more input.
+        #expect(log.hasUnflushed)
         log.flushRoundHere()
+        #expect(!log.hasUnflushed)
         let settled = completed.withLock { $0 }
         #expect(settled.map(\.seq) == Array(1...50))
         #expect(settled.allSatisfy { $0.here })
