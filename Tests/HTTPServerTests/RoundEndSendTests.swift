@@ -10,51 +10,16 @@ import Testing
 /// The epoll loop sends a round's replies together when the round ends: every ready channel is read first, then
 /// each channel that queued output sends once, however often it asked.
 @Suite struct RoundEndSendTests {
-    final class Log: Sendable {
-        private let entries = Mutex<[String]>([])
-        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-        var all: [String] { entries.withLock { $0 } }
-    }
-
-    /// A pipe's read end on the loop: each readable drains the pipe and asks for a send at the round's end twice.
-    final class PipeChannel: Channel, @unchecked Sendable {
-        let fd: Int32
-        let name: String
-        let log: Log
-        let loop: EpollEventLoop
-
-        init(fd: Int32, name: String, log: Log, loop: EpollEventLoop) {
-            self.fd = fd
-            self.name = name
-            self.log = log
-            self.loop = loop
+    /// Asks for a send at the round's end twice on every read.
+    private func asking(_ fd: Int32, _ name: String, _ log: LoopLog, _ loop: EpollEventLoop) -> PipeChannel {
+        PipeChannel(fd: fd, name: name, log: log) { channel in
+            #expect(loop.sendAtRoundEnd(channel))
+            #expect(loop.sendAtRoundEnd(channel))
         }
-
-        func readable() {
-            var bytes = [UInt8](repeating: 0, count: 64)
-            _ = Glibc.read(fd, &bytes, bytes.count)
-            log.append("read \(name)")
-            #expect(loop.sendAtRoundEnd(self))
-            #expect(loop.sendAtRoundEnd(self))
-        }
-
-        func writable() {}
-        func tick(now: MonotonicInstant) {}
-
-        func sendQueuedOutput() {
-            log.append("send \(name)")
-        }
-    }
-
-    private func pipePair() -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        return (fds[0], fds[1])
     }
 
     /// Waits (bounded) until the log has `count` entries.
-    private func waitFor(_ count: Int, in log: Log) -> [String] {
+    private func waitFor(_ count: Int, in log: LoopLog) -> [String] {
         for _ in 0..<500 {
             let entries = log.all
             if entries.count >= count { return entries }
@@ -65,16 +30,16 @@ import Testing
 
     @Test func channelsReadyInOneRound_areAllReadBeforeAnySends_andEachSendsOnce() throws {
         let loop = EpollEventLoop()
-        let log = Log()
-        let first = pipePair()
-        let second = pipePair()
+        let log = LoopLog()
+        let first = nonBlockingPipe()
+        let second = nonBlockingPipe()
         defer { [first.write, second.write].forEach { _ = Glibc.close($0) } }
         // Both ready before the loop first waits, so one epoll_wait reports both.
         var byte: UInt8 = 1
         _ = Glibc.write(first.write, &byte, 1)
         _ = Glibc.write(second.write, &byte, 1)
-        loop.add(PipeChannel(fd: first.read, name: "a", log: log, loop: loop))
-        loop.add(PipeChannel(fd: second.read, name: "b", log: log, loop: loop))
+        loop.add(asking(first.read, "a", log, loop))
+        loop.add(asking(second.read, "b", log, loop))
         loop.start()
         let entries = waitFor(4, in: log)
         loop.stop()
@@ -85,10 +50,10 @@ import Testing
 
     @Test func aChannelQueuedInOneRound_sendsBeforeTheNextRoundReadsIt() throws {
         let loop = EpollEventLoop()
-        let log = Log()
-        let pair = pipePair()
+        let log = LoopLog()
+        let pair = nonBlockingPipe()
         defer { _ = Glibc.close(pair.write) }
-        loop.add(PipeChannel(fd: pair.read, name: "a", log: log, loop: loop))
+        loop.add(asking(pair.read, "a", log, loop))
         loop.start()
         var byte: UInt8 = 1
         _ = Glibc.write(pair.write, &byte, 1)
@@ -104,10 +69,10 @@ import Testing
     @Test func aDescriptorReusedInTheRound_byANewChannel_stillSendsAtTheRoundsEnd() throws {
         final class Replacing: Channel, @unchecked Sendable {
             let fd: Int32
-            let log: Log
+            let log: LoopLog
             let loop: EpollEventLoop
             let writeEnd = Mutex<Int32>(-1)
-            init(fd: Int32, log: Log, loop: EpollEventLoop) {
+            init(fd: Int32, log: LoopLog, loop: EpollEventLoop) {
                 self.fd = fd
                 self.log = log
                 self.loop = loop
@@ -123,7 +88,8 @@ import Testing
                 var byte: UInt8 = 1
                 _ = Glibc.write(fds[1], &byte, 1)
                 writeEnd.withLock { $0 = fds[1] }
-                let newcomer = PipeChannel(fd: fds[0], name: "new", log: log, loop: loop)
+                let loop = loop
+                let newcomer = PipeChannel(fd: fds[0], name: "new", log: log) { channel in #expect(loop.sendAtRoundEnd(channel)) }
                 loop.add(newcomer)
                 newcomer.readable()
             }
@@ -132,8 +98,8 @@ import Testing
             func sendQueuedOutput() { log.append("send closed") }
         }
         let loop = EpollEventLoop()
-        let log = Log()
-        let pair = pipePair()
+        let log = LoopLog()
+        let pair = nonBlockingPipe()
         defer { _ = Glibc.close(pair.write) }
         var byte: UInt8 = 1
         _ = Glibc.write(pair.write, &byte, 1)
@@ -151,7 +117,7 @@ import Testing
 
     @Test func theDispatchLoop_hasNoRounds_soItsCallersSendAtOnce() {
         let loop = DispatchEventLoop(label: "round-end-test")
-        let pair = pipePair()
+        let pair = nonBlockingPipe()
         defer { [pair.read, pair.write].forEach { _ = Glibc.close($0) } }
         final class Idle: Channel {
             let fd: Int32
