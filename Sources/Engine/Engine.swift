@@ -100,16 +100,21 @@ public final class Engine: Sendable {
             }
         }
         let event = donated
-        store.write(mutation, followUp: followUp) { [self] result in
+        // The flag diff needs no disk: a store that waits for an fsync may compute it meanwhile.
+        let early = store.runsWorkWhileSyncing ? EarlyWriteDiff() : nil
+        var computeEarly: (@Sendable (UserStore.Applied) -> Void)?
+        if let early {
+            computeEarly = { applied in
+                early.compute { WriteDiff(applied, in: served.rules, now: mutation.now, request: request) }
+            }
+        }
+        store.write(mutation, followUp: followUp, early: computeEarly) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(error))
             case .success(let applied):
-                // The flags the write can reach are the same for every app version: found once, for the write's
-                // own changes and for the other versions' the timekeeper publishes.
-                let affected = served.rules.flagsAffected(from: applied.previous, to: applied.state)
-                let changes = FlagChange.between(
-                    applied.previous, applied.state, in: served.rules, now: mutation.now, request: request, affected: affected)
+                let diff = early?.take() ?? WriteDiff(applied, in: served.rules, now: mutation.now, request: request)
+                let changes = diff.changes
                 var fired: [(trigger: String, at: Instant)] = []
                 for case .triggerFired(let trigger, let at) in applied.effects { fired.append((trigger, at)) }
                 switch kind {
@@ -119,9 +124,7 @@ public final class Engine: Sendable {
                 case .display: writeCounters.displayEvents.increment()
                 }
                 if !fired.isEmpty { writeCounters.triggerFires.increment(by: fired.count) }
-                timekeeper.written(
-                    request: request, applied: applied, affected: affected, changes: changes, ruleSet: served.rules, event: event,
-                    now: mutation.now)
+                timekeeper.written(request: request, applied: applied, diff: diff, ruleSet: served.rules, event: event, now: mutation.now)
                 completion(.success(WriteOutcome(applied: applied, changes: changes, fired: fired)))
             }
         }

@@ -56,8 +56,7 @@ final class Timekeeper: @unchecked Sendable {
     /// After an acknowledged write: flag events for what changed, trigger events for what fired, and the user's
     /// clock-driven schedule refreshed.
     func written(
-        request: RequestAttributes, applied: UserStore.Applied, affected: [Flag], changes: [FlagChange], ruleSet: RuleSet,
-        event: String?, now: Instant
+        request: RequestAttributes, applied: UserStore.Applied, diff: WriteDiff, ruleSet: RuleSet, event: String?, now: Instant
     ) {
         let user = request.userID
         let appVersion = request.appVersion
@@ -66,12 +65,16 @@ final class Timekeeper: @unchecked Sendable {
         // version-less evaluation is always made, so streams without a version (browsers' EventSource cannot send
         // one) can resume from the retained events whoever wrote.
         for version in versions(hearing: user, writtenWith: appVersion) {
-            let versionChanges =
-                version == appVersion
-                ? changes
-                : FlagChange.between(
-                    applied.previous, applied.state, user: user, in: ruleSet, now: now, appVersion: version, affected: affected,
-                    written: changes)
+            let versionChanges: [FlagChange]
+            if version == appVersion {
+                versionChanges = diff.changes
+            } else if version == nil, let versionless = diff.versionless {
+                versionChanges = versionless
+            } else {
+                versionChanges = FlagChange.between(
+                    applied.previous, applied.state, user: user, in: ruleSet, now: now, appVersion: version, affected: diff.affected,
+                    written: diff.changes)
+            }
             for change in versionChanges {
                 subscribers.publish(
                     .flagChanged(

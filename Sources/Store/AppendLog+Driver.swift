@@ -56,7 +56,7 @@ extension AppendLog {
                 let written = bytes.withUnsafeBytes { raw in Result { () throws(IOError) in try fileSystem.write(fd, raw, path: path) } }
                 return .wrote(try written.get())
             case .fsync(let fd, let path):
-                try fsync(fd, path: path)
+                try fsyncWorking(fd, path: path)
                 return .done
             case .open(let path):
                 return .opened(try fileSystem.openForAppend(path))
@@ -71,6 +71,23 @@ extension AppendLog {
 
     private func fsync(_ fd: Int32, path: String) throws(IOError) {
         try fileSystem.syncData(fd, path: path)
+        fsyncCount.add(1, ordering: .relaxed)
+    }
+
+    /// A batch's fsync, with the `whileSyncing` work handed over so far done while it is out: on the fsync thread
+    /// when this is a loop committing its round, before it on the writer thread (which has nobody to hand it to).
+    /// Runs holding the file lock and no other.
+    private func fsyncWorking(_ fd: Int32, path: String) throws(IOError) {
+        var work: [@Sendable () -> Void] = []
+        condition.withLock { swap(&work, &earlyWork) }
+        guard !work.isEmpty else { return try fsync(fd, path: path) }
+        guard let helper = fsyncThread, writerThread.load(ordering: .relaxed) != UInt(pthread_self()) else {
+            for item in work { item() }
+            return try fsync(fd, path: path)
+        }
+        helper.start(fd: fd, path: path)
+        for item in work { item() }
+        try helper.finish()
         fsyncCount.add(1, ordering: .relaxed)
     }
 

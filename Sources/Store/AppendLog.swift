@@ -42,6 +42,12 @@ public final class AppendLog: @unchecked Sendable {
     let completions = DispatchQueue(label: "specd.log.completions")
     /// The writer thread's id, set when it starts: `deliver` asks whether it runs there.
     let writerThread = Atomic<UInt>(0)
+    /// A loop committing its own rounds under `always` (`writersCommit`): its fsyncs go to this thread while the
+    /// loop does the work callers handed to `whileSyncing`.
+    let fsyncThread: FsyncThread?
+    /// Work to do before the acknowledgement it waits for, by whoever next waits for an fsync. Guarded by
+    /// `condition`.
+    var earlyWork: [@Sendable () -> Void] = []
 
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
     public init(
@@ -65,6 +71,7 @@ public final class AppendLog: @unchecked Sendable {
             policy: policy, interval: interval, segmentLimit: segmentLimit, directory: directory, nextSeq: nextSeq,
             segment: segment, now: .now, writersCommit: writersCommit)
         inline = state.inline
+        fsyncThread = writersCommit && policy == .always ? FsyncThread(fileSystem: fileSystem) : nil
         let thread = Thread { [self] in writerLoop() }
         thread.name = "specd-log-writer"
         thread.start()
@@ -149,6 +156,19 @@ public final class AppendLog: @unchecked Sendable {
         roundThreads = isRoundThread
     }
 
+    /// Whether `whileSyncing` work can run while an fsync is out (a loop committing its own rounds under `always`).
+    public var runsWorkWhileSyncing: Bool { fsyncThread != nil }
+
+    /// Work a caller would otherwise do once a record is acknowledged, and which needs no acknowledgement: it runs
+    /// while the next fsync is out (before it on the writer thread), so the disk and the CPU work at once. It must
+    /// not call back into the log, and whoever waits for its result must be ready to do it themselves when it has
+    /// not run yet: an fsync that settles a record may have started before the record's work was handed over.
+    /// Without `runsWorkWhileSyncing` the work is dropped.
+    public func whileSyncing(_ work: @escaping @Sendable () -> Void) {
+        guard fsyncThread != nil else { return }
+        condition.withLock { earlyWork.append(work) }
+    }
+
     /// Calls `completion` once `seq` is acknowledged under the policy, or failed. May call it at once.
     public func whenAcknowledged(_ seq: UInt64, _ completion: @escaping Completion) {
         let settled = condition.withLock { state.register(seq, completion) }
@@ -191,6 +211,8 @@ public final class AppendLog: @unchecked Sendable {
         state.stop()
         condition.signal()
         while !state.stopped { condition.wait() }
+        earlyWork.removeAll()
         condition.unlock()
+        fsyncThread?.stop()
     }
 }

@@ -10,9 +10,16 @@ public protocol ContextStore: AnyObject, Sendable {
     var limits: ContextLimits { get }
     /// Applies a mutation (then `followUp`'s actions, in the same logged step) and calls `completion` once the
     /// log acknowledged it under the fsync policy. Completions of one user's writes come in the order applied.
+    ///
+    /// `early` is work the caller would otherwise do in `completion` and which needs no acknowledgement (computing
+    /// an answer, not sending it): when `runsWorkWhileSyncing`, the store may run it, on any thread and at most
+    /// once, while the write's fsync is out. The caller must not rely on it having run.
     func write(
         _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
+        early: (@Sendable (UserStore.Applied) -> Void)?,
         completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void)
+    /// Whether `write` may run its `early` work before acknowledging: without, handing it over is wasted.
+    var runsWorkWhileSyncing: Bool { get }
     /// Counts and state for readiness, status and metrics.
     var health: StoreHealth { get }
     /// Users recovered from a snapshot that nothing has read or written since, still held as their snapshot
@@ -30,6 +37,14 @@ public protocol ContextStore: AnyObject, Sendable {
 }
 
 extension ContextStore {
+    /// A write with no early work.
+    public func write(
+        _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
+        completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
+    ) {
+        write(mutation, followUp: followUp, early: nil, completion: completion)
+    }
+
     /// A store without a log has no history.
     public func userLog<Visitor: UserLogVisitor>(
         of user: String, baseBefore seq: UInt64?, into visitor: inout Visitor
@@ -67,6 +82,7 @@ extension Database: ContextStore {
     public func context(of user: String) -> UserContext? { store.context(of: user) }
     public var limits: ContextLimits { store.limits }
     public var usersStillEncoded: Int { store.usersStillEncoded }
+    public var runsWorkWhileSyncing: Bool { log.runsWorkWhileSyncing }
     public var health: StoreHealth {
         StoreHealth(
             users: store.userCount, lastSeq: log.lastSeq, lastSnapshotSeq: lastSnapshotSeq, fsync: options.fsync,

@@ -141,8 +141,10 @@ public final class Database: Sendable {
     }
 
     /// Applies a mutation and calls `completion` once it is acknowledged under the fsync policy.
+    /// `early` runs while an fsync is out when the log `runsWorkWhileSyncing` (see `ContextStore.write`).
     public func write(
         _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
+        early: (@Sendable (UserStore.Applied) -> Void)? = nil,
         completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
     ) {
         let applied: UserStore.Applied
@@ -155,6 +157,7 @@ public final class Database: Sendable {
         }
         // Outside the shard lock: flushing may complete other writers' requests on this thread. A thread that
         // flushes at the end of its round anyway (an event loop) leaves it to then: one write for the whole round.
+        if let early { log.whileSyncing { early(applied) } }
         if !(flushesLater?() ?? false) { log.flush(handingOffAbove: AppendLog.handOffAbove) }
         log.whenAcknowledged(applied.seq) { result in
             order.complete(applied.seq) {

@@ -16,7 +16,7 @@ public final class MemoryContextStore: ContextStore {
 
     public func write(
         _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
-        completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
+        early: (@Sendable (UserStore.Applied) -> Void)?, completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
     ) {
         do {
             completion(.success(try store.apply(mutation, followUp: followUp)))
@@ -24,6 +24,9 @@ public final class MemoryContextStore: ContextStore {
             completion(.failure(error))
         }
     }
+
+    /// Writes are acknowledged at once: there is no fsync to work beside.
+    public var runsWorkWhileSyncing: Bool { false }
 
     /// Nothing here comes from a snapshot.
     public var usersStillEncoded: Int { 0 }

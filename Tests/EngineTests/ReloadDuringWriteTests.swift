@@ -18,10 +18,11 @@ import Testing
         var limits: ContextLimits { inner.limits }
         var health: StoreHealth { inner.health }
         var usersStillEncoded: Int { 0 }
+        var runsWorkWhileSyncing: Bool { false }
 
         func write(
             _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
-            completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
+            early: (@Sendable (UserStore.Applied) -> Void)?, completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
         ) {
             inner.write(mutation, followUp: followUp) { result in self.held.withLock { $0.append { completion(result) } } }
         }

@@ -1,0 +1,63 @@
+import Rules
+import Store
+import Synchronization
+
+/// What an applied write changed for the flags' readers: which flags it can reach, and how their answers moved for
+/// the write's own app version and for streams that send none. Pure, so it can be computed before the write is
+/// acknowledged (`ContextStore.write`'s early work) while only its publishing waits for the disk.
+struct WriteDiff: Sendable {
+    /// The flags the write can reach, the same for every app version.
+    let affected: [Flag]
+    /// The changes as the write's own app version sees them.
+    let changes: [FlagChange]
+    /// The same changes as a request without app version sees them, when the write carried one.
+    let versionless: [FlagChange]?
+
+    init(_ applied: UserStore.Applied, in ruleSet: RuleSet, now: Instant, request: RequestAttributes) {
+        affected = ruleSet.flagsAffected(from: applied.previous, to: applied.state)
+        changes = FlagChange.between(applied.previous, applied.state, in: ruleSet, now: now, request: request, affected: affected)
+        // The version-less evaluation is always published (see `Timekeeper.written`).
+        versionless =
+            request.appVersion == nil
+            ? nil
+            : FlagChange.between(
+                applied.previous, applied.state, user: request.userID, in: ruleSet, now: now, appVersion: nil, affected: affected,
+                written: changes)
+    }
+}
+
+/// One write's `WriteDiff`, computed by the store's early work or else by the completion, never both to the end:
+/// whichever comes second uses or drops the other's.
+final class EarlyWriteDiff: Sendable {
+    private enum State {
+        case waiting
+        case computing
+        case ready(WriteDiff)
+        case taken
+    }
+
+    private let state = Mutex(State.waiting)
+
+    /// Early work: computes the diff unless the completion already took its turn.
+    func compute(_ body: () -> WriteDiff) {
+        let proceed = state.withLock { state -> Bool in
+            guard case .waiting = state else { return false }
+            state = .computing
+            return true
+        }
+        guard proceed else { return }
+        let diff = body()
+        state.withLock { state in
+            if case .computing = state { state = .ready(diff) }
+        }
+    }
+
+    /// The completion: the diff if the early work finished it; from now on the early work does nothing.
+    func take() -> WriteDiff? {
+        state.withLock { state -> WriteDiff? in
+            defer { state = .taken }
+            if case .ready(let diff) = state { return diff }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// A thread that makes one fsync at a time for a caller with other work to do meanwhile.
+///
+/// An event loop committing its own round under `--fsync always` has written the batch and must wait for the
+/// disk (half a millisecond and more on a busy disk) before it may answer. The answers' computation does not need
+/// the disk: the loop hands the fsync here, computes, and then waits for what is left of the fsync. The thread
+/// sleeps in the kernel the whole time, so on one CPU it takes the core from nobody.
+///
+/// Threads: `start` and `finish` are called by one caller at a time (the log's flusher, which holds the log's file
+/// lock), always in pairs; the fsync itself runs on this class's own thread.
+final class FsyncThread: @unchecked Sendable {
+    private enum Job {
+        case idle
+        case asked(fd: Int32, path: String)
+        case running
+        case done(Result<Void, IOError>)
+        case stopping
+    }
+
+    private let fileSystem: FileSystem
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var job = Job.idle
+    private var started = false
+
+    init(fileSystem: FileSystem) {
+        self.fileSystem = fileSystem
+    }
+
+    /// Asks for an fsync of `fd`; the thread starts on the first call. Pair with `finish`.
+    func start(fd: Int32, path: String) {
+        condition.lock()
+        defer { condition.unlock() }
+        if !started {
+            started = true
+            let thread = Thread { [self] in run() }
+            thread.name = "specd-log-fsync"
+            thread.start()
+        }
+        job = .asked(fd: fd, path: path)
+        condition.broadcast()
+    }
+
+    /// Blocks until the fsync `start` asked for returned, and returns how it went.
+    func finish() throws(IOError) {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if case .done(let result) = job {
+                job = .idle
+                try result.get()
+                return
+            }
+            condition.wait()
+        }
+    }
+
+    /// Ends the thread once idle. Callers finish their fsync first.
+    func stop() {
+        condition.withLock {
+            job = .stopping
+            condition.broadcast()
+        }
+    }
+
+    private func run() {
+        condition.lock()
+        while true {
+            switch job {
+            case .stopping:
+                condition.unlock()
+                return
+            case .asked(let fd, let path):
+                job = .running
+                condition.unlock()
+                let result = Result { () throws(IOError) in try fileSystem.syncData(fd, path: path) }
+                condition.lock()
+                job = .done(result)
+                condition.broadcast()
+            case .idle, .running, .done:
+                condition.wait()
+            }
+        }
+    }
+}

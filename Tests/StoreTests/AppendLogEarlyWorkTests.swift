@@ -1,0 +1,129 @@
+import Foundation
+import StoreFixtures
+import Synchronization
+import Testing
+
+@testable import Store
+
+/// A loop committing its own round under `always` hands the fsync to a helper thread and does the work callers
+/// handed over (`whileSyncing`: their answers' computation) while the disk is busy; the acknowledgements still
+/// wait for the fsync.
+@Suite struct AppendLogEarlyWorkTests {
+    static let record = MutationCodec.encode(Mutation(user: "u", now: t0, actions: [.increment(counter: "k", by: 1)]))
+
+    /// The work runs while the fsync is out: it sees the fsync started and not returned, and lets it return. Run
+    /// after the fsync instead, it would find none out (the disk waits for it in vain, then gives up). The
+    /// completions follow, on the calling thread, after the one fsync.
+    @Test func earlyWork_runsWhileTheRoundsFsyncIsOut_thenTheCompletions() throws {
+        let disk = HeldFsync()
+        let log = try AppendLog(directory: temporaryDirectory(), fileSystem: disk, policy: .always, nextSeq: 1, writersCommit: true)
+        defer { log.close() }
+        log.wakeWriterAtRoundEnds(isRoundThread: { true })
+        #expect(log.runsWorkWhileSyncing)
+        let events = Mutex<[String]>([])
+        let caller = pthread_self()
+        for _ in 0..<3 {
+            let seq = try log.append(Self.record)
+            log.whileSyncing {
+                let out = disk.started.wait(timeout: .now() + 5) == .success
+                events.withLock { $0.append(out ? "work during fsync \(seq)" : "work without fsync \(seq)") }
+                if out { disk.started.signal() }
+            }
+            log.whenAcknowledged(seq) { result in
+                let here = pthread_equal(pthread_self(), caller) != 0
+                events.withLock { $0.append("acknowledged \(seq) \((try? result.get()) == seq && here)") }
+            }
+        }
+        disk.releaseWhen { events.withLock { $0.count } == 3 }
+        let before = log.fsyncs
+        log.flushRoundHere()
+        #expect(
+            events.withLock { $0 } == [
+                "work during fsync 1", "work during fsync 2", "work during fsync 3",
+                "acknowledged 1 true", "acknowledged 2 true", "acknowledged 3 true"
+            ])
+        #expect(log.fsyncs - before == 1)
+        #expect(!disk.gaveUp.withLock { $0 })
+    }
+
+    /// The fsync fails while the work runs: the work is done, and every record of the batch fails instead of being
+    /// acknowledged.
+    @Test func earlyWork_aFailedFsyncStillFailsTheBatch() throws {
+        let disk = HeldFsync()
+        disk.fails.withLock { $0 = true }
+        let log = try AppendLog(directory: temporaryDirectory(), fileSystem: disk, policy: .always, nextSeq: 1, writersCommit: true)
+        defer { log.close() }
+        log.wakeWriterAtRoundEnds(isRoundThread: { true })
+        let ran = Mutex(false)
+        let outcome = Mutex<Result<UInt64, StorageFailure>?>(nil)
+        let seq = try log.append(Self.record)
+        log.whileSyncing { ran.withLock { $0 = true } }
+        log.whenAcknowledged(seq) { result in outcome.withLock { $0 = result } }
+        disk.releaseWhen { ran.withLock { $0 } }
+        log.flushRoundHere()
+        #expect(ran.withLock { $0 })
+        guard case .failure? = outcome.withLock({ $0 }) else {
+            Issue.record("a record of a failed fsync was acknowledged")
+            return
+        }
+    }
+
+    /// Without a loop committing under `always` there is no fsync to work beside: the work is not kept (a list
+    /// nobody drains would grow with every write), and the caller computes its answer after the acknowledgement.
+    @Test(arguments: [(FsyncPolicy.always, false), (.never, true), (.interval, true)])
+    func earlyWork_isNotKept_withoutALoopCommittingUnderAlways(policy: FsyncPolicy, writersCommit: Bool) throws {
+        let log = try AppendLog(
+            directory: temporaryDirectory(), fileSystem: PosixFileSystem(), policy: policy, nextSeq: 1, writersCommit: writersCommit)
+        defer { log.close() }
+        #expect(!log.runsWorkWhileSyncing)
+        let ran = Mutex(false)
+        let seq = try log.append(Self.record)
+        log.whileSyncing { ran.withLock { $0 = true } }
+        try log.waitAcknowledged(seq)
+        #expect(!ran.withLock { $0 })
+        #expect(log.condition.withLock { log.earlyWork.isEmpty })
+    }
+}
+
+/// The real file system, except that `syncData` signals `started`, then waits until `release` holds (the test's
+/// early work has seen the fsync out) before syncing, or fails when `fails`. It gives up after five seconds.
+final class HeldFsync: FileSystem {
+    let real = PosixFileSystem()
+    let started = DispatchSemaphore(value: 0)
+    let release = Mutex<(@Sendable () -> Bool)?>(nil)
+    let fails = Mutex(false)
+    let gaveUp = Mutex(false)
+
+    func releaseWhen(_ condition: @escaping @Sendable () -> Bool) { release.withLock { $0 = condition } }
+
+    func syncData(_ fd: Int32, path: String) throws(IOError) {
+        started.signal()
+        let deadline = Date().addingTimeInterval(5)
+        while !(release.withLock { $0 }?() ?? true) {
+            guard Date() < deadline else {
+                gaveUp.withLock { $0 = true }
+                break
+            }
+            usleep(1000)
+        }
+        if fails.withLock({ $0 }) { throw IOError(call: "fdatasync", path: path, code: EIO) }
+        try real.fsync(fd, path: path)
+    }
+
+    func openForAppend(_ path: String) throws(IOError) -> Int32 { try real.openForAppend(path) }
+    func openForWrite(_ path: String) throws(IOError) -> Int32 { try real.openForWrite(path) }
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int { try real.write(fd, bytes, path: path) }
+    func fsync(_ fd: Int32, path: String) throws(IOError) { try real.fsync(fd, path: path) }
+    func close(_ fd: Int32) { real.close(fd) }
+    func rename(_ from: String, _ to: String) throws(IOError) { try real.rename(from, to) }
+    func remove(_ path: String) throws(IOError) { try real.remove(path) }
+    func fsyncDirectory(_ path: String) throws(IOError) { try real.fsyncDirectory(path) }
+    func read(_ path: String) throws(IOError) -> [UInt8] { try real.read(path) }
+    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) -> Bool) throws(IOError) {
+        try real.readChunks(path, chunkSize: chunkSize, body)
+    }
+    func list(_ directory: String) throws(IOError) -> [String] { try real.list(directory) }
+    func truncate(_ path: String, to size: Int) throws(IOError) { try real.truncate(path, to: size) }
+    func createDirectory(_ path: String) throws(IOError) { try real.createDirectory(path) }
+    func size(_ path: String) -> Int? { real.size(path) }
+}
