@@ -105,7 +105,7 @@ public final class Engine: Sendable {
         var computeEarly: (@Sendable (UserStore.Applied) -> Void)?
         if let early {
             computeEarly = { applied in
-                early.compute { WriteDiff(applied, in: served.rules, now: mutation.now, request: request) }
+                early.compute { served.rules.diff(of: applied, now: mutation.now, request: request) }
             }
         }
         store.write(mutation, followUp: followUp, early: computeEarly) { [self] result in
@@ -113,7 +113,7 @@ public final class Engine: Sendable {
             case .failure(let error):
                 completion(.failure(error))
             case .success(let applied):
-                let diff = early?.take() ?? WriteDiff(applied, in: served.rules, now: mutation.now, request: request)
+                let diff = early?.take() ?? served.rules.diff(of: applied, now: mutation.now, request: request)
                 let changes = diff.changes
                 var fired: [(trigger: String, at: Instant)] = []
                 for case .triggerFired(let trigger, let at) in applied.effects { fired.append((trigger, at)) }

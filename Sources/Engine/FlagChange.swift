@@ -47,7 +47,8 @@ public struct FlagChange: Sendable {
         _ before: UserContext?, _ after: UserContext?, user: String, in ruleSet: RuleSet, now: Instant,
         appVersion: String?, affected: [Flag], written: [FlagChange]
     ) -> [FlagChange] {
-        guard affected.contains(where: ruleSet.readsAppVersion) else { return written }
+        // A closure, not the method as a value: that copied the whole set into its context.
+        guard affected.contains(where: { ruleSet.readsAppVersion($0) }) else { return written }
         let request = RequestAttributes(userID: user, appVersion: appVersion)
         let old = EvaluationInput(context: before ?? UserContext(), now: now, request: request)
         let new = EvaluationInput(context: after ?? UserContext(), now: now, request: request)

@@ -13,16 +13,27 @@ struct WriteDiff: Sendable {
     /// The same changes as a request without app version sees them, when the write carried one.
     let versionless: [FlagChange]?
 
-    init(_ applied: UserStore.Applied, in ruleSet: RuleSet, now: Instant, request: RequestAttributes) {
-        affected = ruleSet.flagsAffected(from: applied.previous, to: applied.state)
-        changes = FlagChange.between(applied.previous, applied.state, in: ruleSet, now: now, request: request, affected: affected)
+    init(affected: [Flag], changes: [FlagChange], versionless: [FlagChange]?) {
+        self.affected = affected
+        self.changes = changes
+        self.versionless = versionless
+    }
+}
+
+extension RuleSet {
+    /// The write's diff under this set. A method of the set, called on the served set in place: a `RuleSet`
+    /// parameter was a copy of every field of the set, retained and released once per write.
+    func diff(of applied: UserStore.Applied, now: Instant, request: RequestAttributes) -> WriteDiff {
+        let affected = flagsAffected(from: applied.previous, to: applied.state)
+        let changes = FlagChange.between(applied.previous, applied.state, in: self, now: now, request: request, affected: affected)
         // The version-less evaluation is always published (see `Timekeeper.written`).
-        versionless =
+        let versionless =
             request.appVersion == nil
             ? nil
             : FlagChange.between(
-                applied.previous, applied.state, user: request.userID, in: ruleSet, now: now, appVersion: nil, affected: affected,
+                applied.previous, applied.state, user: request.userID, in: self, now: now, appVersion: nil, affected: affected,
                 written: changes)
+        return WriteDiff(affected: affected, changes: changes, versionless: versionless)
     }
 }
 

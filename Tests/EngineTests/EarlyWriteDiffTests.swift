@@ -118,8 +118,7 @@ import Testing
         MemoryContextStore().write(Mutation(user: "u", now: Instant(milliseconds: 0), actions: [.addSegment("s")]), followUp: nil) {
             result in applied.withLock { $0 = try? result.get() }
         }
-        return WriteDiff(
-            applied.withLock { $0! }, in: try! RuleSetCompiler.compile(JSONParser().parse(#"{"flags": {}}"#)).get(),
-            now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))
+        return try! RuleSetCompiler.compile(JSONParser().parse(#"{"flags": {}}"#)).get()
+            .diff(of: applied.withLock { $0! }, now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))
     }
 }

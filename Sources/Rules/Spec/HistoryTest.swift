@@ -86,6 +86,10 @@ public struct HistoryTest: Sendable, Equatable {
     func withNonzeroCounts<Result>(
         _ recent: [Instant], now: Instant, zone: String?, _ body: (UnsafeBufferPointer<Int>) -> Result
     ) -> Result {
+        // Locals, not `self`'s fields: the scratch closures below copied the whole test (its event name
+        // retained) four times per evaluation to reach them.
+        let period = self.period
+        let periods = self.periods
         let current = period.index(of: now, in: zone)
         let longest = Saturating.add(period.nominalMilliseconds + period.nominalMilliseconds / 10, 3_600_000)
         let oldest = now - Saturating.add(Saturating.multiply(Int64(periods), longest), 2 * 86_400_000)
