@@ -49,6 +49,10 @@ import Testing
             let answer = try request(first.port, "POST", "/v1/users/u\(index % 3)/events/appStarted")
             #expect(answer.status == 200)
             if let seq = answer.json?["seq"]?.numberValue?.int { seqs.append(seq) }
+            // The flag diff is computed while the round's fsync is out: a user's first start still reports the
+            // tour it opens, and later starts do not.
+            let changed = answer.json?["changed"]?.arrayValue?.compactMap { $0["key"]?.stringValue } ?? []
+            #expect(changed.contains("first-week-tour") == (index < 3), "\(index): \(changed)")
         }
         #expect(seqs == Array(seqs.sorted()) && seqs.count == 20)
         kill(first.process.processIdentifier, SIGKILL)
