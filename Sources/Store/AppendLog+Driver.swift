@@ -74,18 +74,16 @@ extension AppendLog {
         fsyncCount.add(1, ordering: .relaxed)
     }
 
-    /// A batch's fsync, with the `whileSyncing` work handed over so far done while it is out: on the fsync thread
-    /// when this is a loop committing its round, before it on the writer thread (which has nobody to hand it to).
-    /// Runs holding the file lock and no other.
+    /// A batch's fsync. A loop committing its round hands the fsync to the fsync thread and, on its own thread,
+    /// does the `whileSyncing` work handed over so far while it is out. The writer thread drops that work: done
+    /// here it would only hold back the batch's acknowledgement, and its completions compute it themselves. Runs
+    /// holding the file lock and no other.
     private func fsyncWorking(_ fd: Int32, path: String) throws(IOError) {
         var work: [@Sendable () -> Void] = []
         condition.withLock { swap(&work, &earlyWork) }
-        guard !work.isEmpty else { return try fsync(fd, path: path) }
-        guard let helper = fsyncThread, writerThread.load(ordering: .relaxed) != UInt(pthread_self()) else {
-            for item in work { item() }
-            return try fsync(fd, path: path)
-        }
-        helper.start(fd: fd, path: path)
+        guard !work.isEmpty, let helper = fsyncThread, writerThread.load(ordering: .relaxed) != UInt(pthread_self()),
+            helper.start(fd: fd, path: path)
+        else { return try fsync(fd, path: path) }
         for item in work { item() }
         try helper.finish()
         fsyncCount.add(1, ordering: .relaxed)

@@ -159,11 +159,11 @@ public final class AppendLog: @unchecked Sendable {
     /// Whether `whileSyncing` work can run while an fsync is out (a loop committing its own rounds under `always`).
     public var runsWorkWhileSyncing: Bool { fsyncThread != nil }
 
-    /// Work a caller would otherwise do once a record is acknowledged, and which needs no acknowledgement: it runs
-    /// while the next fsync is out (before it on the writer thread), so the disk and the CPU work at once. It must
-    /// not call back into the log, and whoever waits for its result must be ready to do it themselves when it has
-    /// not run yet: an fsync that settles a record may have started before the record's work was handed over.
-    /// Without `runsWorkWhileSyncing` the work is dropped.
+    /// Work a caller would otherwise do once a record is acknowledged, and which needs no acknowledgement: a loop
+    /// committing its round runs it while that round's fsync is out, so the disk and the CPU work at once. It must
+    /// not call back into the log, and whoever waits for its result must be ready to do it themselves: it may run
+    /// after the acknowledgement (an fsync that settles a record may have started before the record's work was
+    /// handed over) or never (the writer thread drops it, as does a log without `runsWorkWhileSyncing`).
     public func whileSyncing(_ work: @escaping @Sendable () -> Void) {
         guard fsyncThread != nil else { return }
         condition.withLock { earlyWork.append(work) }

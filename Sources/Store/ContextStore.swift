@@ -13,7 +13,8 @@ public protocol ContextStore: AnyObject, Sendable {
     ///
     /// `early` is work the caller would otherwise do in `completion` and which needs no acknowledgement (computing
     /// an answer, not sending it): when `runsWorkWhileSyncing`, the store may run it, on any thread and at most
-    /// once, while the write's fsync is out. The caller must not rely on it having run.
+    /// once, while an fsync is out (usually the write's own, possibly a later one's). The caller must not rely on
+    /// it having run, nor on its running before `completion`.
     func write(
         _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
         early: (@Sendable (UserStore.Applied) -> Void)?,

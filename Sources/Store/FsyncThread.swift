@@ -15,7 +15,6 @@ final class FsyncThread: @unchecked Sendable {
         case asked(fd: Int32, path: String)
         case running
         case done(Result<Void, IOError>)
-        case stopping
     }
 
     private let fileSystem: FileSystem
@@ -23,15 +22,19 @@ final class FsyncThread: @unchecked Sendable {
     // Guarded by `condition`.
     private var job = Job.idle
     private var started = false
+    /// Set by `stop`; the thread ends once no job is out, and `start` then declines.
+    private var stopping = false
 
     init(fileSystem: FileSystem) {
         self.fileSystem = fileSystem
     }
 
-    /// Asks for an fsync of `fd`; the thread starts on the first call. Pair with `finish`.
-    func start(fd: Int32, path: String) {
+    /// Asks for an fsync of `fd`; the thread starts on the first call. Returns false once stopped: the caller then
+    /// fsyncs itself. Pair a `true` with `finish`.
+    func start(fd: Int32, path: String) -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        guard !stopping else { return false }
         if !started {
             started = true
             let thread = Thread { [self] in run() }
@@ -40,6 +43,7 @@ final class FsyncThread: @unchecked Sendable {
         }
         job = .asked(fd: fd, path: path)
         condition.broadcast()
+        return true
     }
 
     /// Blocks until the fsync `start` asked for returned, and returns how it went.
@@ -49,6 +53,7 @@ final class FsyncThread: @unchecked Sendable {
         while true {
             if case .done(let result) = job {
                 job = .idle
+                condition.broadcast()
                 try result.get()
                 return
             }
@@ -56,10 +61,10 @@ final class FsyncThread: @unchecked Sendable {
         }
     }
 
-    /// Ends the thread once idle. Callers finish their fsync first.
+    /// Ends the thread once no job is out (a job asked for still runs and is finished); later `start`s decline.
     func stop() {
         condition.withLock {
-            job = .stopping
+            stopping = true
             condition.broadcast()
         }
     }
@@ -68,9 +73,6 @@ final class FsyncThread: @unchecked Sendable {
         condition.lock()
         while true {
             switch job {
-            case .stopping:
-                condition.unlock()
-                return
             case .asked(let fd, let path):
                 job = .running
                 condition.unlock()
@@ -78,6 +80,9 @@ final class FsyncThread: @unchecked Sendable {
                 condition.lock()
                 job = .done(result)
                 condition.broadcast()
+            case .idle where stopping:
+                condition.unlock()
+                return
             case .idle, .running, .done:
                 condition.wait()
             }

@@ -62,6 +62,7 @@ import Testing
         disk.releaseWhen { ran.withLock { $0 } }
         log.flushRoundHere()
         #expect(ran.withLock { $0 })
+        #expect(!disk.gaveUp.withLock { $0 }, "the work did not run while the fsync was out")
         guard case .failure? = outcome.withLock({ $0 }) else {
             Issue.record("a record of a failed fsync was acknowledged")
             return
@@ -82,6 +83,23 @@ import Testing
         try log.waitAcknowledged(seq)
         #expect(!ran.withLock { $0 })
         #expect(log.condition.withLock { log.earlyWork.isEmpty })
+    }
+}
+
+/// The fsync thread once stopped: a job already asked for is finished, and later fsyncs fall back to the caller.
+@Suite struct FsyncThreadTests {
+    @Test func stopped_finishesTheJobOut_thenDeclinesNewOnes() throws {
+        let disk = HeldFsync()
+        let path = temporaryDirectory() + "/file"
+        let fd = try disk.openForAppend(path)
+        defer { disk.close(fd) }
+        let helper = FsyncThread(fileSystem: disk)
+        #expect(helper.start(fd: fd, path: path))
+        #expect(disk.started.wait(timeout: .now() + 5) == .success)
+        helper.stop()
+        disk.releaseWhen { true }
+        try helper.finish()
+        #expect(!helper.start(fd: fd, path: path))
     }
 }
 
