@@ -105,8 +105,8 @@ import Testing
 
 /// The real file system, except that `syncData` signals `started`, then waits until `release` holds (the test's
 /// early work has seen the fsync out) before syncing, or fails when `fails`. It gives up after five seconds.
-final class HeldFsync: FileSystem {
-    let real = PosixFileSystem()
+final class HeldFsync: ForwardingFileSystem {
+    let inner: FileSystem = PosixFileSystem()
     let started = DispatchSemaphore(value: 0)
     let release = Mutex<(@Sendable () -> Bool)?>(nil)
     let fails = Mutex(false)
@@ -125,23 +125,6 @@ final class HeldFsync: FileSystem {
             usleep(1000)
         }
         if fails.withLock({ $0 }) { throw IOError(call: "fdatasync", path: path, code: EIO) }
-        try real.fsync(fd, path: path)
+        try inner.fsync(fd, path: path)
     }
-
-    func openForAppend(_ path: String) throws(IOError) -> Int32 { try real.openForAppend(path) }
-    func openForWrite(_ path: String) throws(IOError) -> Int32 { try real.openForWrite(path) }
-    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int { try real.write(fd, bytes, path: path) }
-    func fsync(_ fd: Int32, path: String) throws(IOError) { try real.fsync(fd, path: path) }
-    func close(_ fd: Int32) { real.close(fd) }
-    func rename(_ from: String, _ to: String) throws(IOError) { try real.rename(from, to) }
-    func remove(_ path: String) throws(IOError) { try real.remove(path) }
-    func fsyncDirectory(_ path: String) throws(IOError) { try real.fsyncDirectory(path) }
-    func read(_ path: String) throws(IOError) -> [UInt8] { try real.read(path) }
-    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) -> Bool) throws(IOError) {
-        try real.readChunks(path, chunkSize: chunkSize, body)
-    }
-    func list(_ directory: String) throws(IOError) -> [String] { try real.list(directory) }
-    func truncate(_ path: String, to size: Int) throws(IOError) { try real.truncate(path, to: size) }
-    func createDirectory(_ path: String) throws(IOError) { try real.createDirectory(path) }
-    func size(_ path: String) -> Int? { real.size(path) }
 }
