@@ -7,7 +7,8 @@ public enum ContextInput: Hashable, Sendable {
     case flag(String)
     case attribute(String)
     case segments
-    case donation(String)
+    /// One part of one event's donation summary: a write that changes only some parts reaches only their readers.
+    case donation(String, DonationPart)
     case launchedAt
     case timeZone
     /// Anything: what a spec reads through a flagd prerequisite, whose JSON Logic may read any attribute. A flag
@@ -34,7 +35,9 @@ extension Spec {
         case .segment, .segmentsAny, .segmentsAll: return [.segments]
         case .subscription: return [.attribute("subscription_status")]
         case .attribute(let key, _): return [.attribute(key)]
-        case .donations(let event, _, _), .donationRecency(let event, _, _, _), .donationVersion(let event, _, _): return [.donation(event)]
+        case .donations(let event, _, let within): return [.donation(event, within == nil ? .count : .recent)]
+        case .donationRecency(let event, let first, _, _): return [.donation(event, first ? .firstAt : .lastAt)]
+        case .donationVersion(let event, let first, _): return [.donation(event, first ? .firstVersion : .lastVersion)]
         case .rollout(_, _, let by): return by.map { [.attribute($0)] } ?? []
         case .prerequisite(let flag, _): return flag.inputs ?? [.unknown]
         case .backoffCooldown(let cooldown): return cooldown.inputs
@@ -77,7 +80,17 @@ extension UserContext {
         compare(before.events, after.events, ContextInput.event)
         compare(before.flags, after.flags, ContextInput.flag)
         compare(before.attributes, after.attributes, ContextInput.attribute)
-        compare(before.donations, after.donations, ContextInput.donation)
+        // An event donated on one side only changes every part (a present, empty summary is not a missing one).
+        for entry in before.donations.entries {
+            guard let other = after.donations[entry.key] else {
+                for part in DonationPart.allCases { changed.insert(.donation(entry.key, part)) }
+                continue
+            }
+            for part in DonationPart.allCases where part.differs(entry.value, other) { changed.insert(.donation(entry.key, part)) }
+        }
+        for entry in after.donations.entries where before.donations[entry.key] == nil {
+            for part in DonationPart.allCases { changed.insert(.donation(entry.key, part)) }
+        }
         compare(before.display, after.display, ContextInput.display)
         if before.segments != after.segments { changed.insert(.segments) }
         if before.launchedAt != after.launchedAt { changed.insert(.launchedAt) }

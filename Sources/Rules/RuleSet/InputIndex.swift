@@ -14,7 +14,7 @@ struct InputIndex: Sendable {
     private var events = CompactMap<FlagBits>()
     private var flags = CompactMap<FlagBits>()
     private var attributes = CompactMap<FlagBits>()
-    private var donations = CompactMap<FlagBits>()
+    private var donations = CompactMap<DonationReaders>()
     private var segments: FlagBits
     private var launchedAt: FlagBits
     private var timeZone: FlagBits
@@ -39,7 +39,10 @@ struct InputIndex: Sendable {
                 case .event(let key): Self.add(position, key, to: &events, none)
                 case .flag(let key): Self.add(position, key, to: &flags, none)
                 case .attribute(let key): Self.add(position, key, to: &attributes, none)
-                case .donation(let key): Self.add(position, key, to: &donations, none)
+                case .donation(let key, let part):
+                    var readers = donations[key] ?? DonationReaders(none)
+                    readers.insert(position, part)
+                    donations[key] = readers
                 case .segments: segments.insert(position)
                 case .launchedAt: launchedAt.insert(position)
                 case .timeZone: timeZone.insert(position)
@@ -87,7 +90,7 @@ struct InputIndex: Sendable {
         compare(old?.events, new?.events, events)
         compare(old?.flags, new?.flags, flags)
         compare(old?.attributes, new?.attributes, attributes)
-        compare(old?.donations, new?.donations, donations)
+        compareDonations(old?.donations ?? CompactMap(), new?.donations ?? CompactMap(), &reached, &changed)
         compare(old?.display, new?.display, display)
         func compare(_ differs: Bool, _ readers: FlagBits) {
             guard differs else { return }
@@ -99,5 +102,48 @@ struct InputIndex: Sendable {
         compare(old?.timeZone != new?.timeZone, timeZone)
         if changed { reached.formUnion(unknown) }
         return reached
+    }
+
+    /// Donation summaries compared part by part: a repeat donation reaches the readers of the parts it changed
+    /// (count, last instant, recent instants), not those of the first donation or of an unchanged last version.
+    /// An event donated on one side only reaches every part's readers, as `changedInputs` says.
+    private func compareDonations(
+        _ a: CompactMap<DonationSummary>, _ b: CompactMap<DonationSummary>, _ reached: inout FlagBits, _ changed: inout Bool
+    ) {
+        if a.sharesStorage(with: b) { return }
+        func reach(_ key: String, _ before: DonationSummary?, _ after: DonationSummary?) {
+            changed = true
+            guard let readers = donations[key] else { return }
+            guard let before, let after else { return reached.formUnion(readers.all) }
+            for part in DonationPart.allCases where part.differs(before, after) { reached.formUnion(readers.parts[part.rawValue]) }
+        }
+        // Pairwise up to the first position where the keys differ, as `compare` above.
+        let before = a.entries, after = b.entries
+        var common = 0
+        while common < before.count, common < after.count, sameUTF8(before[common].key, after[common].key) {
+            if before[common].value != after[common].value { reach(before[common].key, before[common].value, after[common].value) }
+            common += 1
+        }
+        for entry in before[common...] {
+            let other = b[entry.key]
+            if other != entry.value { reach(entry.key, entry.value, other) }
+        }
+        for entry in after[common...] where !a.contains(entry.key) { reach(entry.key, nil, entry.value) }
+    }
+}
+
+/// The flags reading each part of one event's donation summary (by `DonationPart.rawValue`), and all of them.
+private struct DonationReaders: Sendable, Equatable {
+    var parts: [FlagBits]
+    var all: FlagBits
+
+    init(_ none: FlagBits) {
+        parts = Array(repeating: none, count: DonationPart.allCases.count)
+        all = none
+    }
+
+    mutating func insert(_ position: Int, _ part: DonationPart) {
+        parts[part.rawValue].insert(position)
+        all.insert(position)
     }
 }

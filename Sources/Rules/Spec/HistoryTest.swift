@@ -139,5 +139,5 @@ public struct HistoryTest: Sendable, Equatable {
             + "\(statistic.rawValue) \(value), \(op.rawValue) \(threshold)"
     }
 
-    var inputs: Set<ContextInput> { [.donation(event), .timeZone] }
+    var inputs: Set<ContextInput> { [.donation(event, .recent), .timeZone] }
 }

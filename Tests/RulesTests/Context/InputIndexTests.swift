@@ -25,6 +25,15 @@ import Testing
         #"{"attr": {"key": "caf\u00e9", "eq": {"$counter": "a"}, "tolerance": 1}}"#, #"{"counter": {"key": "b", "ne": {"$attr": "caf\u00e9"}}}"#
     ]
 
+    /// The parts of a donation summary (`DonationPart`): count, first and last instants and versions, recent
+    /// instants through a window and through a history statistic.
+    static let donationPartLeaves = [
+        #"{"donations": {"event": "a", "gte": 2}}"#, #"{"donations": {"event": "b", "gte": 1, "within": "1d"}}"#,
+        #"{"firstDonation": {"event": "a", "within": "1h"}}"#, #"{"lastDonation": {"event": "b", "notWithin": "1h"}}"#,
+        #"{"firstDonationVersion": {"event": "b", "lt": "2.0"}}"#, #"{"lastDonationVersion": {"event": "a", "ne": "$appVersion"}}"#,
+        #"{"history": {"event": "caf\u00e9", "over": "2d", "per": "day", "stat": "activePeriods", "gte": 2}}"#
+    ]
+
     static func makeRules(reading readKeys: [String], references: Bool = false) -> RuleSet {
         var leaves: [String] = []
         for key in readKeys {
@@ -45,6 +54,12 @@ import Testing
         for (index, leaf) in (references ? referenceLeaves : []).enumerated() {
             flags.append(#""x\#(index)": {"when": \#(leaf)}"#)
             flags.append(#""y\#(index)": {"when": {"all": [\#(leaf), \#(leaves[index])]}}"#)
+        }
+        // Each part of a donation summary, read alone, beside another leaf, and through a prerequisite.
+        for (index, leaf) in (references ? donationPartLeaves : []).enumerated() {
+            flags.append(#""z\#(index)": {"when": \#(leaf)}"#)
+            flags.append(#""w\#(index)": {"when": {"all": [\#(leaf), \#(leaves[index])]}}"#)
+            flags.append(#""v\#(index)": {"when": {"prerequisite": {"flag": "z\#(index)", "equals": false}}}"#)
         }
         for index in 0..<2 {
             flags.append(
@@ -81,7 +96,7 @@ import Testing
             if random.next(upTo: 2) == 0 { context.events[key] = t0 + Int64(random.next(upTo: 3)) }
             if random.next(upTo: 2) == 0 { context.flags[key] = random.next(upTo: 2) == 0 }
             if random.next(upTo: 2) == 0 { context.attributes[key] = .int(random.next(upTo: 3)) }
-            if random.next(upTo: 2) == 0 { context.donations[key] = DonationSummary(count: random.next(upTo: 3)) }
+            if random.next(upTo: 2) == 0 { context.donations[key] = randomSummary(&random) }
         }
         if random.next(upTo: 2) == 0 { context.segments.insert(["vip", "beta"][random.next(upTo: 2)]) }
         if random.next(upTo: 2) == 0 { context.launchedAt = t0 + Int64(random.next(upTo: 2)) }
@@ -91,6 +106,36 @@ import Testing
             context.display[key] = DisplayState(shownCount: random.next(upTo: 3), lastShown: t0 - Int64(random.next(upTo: 2)) * hour)
         }
         return context
+    }
+
+    static let versions: [String?] = ["1.0", "2.0", nil]
+
+    static func randomMark(_ random: inout SplitMix) -> DonationSummary.Mark? {
+        random.next(upTo: 4) == 0
+            ? nil : DonationSummary.Mark(at: t0 - Int64(random.next(upTo: 3)) * hour, appVersion: versions[random.next(upTo: 3)])
+    }
+
+    static func randomSummary(_ random: inout SplitMix) -> DonationSummary {
+        let recent = (0..<random.next(upTo: 3)).map { t0 - Int64($0) * 25 * hour }.reversed()
+        return DonationSummary(count: random.next(upTo: 3), first: randomMark(&random), last: randomMark(&random), recent: Array(recent))
+    }
+
+    /// Mostly one donation more (from the last version, or another), sometimes one part of the summary alone.
+    static func randomDonation(_ summary: DonationSummary?, _ random: inout SplitMix) -> DonationSummary {
+        var summary = summary ?? DonationSummary()
+        switch random.next(upTo: 6) {
+        case 0: summary.count += 1
+        case 1: summary.first = randomMark(&random)
+        case 2: summary.last = randomMark(&random)
+        case 3: summary.recent.append(t0)
+        default:
+            let version = random.next(upTo: 2) == 0 ? summary.last?.appVersion : versions[random.next(upTo: 3)]
+            summary.count += 1
+            summary.first = summary.first ?? DonationSummary.Mark(at: t0, appVersion: version)
+            summary.last = DonationSummary.Mark(at: t0 + Int64(random.next(upTo: 2)), appVersion: version)
+            summary.recent.append(t0)
+        }
+        return summary
     }
 
     /// A write changes a few things of a user (often nothing a flag reads, sometimes nothing at all).
@@ -104,7 +149,7 @@ import Testing
             case 1: after.events[key] = t0 + 9
             case 2: after.flags[key] = !(after.flags[key] ?? false)
             case 3: after.attributes[key] = .string("x")
-            case 4: after.donations[key, default: DonationSummary()].count += 1
+            case 4: after.donations[key] = randomDonation(after.donations[key], &random)
             case 5: after.segments.insert("vip")
             case 6: after.launchedAt = t0 + 5
             case 7: after.timeZone = "UTC"
@@ -142,9 +187,11 @@ import Testing
             let after = Self.randomWrite(before, &random)
             let reached = Set(rules.flagsAffected(from: before, to: after).map(\.key))
             for key in rules.flagKeys {
-                let old = rules.evaluate(key, input(before ?? UserContext())).value
-                let new = rules.evaluate(key, input(after ?? UserContext())).value
-                if old != new { #expect(reached.contains(key), "\(key) changed but was not reached") }
+                for version in Self.versions {
+                    let old = rules.evaluate(key, input(before ?? UserContext(), appVersion: version)).value
+                    let new = rules.evaluate(key, input(after ?? UserContext(), appVersion: version)).value
+                    if old != new { #expect(reached.contains(key), "\(key) changed for \(version ?? "no version") but was not reached") }
+                }
             }
         }
     }
@@ -174,6 +221,35 @@ import Testing
         var other = UserContext()
         other.display["c"] = DisplayState(shownCount: 1, lastShown: t0)
         #expect(rules.flagsAffected(from: UserContext(), to: other).map(\.key) == ["c"])
+    }
+
+    /// A repeat donation from the version last donated from changes the count, the last instant and the recent
+    /// instants: the readers of the first donation and of the last version are not re-evaluated. A new version
+    /// reaches the last version's readers; a first donation reaches every reader.
+    @Test func repeatDonation_reachesOnlyTheReadersOfThePartsItChanged() throws {
+        let rules = try ruleSet(
+            #"{"flags": {"count": {"when": {"donations": {"event": "e", "gte": 2}}}, "#
+                + #""window": {"when": {"donations": {"event": "e", "gte": 2, "within": "1d"}}}, "#
+                + #""first": {"when": {"firstDonation": {"event": "e", "within": "3d"}}}, "#
+                + #""firstVersion": {"when": {"firstDonationVersion": {"event": "e", "lt": "2.0"}}}, "#
+                + #""last": {"when": {"lastDonation": {"event": "e", "notWithin": "1h"}}}, "#
+                + #""lastVersion": {"when": {"lastDonationVersion": {"event": "e", "ne": "$appVersion"}}}, "#
+                + #""history": {"when": {"history": {"event": "e", "over": "7d", "per": "day", "stat": "activePeriods", "gte": 2}}}, "#
+                + #""tour": {"when": {"prerequisite": {"flag": "first", "equals": true}}}, "#
+                + #""other": {"when": {"donations": {"event": "f", "gte": 1}}}}}"#)
+        let mark = DonationSummary.Mark(at: t0, appVersion: "1.0")
+        var before = UserContext()
+        before.donations["e"] = DonationSummary(count: 1, first: mark, last: mark, recent: [t0])
+        var again = before
+        again.donations["e"] = DonationSummary(count: 2, first: mark, last: DonationSummary.Mark(at: t0 + 1, appVersion: "1.0"), recent: [t0, t0 + 1])
+        #expect(rules.flagsAffected(from: before, to: again).map(\.key) == ["count", "window", "last", "history"])
+        var upgraded = again
+        upgraded.donations["e"]?.last?.appVersion = "2.0"
+        #expect(rules.flagsAffected(from: before, to: upgraded).map(\.key) == ["count", "window", "last", "lastVersion", "history"])
+        #expect(rules.flagsAffected(from: UserContext(), to: before).map(\.key) == Array(rules.flagKeys.dropLast()))
+        for (old, new) in [(before, again), (before, upgraded), (UserContext(), before)] {
+            #expect(rules.flagsAffected(by: UserContext.changedInputs(from: old, to: new)) == rules.flagsAffected(from: old, to: new).map(\.key))
+        }
     }
 
     @Test func flagsAffected_byAnUnreadKey_isOnlyTheFlagdFlags() {

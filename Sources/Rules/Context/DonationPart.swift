@@ -1,0 +1,30 @@
+/// The part of one event's donation summary a spec reads. A repeat donation from the version a user last donated
+/// from changes the count, the last donation's instant and the recent instants, never the first donation nor the
+/// last version: the flags that read only those are not re-evaluated by it (a first-use window, "prompt once per
+/// version").
+public enum DonationPart: Int, Hashable, Sendable, CaseIterable {
+    /// `donations` without a window.
+    case count
+    /// `firstDonation` within / not within.
+    case firstAt
+    /// `firstDonationVersion`.
+    case firstVersion
+    /// `lastDonation` within / not within.
+    case lastAt
+    /// `lastDonationVersion`.
+    case lastVersion
+    /// `donations` within a window, and `history`.
+    case recent
+
+    /// Whether this part differs between two summaries of one event.
+    func differs(_ a: DonationSummary, _ b: DonationSummary) -> Bool {
+        switch self {
+        case .count: return a.count != b.count
+        case .firstAt: return a.first?.at != b.first?.at
+        case .firstVersion: return a.first?.appVersion != b.first?.appVersion
+        case .lastAt: return a.last?.at != b.last?.at
+        case .lastVersion: return a.last?.appVersion != b.last?.appVersion
+        case .recent: return a.recent != b.recent
+        }
+    }
+}
