@@ -43,13 +43,14 @@ struct ClockScheduler {
 
     /// Removes and returns every live job due at or before `now`, earliest first.
     mutating func popDue(now: Instant) -> [(at: Instant, job: Job)] {
-        var due: [(Instant, Job)] = []
+        // Labelled as the result: an unlabelled tuple array was converted element by element on return.
+        var due: [(at: Instant, job: Job)] = []
         while true {
             dropStale()
             guard let top = heap.first, top.at <= now else { return due }
             popTop()
             tokens[top.job] = nil
-            due.append((top.at, top.job))
+            due.append((at: top.at, job: top.job))
         }
     }
 

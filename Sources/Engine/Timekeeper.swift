@@ -100,7 +100,10 @@ final class Timekeeper: @unchecked Sendable {
 
     /// The write's version first, then `nil`, then every other version a stream of the user listens with.
     private func versions(hearing user: String, writtenWith appVersion: String?) -> [String?] {
-        var versions: [String?] = [appVersion]
+        var versions: [String?] = []
+        // Room for the usual two (the write's version and none) and a stream's: no regrowth per write.
+        versions.reserveCapacity(4)
+        versions.append(appVersion)
         if appVersion != nil { versions.append(nil) }
         for version in subscribers.appVersions(hearing: user) where !versions.contains(version) { versions.append(version) }
         return versions

@@ -14,9 +14,14 @@ extension RuleSet {
 
 extension Trigger {
     public func shouldFire(previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes) -> Bool {
-        guard when.holds(EvaluationInput(context: current, now: now, request: request)) else { return false }
+        // The throttle first: one lookup, where the spec is a tree to evaluate, and a trigger that fired once is
+        // throttled for the whole period while its event keeps being donated. Both tests are pure, so the order
+        // changes no answer.
+        guard !isThrottled(current, now: now), when.holds(EvaluationInput(context: current, now: now, request: request)) else {
+            return false
+        }
         if edge, let previous, when.holds(EvaluationInput(context: previous, now: now, request: request)) { return false }
-        return !isThrottled(current, now: now)
+        return true
     }
 
     /// Throttled while the last fire plus the period, counted in the user's zone, is still ahead.
