@@ -4,6 +4,9 @@ import Rules
 enum MutationCodec {
     static func encode(_ mutation: Mutation) -> [UInt8] {
         var writer = BinaryWriter()
+        // Room for the usual record (a user, an instant, an action or two) at once: grown from empty, the buffer
+        // was reallocated three times per write.
+        writer.bytes.reserveCapacity(64 + mutation.user.utf8.count)
         writer.string(mutation.user)
         writer.instant(mutation.now)
         writer.unsigned(UInt64(mutation.actions.count))
