@@ -1,7 +1,7 @@
 /// The part of one event's donation summary a spec reads. A repeat donation from the version a user last donated
-/// from changes the count, the last donation's instant and the recent instants, never the first donation nor the
-/// last version: the flags that read only those are not re-evaluated by it (a first-use window, "prompt once per
-/// version").
+/// from usually changes the count, the last donation's instant and the recent instants, not the first donation nor
+/// the last version: the flags that read only those are not re-evaluated by it (a first-use window, "prompt once
+/// per version"). A backdated donation can move the first donation; `differs` compares every part, so it is seen.
 public enum DonationPart: Int, Hashable, Sendable, CaseIterable {
     /// `donations` without a window.
     case count

@@ -14,14 +14,15 @@ extension RuleSet {
 
 extension Trigger {
     public func shouldFire(previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes) -> Bool {
-        // The throttle first: one lookup, where the spec is a tree to evaluate, and a trigger that fired once is
-        // throttled for the whole period while its event keeps being donated. Both tests are pure, so the order
-        // changes no answer.
-        guard !isThrottled(current, now: now), when.holds(EvaluationInput(context: current, now: now, request: request)) else {
-            return false
-        }
+        // The throttle first where it is cheap (no fire yet, or a user in UTC: arithmetic): a trigger that fired
+        // once is throttled for the whole period while its event keeps being donated, and the spec is a tree to
+        // evaluate. In another zone the throttle is Foundation's calendar (some 6 k instructions), so the spec
+        // goes first there. Both tests are pure: the order changes no answer.
+        let throttleFirst = current.triggerFires[key] == nil || current.timeZone == nil || current.timeZone == "UTC"
+        if throttleFirst, isThrottled(current, now: now) { return false }
+        guard when.holds(EvaluationInput(context: current, now: now, request: request)) else { return false }
         if edge, let previous, when.holds(EvaluationInput(context: previous, now: now, request: request)) { return false }
-        return true
+        return throttleFirst || !isThrottled(current, now: now)
     }
 
     /// Throttled while the last fire plus the period, counted in the user's zone, is still ahead.

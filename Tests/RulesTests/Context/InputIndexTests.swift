@@ -252,6 +252,85 @@ import Testing
         }
     }
 
+    /// Every kind of leaf reading a donation summary, each also read through a prerequisite, past the 64th flag.
+    static let partLeaves = [
+        #"{"donations": {"event": "e", "gte": 2}}"#, #"{"donations": {"event": "e", "lt": 1}}"#,
+        #"{"donations": {"event": "e", "gte": 1, "within": "1h"}}"#, #"{"donations": {"event": "e", "eq": 0, "within": "2h"}}"#,
+        #"{"firstDonation": {"event": "e", "within": "1h"}}"#, #"{"firstDonation": {"event": "e", "notWithin": "1h"}}"#,
+        #"{"lastDonation": {"event": "e", "within": "1h"}}"#, #"{"lastDonation": {"event": "e", "notWithin": "1h"}}"#,
+        #"{"firstDonationVersion": {"event": "e", "lt": "2.0"}}"#, #"{"firstDonationVersion": {"event": "e", "ne": "$appVersion"}}"#,
+        #"{"firstDonationVersion": {"event": "e", "eq": "$appVersion"}}"#, #"{"lastDonationVersion": {"event": "e", "gte": "2"}}"#,
+        #"{"lastDonationVersion": {"event": "e", "ne": "$appVersion"}}"#, #"{"lastDonationVersion": {"event": "e", "eq": "$appVersion"}}"#,
+        #"{"history": {"event": "e", "over": "3h", "per": "hour", "stat": "activePeriods", "gte": 2}}"#,
+        #"{"history": {"event": "e", "over": "3h", "per": "hour", "stat": "max", "gte": 2}}"#
+    ]
+
+    static let partRules: RuleSet = {
+        var flags = (0..<70).map { #""pad\#($0)": {"when": {"counter": {"key": "x\#($0)", "gte": 1}}}"# }
+        for (index, leaf) in partLeaves.enumerated() {
+            flags.append(#""l\#(index)": {"when": \#(leaf)}"#)
+            flags.append(#""n\#(index)": {"when": {"prerequisite": {"flag": "l\#(index)", "equals": true}}}"#)
+        }
+        return try! ruleSet(#"{"flags": {\#(flags.joined(separator: ", "))}}"#)
+    }()
+
+    static let partVersions: [String?] = ["1.0", "2.0", "2", nil]
+
+    static func partMark(_ random: inout SplitMix) -> DonationSummary.Mark? {
+        random.next(upTo: 4) == 0
+            ? nil : DonationSummary.Mark(at: t0 - Int64(random.next(upTo: 4)) * hour, appVersion: partVersions[random.next(upTo: 4)])
+    }
+
+    static func partSummary(_ random: inout SplitMix) -> DonationSummary? {
+        if random.next(upTo: 5) == 0 { return nil }
+        let recent = (0..<random.next(upTo: 4)).map { _ in t0 - Int64(random.next(upTo: 5)) * hour / 2 }
+        return DonationSummary(count: random.next(upTo: 3), first: partMark(&random), last: partMark(&random), recent: recent.sorted())
+    }
+
+    /// One part changed alone (a mark's instant or version alone too), or the summary replaced, removed or emptied.
+    static func changingOnePart(_ summary: DonationSummary?, _ random: inout SplitMix) -> DonationSummary? {
+        guard var summary else { return partSummary(&random) }
+        switch random.next(upTo: 8) {
+        case 0: summary.count = random.next(upTo: 3)
+        case 1: summary.first = partMark(&random)
+        case 2: summary.first?.appVersion = partVersions[random.next(upTo: 4)]
+        case 3: summary.first?.at = t0 - Int64(random.next(upTo: 4)) * hour
+        case 4: summary.last = partMark(&random)
+        case 5: summary.last?.appVersion = partVersions[random.next(upTo: 4)]
+        case 6: summary.recent = partSummary(&random)?.recent ?? []
+        default: return random.next(upTo: 2) == 0 ? nil : DonationSummary()
+        }
+        return summary
+    }
+
+    /// A summary changed one part at a time: the index agrees with the definition, and every flag it leaves out
+    /// answers the same before and after, at several instants around the windows and for several app versions.
+    @Test(arguments: [7, 8]) func aSinglePartChanged_reachesEveryFlagWhoseAnswerMoved(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        let rules = Self.partRules
+        for _ in 0..<250 {
+            var before = UserContext()
+            if let summary = Self.partSummary(&random) { before.donations["e"] = summary }
+            if random.next(upTo: 2) == 0 { before.donations["other"] = DonationSummary(count: 1) }
+            var after = before
+            after.donations["e"] = Self.changingOnePart(before.donations["e"], &random)
+            let reached = rules.flagsAffected(from: before, to: after).map(\.key)
+            #expect(rules.flagsAffected(by: UserContext.changedInputs(from: before, to: after)) == reached)
+            for now in [t0, t0 + hour / 2, t0 + hour, t0 + 3 * hour] {
+                for version in Self.partVersions {
+                    for key in rules.flagKeys where !reached.contains(key) {
+                        let old = rules.evaluate(key, input(before, now, appVersion: version)).value
+                        let new = rules.evaluate(key, input(after, now, appVersion: version)).value
+                        #expect(
+                            old == new,
+                            "\(key) changed but was not reached: \(before.donations["e"].map { "\($0)" } ?? "none") to \(after.donations["e"].map { "\($0)" } ?? "none")"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
     @Test func flagsAffected_byAnUnreadKey_isOnlyTheFlagdFlags() {
         var before = UserContext()
         before.counters["unread"] = 1

@@ -38,4 +38,26 @@ import Testing
         for member in expected { same.insert(member) }
         #expect(same == bits)
     }
+
+    /// Members only past the first 64, or only within them: emptiness, the first member, the walk from a
+    /// non-member and from past the end, and equality that sees every word.
+    @Test func membersOnOneSideOfTheInlineWord_areFoundAndCompared() {
+        var high = FlagBits(count: 200)
+        high.insert(130)
+        high.insert(64)
+        #expect(!high.isEmpty)
+        #expect(high.first == 64 && high.count == 2)
+        #expect(high.next(after: 0) == 64 && high.next(after: 65) == 130 && high.next(after: 130) == nil)
+        #expect(high.next(after: 500) == nil)
+        var other = FlagBits(count: 200)
+        other.insert(64)
+        #expect(other != high)
+        other.insert(131)
+        #expect(other != high)
+        var low = FlagBits(count: 200)
+        low.insert(5)
+        #expect(low.first == 5 && low.next(after: 5) == nil && low != FlagBits(count: 200))
+        let none = FlagBits(count: 0)
+        #expect(none.isEmpty && none.first == nil && none.count == 0 && !none.contains(0))
+    }
 }
