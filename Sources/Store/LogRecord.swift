@@ -7,15 +7,15 @@ enum LogRecord {
     static let maxPayload = 64 << 20
 
     static func encode(seq: UInt64, payload: [UInt8], into out: inout [UInt8]) {
-        var writer = BinaryWriter()
-        writer.fixed64(seq)
-        let crc = CRC32C.checksum(writer.bytes + payload)
-        var header = BinaryWriter()
-        header.fixed32(UInt32(payload.count))
-        header.fixed32(crc)
-        out += header.bytes
-        out += writer.bytes
-        out += payload
+        // The CRC covers the seq's eight bytes, then the payload: chained over both, not over a concatenated copy,
+        // and the fields appended straight into `out` (three temporary arrays per record were most of its cost).
+        let crc = withUnsafeBytes(of: seq.littleEndian) { seqBytes in
+            payload.withUnsafeBytes { CRC32C.checksum($0, initial: CRC32C.checksum(seqBytes)) }
+        }
+        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: crc.littleEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: seq.littleEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: payload)
     }
 
     enum Scan: Equatable {
