@@ -42,8 +42,7 @@ public struct API: Sendable {
         var router = Router()
         router.authorize = { [self] request, scope in authorize(request, scope: scope) }
         router.cors = cors
-        let metrics = metrics
-        router.observe = { route, method, status, seconds in metrics.observe(route: route, method: method, status: status, seconds: seconds) }
+        router.metrics = metrics
         registerOperations(in: &router)
         registerUsers(in: &router)
         registerEvaluation(in: &router)

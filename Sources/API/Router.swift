@@ -22,13 +22,18 @@ public struct Router: Responder {
         let segments: [Segment]
         let scope: Scope?
         let handler: Handler
+        /// The metrics series of this route's method and, for a GET route, of HEAD (answered by it).
+        var series: (own: Metrics.RequestSeries, head: Metrics.RequestSeries?)?
     }
 
     private(set) var routes: [Route] = []
     /// Checks a request against the route's scope before the handler runs; `nil` lets it through.
     public var authorize: @Sendable (Request, Scope?) -> APIError? = { _, _ in nil }
-    /// Told of every routed response: pattern, method, status, seconds from request to response.
-    public var observe: (@Sendable (String, String, Int, Double) -> Void)?
+    /// Counts every routed response by pattern, method and status, with its seconds from request to response. Each
+    /// route's series are registered when the route is (or when this is set), so a request is counted by index.
+    public var metrics: Metrics? {
+        didSet { for index in routes.indices { routes[index].series = series(routes[index].method, routes[index].pattern) } }
+    }
     /// The CORS policy: its headers go on every answer to a path it covers, whoever makes it (handlers, refusals
     /// 401, 403 and 429, 404 and 405 alike), and it answers preflights before any auth. `nil`: no CORS at all.
     public var cors: CORSPolicy?
@@ -42,7 +47,16 @@ public struct Router: Responder {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
-        routes.append(Route(method: method, pattern: pattern, segments: segments, scope: scope, handler: handler))
+        routes.append(
+            Route(
+                method: method, pattern: pattern, segments: segments, scope: scope, handler: handler,
+                series: series(method, pattern)))
+    }
+
+    private func series(_ method: String, _ pattern: String) -> (own: Metrics.RequestSeries, head: Metrics.RequestSeries?)? {
+        guard let metrics else { return nil }
+        let head = method == "GET" ? metrics.requestSeries(route: pattern, method: "HEAD") : nil
+        return (metrics.requestSeries(route: pattern, method: method), head)
     }
 
     /// Registers a handler that answers at once; a thrown `APIError` becomes its error response.
@@ -66,18 +80,18 @@ public struct Router: Responder {
         var routed = consume request
         routed.parameters = parameters
         var target = sink
-        if let observe {
+        if let metrics, let series = route.series {
             let started = MonotonicInstant.now
-            let pattern = route.pattern
-            let method = routed.method
+            // The request's method is the route's, or HEAD answered by a GET route.
+            let counted = routed.method == route.method ? series.own : series.head ?? series.own
             let deliver: @Sendable (HTTPResponse) -> Void = { response in
-                observe(pattern, method, response.status.code, MonotonicInstant.now.seconds(since: started))
+                metrics.observe(counted, status: response.status.code, seconds: MonotonicInstant.now.seconds(since: started))
                 sink.send(response)
             }
             var openStream: (@Sendable (HTTPHeaders) -> EventStream)?
             if let open = sink.openStream {
                 openStream = { headers in
-                    observe(pattern, method, 200, 0)
+                    metrics.observe(counted, status: 200, seconds: 0)
                     return open(headers)
                 }
             }

@@ -14,15 +14,26 @@ public final class Metrics: Sendable {
     struct RequestKey: Hashable {
         let route: String
         let method: String
-        let status: Int
+    }
+
+    /// A route pattern and method, registered once (`requestSeries`): a request is then counted by index, where
+    /// hashing its pattern and method strings into a dictionary per request cost about a thousand instructions.
+    public struct RequestSeries: Sendable {
+        let index: Int
     }
 
     /// A gauge read when the page is scraped; `nil` leaves the family without a sample (nothing known yet).
     public typealias GaugeReading = @Sendable () -> Double?
 
     private struct State {
-        var requests: [RequestKey: Int] = [:]
-        var buckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
+        /// Every registered route and method, by series index, and the index of each.
+        var series: [RequestKey] = []
+        var seriesIndex: [RequestKey: Int] = [:]
+        /// By series index: the count of each status seen, in the order first seen (a route answers few statuses).
+        var statusCounts: [[(status: Int, count: Int)]] = []
+        /// Observations by the first bucket whose bound they are within (the last slot: past every bound); made
+        /// cumulative on the page, so an observation costs one increment, not one per bucket above it.
+        var bucketHits = [Int](repeating: 0, count: Metrics.bucketBounds.count + 1)
         var latencyCount = 0
         var latencySum = 0.0
         /// Unlabelled counters by name (without the `specd_` prefix): the write path counts every write here, so
@@ -80,13 +91,41 @@ public final class Metrics: Sendable {
 
     public init() {}
 
+    /// The series of `route` (a pattern) and `method`: the same one however often asked.
+    public func requestSeries(route: String, method: String) -> RequestSeries {
+        let key = RequestKey(route: route, method: method)
+        return state.withLock { state in
+            if let index = state.seriesIndex[key] { return RequestSeries(index: index) }
+            state.series.append(key)
+            state.statusCounts.append([])
+            state.seriesIndex[key] = state.series.count - 1
+            return RequestSeries(index: state.series.count - 1)
+        }
+    }
+
     public func observe(route: String, method: String, status: Int, seconds: Double) {
+        observe(requestSeries(route: route, method: method), status: status, seconds: seconds)
+    }
+
+    /// Counts one response of the series and its latency.
+    public func observe(_ series: RequestSeries, status: Int, seconds: Double) {
+        let bounds = Metrics.bucketBounds
+        var bucket = 0
+        while bucket < bounds.count, !(seconds <= bounds[bucket]) { bucket += 1 }
         state.withLock { state in
-            state.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-            for (index, bound) in Metrics.bucketBounds.enumerated() where seconds <= bound { state.buckets[index] += 1 }
+            Self.count(status, in: &state.statusCounts[series.index])
+            state.bucketHits[bucket] += 1
             state.latencyCount += 1
             state.latencySum += seconds
         }
+    }
+
+    private static func count(_ status: Int, in counts: inout [(status: Int, count: Int)]) {
+        for index in counts.indices where counts[index].status == status {
+            counts[index].count += 1
+            return
+        }
+        counts.append((status, 1))
     }
 
     /// Counts `amount` in the counter `name` (`specd_` is prefixed on the page). A name may still carry its labels
@@ -142,15 +181,19 @@ public final class Metrics: Sendable {
         var snapshot = state.withLock { $0 }
         snapshot.plain = plainCounts(snapshot.plain)
         var families: [MetricFamily] = []
-        let requests = snapshot.requests.sorted { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }
+        let requests = snapshot.series.indices.flatMap { index in
+            snapshot.statusCounts[index].map { (key: snapshot.series[index], status: $0.status, count: $0.count) }
+        }.sorted { ($0.key.route, $0.key.method, $0.status) < ($1.key.route, $1.key.method, $1.status) }
         families.append(
             MetricFamily(
                 name: "specd_http_requests_total", help: "HTTP requests by route pattern, method and status.", kind: .counter,
                 samples: requests.map {
-                    .init(labels: [("route", $0.key.route), ("method", $0.key.method), ("status", String($0.key.status))], value: Double($0.value))
+                    .init(labels: [("route", $0.key.route), ("method", $0.key.method), ("status", String($0.status))], value: Double($0.count))
                 }))
+        var within = 0
         var latency = Metrics.bucketBounds.enumerated().map { index, bound in
-            MetricFamily.Sample(suffix: "_bucket", labels: [("le", String(bound))], value: Double(snapshot.buckets[index]))
+            within += snapshot.bucketHits[index]
+            return MetricFamily.Sample(suffix: "_bucket", labels: [("le", String(bound))], value: Double(within))
         }
         latency.append(.init(suffix: "_bucket", labels: [("le", "+Inf")], value: Double(snapshot.latencyCount)))
         latency.append(.init(suffix: "_sum", value: snapshot.latencySum))

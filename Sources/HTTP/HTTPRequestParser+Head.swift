@@ -41,7 +41,7 @@ extension HTTPRequestParser {
         let hasBareCR = buffer.withUnsafeBufferPointer { bytes in
             // The ranges ascend, so the last one bounds them all: a buffer pointer checks no bounds in release.
             precondition(lineRanges.last!.upperBound <= bytes.count, "line range past the buffer")
-            return lineRanges.contains { UnsafeBufferPointer(rebasing: bytes[$0]).contains(ASCII.cr) }
+            return lineRanges.contains { ByteSearch.contains(ASCII.cr, in: bytes, $0) }
         }
         if hasBareCR { throw .bareCarriageReturn }
         let (method, target, version) = try parseRequestLine(lineRanges[0])

@@ -106,8 +106,11 @@ public struct HTTPRequestParser: Sendable {
         // Bytes before `scannedTo` hold no LF (an earlier call saw them): a line dripped in byte by byte is scanned
         // once in all, not once per read.
         let end = buffer.count
-        // Over the bytes in place: a scan of the array itself, bounds-checked byte by byte, was a visible cost.
-        let found = buffer.withUnsafeBufferPointer { bytes in bytes[min(max(start, scannedTo), end)..<end].firstIndex(of: ASCII.lf) }
+        // Over the bytes in place, a word at a time: a scan of the array itself, bounds-checked byte by byte, was a
+        // visible cost.
+        let found = buffer.withUnsafeBufferPointer { bytes in
+            ByteSearch.firstIndex(of: ASCII.lf, in: bytes, from: min(max(start, scannedTo), end), to: end)
+        }
         if let index = found {
             // Length first, as the partial-line check below does: the error must not depend on where the
             // bytes were cut (a long line ending in a bare LF is too long however it arrives).

@@ -154,8 +154,12 @@ import Testing
         #expect(try api.call("POST", "/v1/admin/reload").body?["phase"] == "loaded")
         #expect(try api.call("GET", "/readyz").status == 200)
         _ = try api.call("GET", "/v1/users/u1/flags")
+        _ = try api.call("HEAD", "/v1/users/u1/flags")
+        _ = try api.call("HEAD", "/v1/users/u1/flags")
         let metrics = try api.call("GET", "/metrics")
         #expect(metrics.text.contains(#"specd_http_requests_total{route="/v1/users/{user}/flags",method="GET",status="200"} 1"#))
+        // HEAD is answered by the GET route and counted as HEAD.
+        #expect(metrics.text.contains(#"specd_http_requests_total{route="/v1/users/{user}/flags",method="HEAD",status="200"} 2"#))
         #expect(!metrics.text.contains("u1"))
     }
 

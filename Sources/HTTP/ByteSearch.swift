@@ -1,0 +1,37 @@
+/// Finding one byte value in a buffer eight bytes at a time, in plain Swift (this module links no C library).
+///
+/// Every request head is scanned for its line feeds and checked for carriage returns inside its lines: byte by
+/// byte, that was a loop of a compare and a branch per byte, a visible share of a small request's cost.
+enum ByteSearch {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// The index of the first `byte` in `bytes[start..<end]`, or nil.
+    ///
+    /// Each 8-byte word is XORed with the byte repeated, so a match becomes a zero byte; `(x - 0x01…) & ~x & 0x80…`
+    /// then sets the high bit of every zero byte. A borrow can also set it in a byte *above* a zero byte, never
+    /// below one, so the lowest set bit is always the first match (words are read little-endian).
+    static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+        precondition(start >= 0 && start <= end && end <= bytes.count, "search range outside the buffer")
+        guard start < end, let base = bytes.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        let pattern = ones &* UInt64(byte)
+        var index = start
+        while end - index >= 8 {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) ^ pattern
+            let found = (word &- ones) & ~word & highs
+            if found != 0 { return index + found.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        while index < end {
+            if base[index] == byte { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Whether `byte` occurs in `bytes[range]`.
+    static func contains(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        firstIndex(of: byte, in: bytes, from: range.lowerBound, to: range.upperBound) != nil
+    }
+}

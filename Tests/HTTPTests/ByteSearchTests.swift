@@ -1,0 +1,60 @@
+import TestRandom
+import Testing
+
+@testable import HTTP
+
+/// The word-at-a-time byte search, against the plain byte-by-byte answer.
+@Suite struct ByteSearchTests {
+    private static func naive(_ byte: UInt8, _ bytes: [UInt8], _ start: Int, _ end: Int) -> Int? {
+        bytes[start..<end].firstIndex(of: byte)
+    }
+
+    private static func search(_ byte: UInt8, _ bytes: [UInt8], _ start: Int, _ end: Int) -> Int? {
+        bytes.withUnsafeBufferPointer { ByteSearch.firstIndex(of: byte, in: $0, from: start, to: end) }
+    }
+
+    /// A match in every position of a word and of the tail, at every start offset (so every alignment), with the
+    /// bytes around it one above and one below the sought value (where a borrow would mislead a careless test).
+    @Test func findsTheFirstMatch_atEveryPositionAndAlignment() {
+        for sought: UInt8 in [0, 1, 10, 13, 0x7F, 0x80, 0xFF] {
+            for length in 0...40 {
+                for start in 0...min(length, 9) {
+                    for position in start..<max(start, length) {
+                        var bytes = (0..<length).map { $0 % 2 == 0 ? sought &+ 1 : sought &- 1 }
+                        bytes[position] = sought
+                        #expect(Self.search(sought, bytes, start, length) == position, "\(sought) \(length) \(start) \(position)")
+                    }
+                    let without = [UInt8](repeating: sought &+ 1, count: length)
+                    #expect(Self.search(sought, without, start, length) == nil)
+                }
+            }
+        }
+    }
+
+    /// A zero-making byte just below a match: the borrow it raises must not hide the match or report a byte above.
+    @Test func aMatchRightAfterAnotherMatch_reportsTheFirst() {
+        let bytes: [UInt8] = [1, 10, 10, 0, 10, 11, 10, 10, 10, 10]
+        #expect(Self.search(10, bytes, 0, bytes.count) == 1)
+        #expect(Self.search(10, bytes, 2, bytes.count) == 2)
+        #expect(Self.search(10, bytes, 3, bytes.count) == 4)
+        #expect(Self.search(0, bytes, 0, bytes.count) == 3)
+        #expect(Self.search(11, bytes, 0, bytes.count) == 5)
+    }
+
+    /// Random buffers and ranges, every byte value sought: the same answer as the byte loop, matches past `end`
+    /// never reported.
+    @Test func randomBuffersAndRanges_agreeWithTheByteLoop() {
+        var random = SplitMix(seed: 0x5EA2C4)
+        for _ in 0..<3_000 {
+            let length = random.next(upTo: 80)
+            // A small alphabet, so matches are common.
+            let bytes = (0..<length).map { _ in UInt8(random.next(upTo: 6)) &* 51 }
+            let start = random.next(upTo: length + 1)
+            let end = start + random.next(upTo: length - start + 1)
+            let sought = UInt8(random.next(upTo: 6)) &* 51
+            #expect(Self.search(sought, bytes, start, end) == Self.naive(sought, bytes, start, end))
+            #expect(
+                bytes.withUnsafeBufferPointer { ByteSearch.contains(sought, in: $0, start..<end) } == (Self.naive(sought, bytes, start, end) != nil))
+        }
+    }
+}
