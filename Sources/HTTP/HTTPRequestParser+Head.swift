@@ -147,7 +147,7 @@ extension HTTPRequestParser {
             index += 1
         }
         guard index < line.count, index > 0 else { throw .invalidHeaderName }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: line[..<index]), as: UTF8.self)
+        let name = CommonFieldNames.name(UnsafeBufferPointer(rebasing: line[..<index]))
         var valueStart = index + 1
         var valueEnd = line.count
         while valueStart < valueEnd, line[valueStart] == ASCII.space || line[valueStart] == ASCII.tab { valueStart += 1 }
