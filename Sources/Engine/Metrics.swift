@@ -20,6 +20,8 @@ public final class Metrics: Sendable {
     /// hashing its pattern and method strings into a dictionary per request cost about a thousand instructions.
     public struct RequestSeries: Sendable {
         let index: Int
+        /// The `Metrics` that registered it: a series is an index into its owner's table only.
+        let owner: ObjectIdentifier
     }
 
     /// A gauge read when the page is scraped; `nil` leaves the family without a sample (nothing known yet).
@@ -95,11 +97,11 @@ public final class Metrics: Sendable {
     public func requestSeries(route: String, method: String) -> RequestSeries {
         let key = RequestKey(route: route, method: method)
         return state.withLock { state in
-            if let index = state.seriesIndex[key] { return RequestSeries(index: index) }
+            if let index = state.seriesIndex[key] { return RequestSeries(index: index, owner: ObjectIdentifier(self)) }
             state.series.append(key)
             state.statusCounts.append([])
             state.seriesIndex[key] = state.series.count - 1
-            return RequestSeries(index: state.series.count - 1)
+            return RequestSeries(index: state.series.count - 1, owner: ObjectIdentifier(self))
         }
     }
 
@@ -107,8 +109,10 @@ public final class Metrics: Sendable {
         observe(requestSeries(route: route, method: method), status: status, seconds: seconds)
     }
 
-    /// Counts one response of the series and its latency.
+    /// Counts one response of the series and its latency. A series another `Metrics` registered is not counted
+    /// (a caller's mix-up must not count into another route, or index past the table).
     public func observe(_ series: RequestSeries, status: Int, seconds: Double) {
+        guard series.owner == ObjectIdentifier(self) else { return }
         let bounds = Metrics.bucketBounds
         var bucket = 0
         while bucket < bounds.count, !(seconds <= bounds[bucket]) { bucket += 1 }

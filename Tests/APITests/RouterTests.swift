@@ -33,6 +33,35 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self) == "a/b c|promo-banner")
     }
 
+    private func requests(_ metrics: Metrics, _ route: String, _ method: String) -> Int? {
+        let prefix = #"specd_http_requests_total{route="\#(route)",method="\#(method)",status="200"} "#
+        return metrics.render(gauges: []).split(separator: "\n").first { $0.hasPrefix(prefix) }.map { Int($0.dropFirst(prefix.count))! }
+    }
+
+    /// Metrics set after the routes were added registers their series then; routes added later register their own;
+    /// a copy made before counts nothing, and one given other metrics counts there.
+    @Test func metricsSetAfterTheRoutes_countsThemAndLaterRoutes_byMethod() {
+        let first = Metrics()
+        let second = Metrics()
+        let plain = router
+        var counted = plain
+        counted.metrics = first
+        counted.add("GET", "/late", sync: { _ throws(APIError) in HTTPResponse(status: .ok) })
+        _ = route(counted, "GET", "/v1/users/u1")
+        _ = route(counted, "HEAD", "/v1/users/u1")
+        _ = route(counted, "GET", "/late")
+        _ = route(plain, "GET", "/v1/users/u1")
+        #expect(requests(first, "/v1/users/{user}", "GET") == 1)
+        #expect(requests(first, "/v1/users/{user}", "HEAD") == 1)
+        #expect(requests(first, "/late", "GET") == 1)
+        #expect(first.render(gauges: []).contains("specd_http_request_duration_seconds_count 3"))
+        var moved = counted
+        moved.metrics = second
+        _ = route(moved, "GET", "/v1/users/u1")
+        #expect(requests(second, "/v1/users/{user}", "GET") == 1)
+        #expect(requests(first, "/v1/users/{user}", "GET") == 1)
+    }
+
     @Test func route_headFallsBackToGet() {
         #expect(route(router, "HEAD", "/v1/users/u1").status == .ok)
     }

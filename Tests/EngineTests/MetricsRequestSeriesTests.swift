@@ -12,6 +12,18 @@ import Testing
         #expect(metrics.requestSeries(route: "/v1/b", method: "GET").index != get.index)
     }
 
+    @Test func aSeriesOfOtherMetrics_isNotCounted() {
+        let metrics = Metrics()
+        let other = Metrics()
+        _ = metrics.requestSeries(route: "/v1/a", method: "GET")
+        _ = other.requestSeries(route: "/v1/x", method: "GET")
+        let foreign = other.requestSeries(route: "/v1/y", method: "GET")
+        metrics.observe(foreign, status: 200, seconds: 0.001)
+        let page = metrics.render(gauges: [])
+        #expect(!page.contains("specd_http_requests_total{"))
+        #expect(page.contains("specd_http_request_duration_seconds_count 0"))
+    }
+
     @Test func statusesOfOneSeries_areCountedApart_andSortedOnThePage() {
         let metrics = Metrics()
         let series = metrics.requestSeries(route: "/v1/a", method: "GET")
