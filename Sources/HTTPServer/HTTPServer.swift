@@ -42,6 +42,13 @@ public final class HTTPServer: Sendable, ServerStatus {
     /// Whether the calling thread is one of this server's loops.
     public var isLoopThread: Bool { loops.contains { $0.inEventLoop } }
 
+    /// Runs tasks on the calling thread's loop, later (its task list); `nil` off a loop. A task handed to a
+    /// stopped loop is dropped.
+    public var currentLoopRunner: (@Sendable (@escaping @Sendable () -> Void) -> Void)? {
+        guard let loop = loops.first(where: { $0.inEventLoop }) else { return nil }
+        return { loop.execute($0) }
+    }
+
     /// The bound port (useful with port 0), valid after `start()`.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 

@@ -3,31 +3,119 @@ import Foundation
 /// The file calls and the writer thread: each performs what the `GroupCommit` value asks for, outside `condition`,
 /// and hands the result back under it.
 extension AppendLog {
-    /// Every thread that held the file lock checks the queue again after releasing it: a record queued by a
-    /// thread that could not get the lock is then never left behind.
+    /// Every thread that held the file checks the queue again after releasing it: a record queued by a thread that
+    /// could not get the file is then never left behind.
     ///
     /// `passes` bounds how many batches this call writes: a loop committing its own rounds (`flushRoundHere`) must
-    /// not be kept writing, and fsyncing, batch after batch that other loops keep queueing.
+    /// not be kept writing, and fsyncing, batch after batch that other loops keep queueing. With a `runner` (a loop
+    /// pipelining its fsyncs) a batch's fsync is left out and the call returns; the batch's end, on the loop, looks
+    /// again. Returns false when records are still queued after the last pass.
     @discardableResult
-    func flushQueued(waitForLock: Bool, passes: Int = .max) -> Bool {
+    func flushQueued(waitForLock: Bool, passes: Int = .max, runner: RoundRunner? = nil) -> Bool {
         var wait = waitForLock
         var left = passes
         while true {
-            if wait { fileLock.lock() } else if !fileLock.try() { return true }
-            var step = stepping { $0.beginFlush() }
-            while case .perform(let request, _) = step {
-                let response = perform(request)
-                step = stepping { $0.advance(response) }
-            }
-            fileLock.unlock()
-            if case .settled(let settled) = step { deliver(settled) }
+            guard acquireFile(wait: wait) else { return true }
+            guard let settled = drive(stepping { $0.beginFlush() }, runner: runner) else { return true }
+            releaseFile()
+            deliver(settled)
             guard locked({ $0.hasUnflushed }) else { return true }
             left -= 1
             // Records still queued, and this caller's passes spent: the caller hands them on.
             if left <= 0 { return false }
-            // From here on, a thread holding the lock will look again after us.
+            // From here on, a thread holding the file will look again after us.
             wait = false
         }
+    }
+
+    /// Takes the file for one batch; `false` when another flusher has it and `wait` is not set. A waiter finishes a
+    /// pipelined batch whose fsync returned and whose loop has not (a stopped loop never will).
+    private func acquireFile(wait: Bool) -> Bool {
+        condition.lock()
+        while flushing {
+            guard wait else {
+                condition.unlock()
+                return false
+            }
+            if let suspended, suspended.hasReturned {
+                condition.unlock()
+                finish(suspended, runner: nil)
+                condition.lock()
+                continue
+            }
+            fileWaiters += 1
+            condition.wait()
+            fileWaiters -= 1
+        }
+        flushing = true
+        condition.unlock()
+        return true
+    }
+
+    private func releaseFile() {
+        condition.withLock {
+            flushing = false
+            if fileWaiters > 0 { condition.broadcast() }
+        }
+    }
+
+    /// Performs the batch's requests until it is settled, and returns what to deliver; `nil` when an fsync was left
+    /// out for `runner`'s loop (the batch keeps the file).
+    private func drive(_ first: GroupCommit<Completion>.FlushStep, runner: RoundRunner?) -> GroupCommit<Completion>.Settled? {
+        var step = first
+        while case .perform(let request, _) = step {
+            if let runner, case .fsync(let fd, let path) = request, suspend(fd: fd, path: path, runner: runner) { return nil }
+            let response = perform(request)
+            step = stepping { $0.advance(response) }
+        }
+        guard case .settled(let settled) = step else { preconditionFailure("a flush ends settled") }
+        return settled
+    }
+
+    /// Leaves the batch's fsync to the fsync thread, whose result comes back to `runner`'s loop as a task; does the
+    /// `whileSyncing` work meanwhile. `false` (nothing left out) when the fsync thread has stopped.
+    private func suspend(fd: Int32, path: String, runner: @escaping RoundRunner) -> Bool {
+        guard let helper = fsyncThread else { return false }
+        let batch = SuspendedFlush(runner: runner)
+        condition.withLock { suspended = batch }
+        let started = helper.begin(fd: fd, path: path) { [self] result in
+            batch.returned(result)
+            // A thread waiting for the file may finish the batch if the loop does not.
+            condition.withLock { if fileWaiters > 0 { condition.broadcast() } }
+            runner { [self] in finish(batch, runner: batch.runner) }
+        }
+        guard started else {
+            condition.withLock { suspended = nil }
+            return false
+        }
+        var work: [@Sendable () -> Void] = []
+        condition.withLock { swap(&work, &earlyWork) }
+        for item in work { item() }
+        return true
+    }
+
+    /// A pipelined batch's fsync returned: the batch goes on from there (on its loop, with `runner`, or on a thread
+    /// that waited for the file, which takes the file next). Unless an fsync is left out again, the file is
+    /// released and the completions delivered; on the loop, the next batch is started first, so the disk works
+    /// while this batch's completions run. Whatever that batch leaves queued, the loop's round end commits, as
+    /// the end of a round always follows its tasks (`EpollEventLoop.runLoop`).
+    private func finish(_ batch: SuspendedFlush, runner: RoundRunner?) {
+        guard let result = batch.claim() else { return }
+        condition.withLock { if suspended === batch { suspended = nil } }
+        let response: GroupCommit<Completion>.Response
+        switch result {
+        case .success:
+            fsyncCount.add(1, ordering: .relaxed)
+            response = .done
+        case .failure(let error):
+            response = .failed(error)
+        }
+        guard let settled = drive(stepping { $0.advance(response) }, runner: runner) else { return }
+        releaseFile()
+        if let runner, locked({ $0.hasUnflushed }) {
+            flushQueued(waitForLock: false, passes: 1, runner: runner)
+        }
+        deliver(settled)
     }
 
     /// Runs `body` on the state under `condition`, waking everyone when the step it returns says so.

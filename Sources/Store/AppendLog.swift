@@ -26,11 +26,20 @@ public final class AppendLog: @unchecked Sendable {
     let policy: FsyncPolicy
     let interval: Duration
     let segmentLimit: Int
-    /// Held by the one flusher writing: between `beginFlush` and the batch settled, nobody else flushes.
-    let fileLock = NSLock()
+    /// Runs a task later on the calling loop's thread (its task list), for a batch that loop left with its fsync
+    /// out (`flushRoundHere`).
+    public typealias RoundRunner = @Sendable (@escaping @Sendable () -> Void) -> Void
+
     let condition = NSCondition()
     // Guarded by `condition`.
     var state: GroupCommit<Completion>
+    /// Held by the one flusher writing: between `beginFlush` and the batch settled, nobody else flushes. A flag and
+    /// not a lock, since a pipelined batch (`suspended`) is finished by a later task, or another thread.
+    var flushing = false
+    /// Threads waiting in `acquireFile`: only they are woken when the file is released.
+    var fileWaiters = 0
+    /// The batch whose fsync is out while its loop serves its sockets; it holds the file.
+    var suspended: SuspendedFlush?
     var failureHandler: (@Sendable (StorageFailure) -> Void)?
     let fsyncCount = Atomic<Int>(0)
     /// Threads that call `flush(handingOffAbove:)` at the end of each round (event loops); see `append`. Set once,
@@ -48,6 +57,9 @@ public final class AppendLog: @unchecked Sendable {
     /// Work to do before the acknowledgement it waits for, by whoever next waits for an fsync. Guarded by
     /// `condition`.
     var earlyWork: [@Sendable () -> Void] = []
+    /// Under `always`, for a loop committing its own rounds: the runner for the calling thread's loop, `nil` off a
+    /// loop. Set once, before any write (`pipelineRoundFsyncs`); read at each round's end, so no lock.
+    nonisolated(unsafe) var roundRunner: (@Sendable () -> RoundRunner?)?
 
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
     public init(
@@ -81,6 +93,10 @@ public final class AppendLog: @unchecked Sendable {
 
     /// Records queued and not yet written: a round about to commit may gather more first.
     public var hasUnflushed: Bool { condition.withLock { state.hasUnflushed } }
+
+    /// Records queued that a round's end would commit now: none while a pipelined batch holds the file, since the
+    /// round then leaves them to that batch's end (no point gathering more input for a commit that waits anyway).
+    public var roundWouldCommit: Bool { condition.withLock { state.hasUnflushed && !flushing } }
 
     /// The last seq handed out.
     public var lastSeq: UInt64 { condition.withLock { state.nextSeq - 1 } }
@@ -141,13 +157,28 @@ public final class AppendLog: @unchecked Sendable {
     ///
     /// Two batches at most: what other loops queue meanwhile goes to the writer thread, so no loop is kept from its
     /// own connections committing everyone else's writes.
+    ///
+    /// Pipelined (`pipelineRoundFsyncs`, under `always`): the loop writes the batch, hands its fsync to the fsync
+    /// thread, does the `whileSyncing` work, and returns to its sockets instead of waiting for the disk. The batch
+    /// holds the file until the fsync thread hands the result back to the loop (a task), which acknowledges the
+    /// batch there; the rounds meanwhile queue their records, and that task writes them as the next batch before
+    /// it runs the first one's completions. So the CPU serves the next requests while the disk syncs, where Redis's
+    /// loop (and ours before) waited.
     public func flushRoundHere() {
         guard inline else { return flush(handingOffAbove: 0) }
-        if !flushQueued(waitForLock: false, passes: 2) {
+        if !flushQueued(waitForLock: false, passes: 2, runner: roundRunner?()) {
             condition.withLock {
                 if state.handOff(above: 0) == .leftToWriter(wake: true) { condition.signal() }
             }
         }
+    }
+
+    /// Under `always` with `writersCommit`: a round's batch is acknowledged by a later task on its loop, which
+    /// `runner` gives for the calling thread (`nil` off a loop), instead of the round waiting for its fsync (see
+    /// `flushRoundHere`). Call before any write.
+    public func pipelineRoundFsyncs(runner: @escaping @Sendable () -> RoundRunner?) {
+        guard fsyncThread != nil else { return }
+        roundRunner = runner
     }
 
     /// Threads for which `isRoundThread` holds promise to call `flush(handingOffAbove:)` after each round: under

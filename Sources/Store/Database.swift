@@ -84,9 +84,13 @@ public final class Database: Sendable {
     /// writes each round's batch itself, fsyncs it under `always`, and answers its writes without a hand-off. Its
     /// hook asks the round to gather what became ready while records wait (the second argument of `addRoundHook`),
     /// so that more of them share the write and the fsync.
+    ///
+    /// `roundRunner` (with `handOff: false`, under `always`): the runner of the calling thread's loop, `nil` off a
+    /// loop. The loop then leaves each round's fsync out and serves its sockets meanwhile; the batch is
+    /// acknowledged by a task on that loop once the disk returns (`AppendLog.flushRoundHere`).
     public func batchLogWritesPerRound(
         addRoundHook: (@escaping @Sendable () -> Void, (@Sendable () -> Bool)?) -> Bool, isRoundThread: @escaping @Sendable () -> Bool,
-        handOff: Bool = true
+        handOff: Bool = true, roundRunner: (@Sendable () -> AppendLog.RoundRunner?)? = nil
     ) {
         let log = log
         let hook: @Sendable () -> Void
@@ -95,11 +99,12 @@ public final class Database: Sendable {
             hook = { log.flush(handingOffAbove: AppendLog.handOffAbove) }
         } else {
             hook = { log.flushRoundHere() }
-            gatherWhile = { log.hasUnflushed }
+            gatherWhile = { log.roundWouldCommit }
         }
         if addRoundHook(hook, gatherWhile) {
             flushesLater = isRoundThread
             log.wakeWriterAtRoundEnds(isRoundThread: isRoundThread)
+            if !handOff, let roundRunner { log.pipelineRoundFsyncs(runner: roundRunner) }
         }
     }
 

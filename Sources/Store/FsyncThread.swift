@@ -7,12 +7,18 @@ import Foundation
 /// the disk: the loop hands the fsync here, computes, and then waits for what is left of the fsync. The thread
 /// sleeps in the kernel the whole time, so on one CPU it takes the core from nobody.
 ///
-/// Threads: `start` and `finish` are called by one caller at a time (the log's flusher, which holds the log's file
-/// lock), always in pairs; the fsync itself runs on this class's own thread.
+/// A loop may also not wait at all (`begin`): it goes back to its sockets, and the thread hands the result to a
+/// callback, which brings it back to the loop (`AppendLog.flushRoundHere`, pipelined).
+///
+/// Threads: `start`/`finish` pairs and `begin` are called by one caller at a time (the log's flusher, which holds
+/// the log's file); the fsync itself, and `begin`'s callback, run on this class's own thread.
 final class FsyncThread: @unchecked Sendable {
+    typealias Returned = @Sendable (Result<Void, IOError>) -> Void
+
     private enum Job {
         case idle
-        case asked(fd: Int32, path: String)
+        /// `returned` set: `begin`'s job, handed to the callback instead of waiting for `finish`.
+        case asked(fd: Int32, path: String, returned: Returned?)
         case running
         case done(Result<Void, IOError>)
     }
@@ -32,6 +38,16 @@ final class FsyncThread: @unchecked Sendable {
     /// Asks for an fsync of `fd`; the thread starts on the first call. Returns false once stopped: the caller then
     /// fsyncs itself. Pair a `true` with `finish`.
     func start(fd: Int32, path: String) -> Bool {
+        ask(fd: fd, path: path, returned: nil)
+    }
+
+    /// Asks for an fsync of `fd` and returns at once; `returned` gets its result on this thread. Returns false once
+    /// stopped (`returned` is then never called): the caller fsyncs itself. Not paired with `finish`.
+    func begin(fd: Int32, path: String, returned: @escaping Returned) -> Bool {
+        ask(fd: fd, path: path, returned: returned)
+    }
+
+    private func ask(fd: Int32, path: String, returned: Returned?) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !stopping else { return false }
@@ -41,7 +57,7 @@ final class FsyncThread: @unchecked Sendable {
             thread.name = "specd-log-fsync"
             thread.start()
         }
-        job = .asked(fd: fd, path: path)
+        job = .asked(fd: fd, path: path, returned: returned)
         condition.broadcast()
         return true
     }
@@ -73,13 +89,21 @@ final class FsyncThread: @unchecked Sendable {
         condition.lock()
         while true {
             switch job {
-            case .asked(let fd, let path):
+            case .asked(let fd, let path, let returned):
                 job = .running
                 condition.unlock()
                 let result = Result { () throws(IOError) in try fileSystem.syncData(fd, path: path) }
                 condition.lock()
-                job = .done(result)
+                guard let returned else {
+                    job = .done(result)
+                    condition.broadcast()
+                    continue
+                }
+                job = .idle
                 condition.broadcast()
+                condition.unlock()
+                returned(result)
+                condition.lock()
             case .idle where stopping:
                 condition.unlock()
                 return

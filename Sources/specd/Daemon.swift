@@ -16,7 +16,7 @@ import Store
 /// |---|---|---|
 /// | event loop *n* (`loopCount` of them) | accepts, reads, parses, routes, runs handlers, writes responses and stream events; at the end of each round, writes the log records its handlers queued | its connections, their buffers and state machines |
 /// | log writer | only makes writes durable: under `--fsync always` it writes and fsyncs queued records (group commit); a busy round's batch handed over by a loop (`--log-commit writer`; with `loop` the loop writes and fsyncs its round itself); the interval fsync; closing retired segments | the log file descriptors |
-/// | log fsync helper (`specd-log-fsync`, `--log-commit loop` under `always`) | one fsync at a time, handed over by the loop committing its round, which computes its writes' flag diffs meanwhile (`AppendLog.whileSyncing`) | nothing of its own: the loop holds the log's file lock and waits for it |
+/// | log fsync helper (`specd-log-fsync`, `--log-commit loop` under `always`) | one fsync at a time, handed over by the loop committing its round, which computes its writes' flag diffs meanwhile (`AppendLog.whileSyncing`) and goes back to its sockets; the result goes back to that loop as a task, which answers the batch | nothing of its own: the batch holds the log's file until its loop's task (or, if that loop stopped, whoever next waits for the file) finishes it |
 /// | log completion queue (serial) | the completions of the batches the log writer settled, in batch order | — |
 /// | the thread that completes a write: a loop that flushed its own round's batch (no hop), a thread flushing at once, or the completion queue | the write's domain completion, in the user's shard order: flag diff, events to the hub, schedule, metrics; then the answer, handed to the `ResponseSink` | nothing of its own: the hub, scheduler and metrics lock |
 /// | clock (`specd-live`) | sleeps until the next scheduled instant; re-evaluates users and fires delayed triggers through the one write path | the scheduler (under its lock) |
@@ -137,7 +137,7 @@ public final class Daemon: Sendable {
         let server = server
         database.batchLogWritesPerRound(
             addRoundHook: { server.addIterationHook($0, gatherWhile: $1) }, isRoundThread: { server.isLoopThread },
-            handOff: options.resolvedLogCommit == .writerThread
+            handOff: options.resolvedLogCommit == .writerThread, roundRunner: { server.currentLoopRunner }
         )
     }
 
