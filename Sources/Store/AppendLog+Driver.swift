@@ -15,7 +15,10 @@ extension AppendLog {
         var wait = waitForLock
         var left = passes
         while true {
-            guard acquireFile(wait: wait) else { return true }
+            guard acquireFile(wait: wait) else {
+                if runner == nil { leaveToWriterWhileSuspended() }
+                return true
+            }
             guard let settled = drive(stepping { $0.beginFlush() }, runner: runner) else { return true }
             releaseFile()
             deliver(settled)
@@ -50,6 +53,16 @@ extension AppendLog {
         flushing = true
         condition.unlock()
         return true
+    }
+
+    /// The file is held by a batch whose fsync is out and which its loop finishes: a caller off that loop (a
+    /// clock's fire, a tool) leaves its records to the writer thread, which waits for the file. Were they left to
+    /// the batch's end alone, a loop that stopped before it ran that end would strand them until the close.
+    private func leaveToWriterWhileSuspended() {
+        condition.withLock {
+            // Broadcast: the writer may be any of the condition's waiters.
+            if suspended != nil, state.handOff(above: 0) == .leftToWriter(wake: true) { condition.broadcast() }
+        }
     }
 
     private func releaseFile() {
@@ -112,10 +125,14 @@ extension AppendLog {
         }
         guard let settled = drive(stepping { $0.advance(response) }, runner: runner) else { return }
         releaseFile()
-        if let runner, locked({ $0.hasUnflushed }) {
-            flushQueued(waitForLock: false, passes: 1, runner: runner)
+        // The next batch, if it settles at once (a failed write, a stopped fsync thread), is told after this one.
+        var next: GroupCommit<Completion>.Settled?
+        if let runner, locked({ $0.hasUnflushed }), acquireFile(wait: false) {
+            next = drive(stepping { $0.beginFlush() }, runner: runner)
+            if next != nil { releaseFile() }
         }
         deliver(settled)
+        if let next { deliver(next) }
     }
 
     /// Runs `body` on the state under `condition`, waking everyone when the step it returns says so.

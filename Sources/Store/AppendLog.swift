@@ -175,9 +175,12 @@ public final class AppendLog: @unchecked Sendable {
 
     /// Under `always` with `writersCommit`: a round's batch is acknowledged by a later task on its loop, which
     /// `runner` gives for the calling thread (`nil` off a loop), instead of the round waiting for its fsync (see
-    /// `flushRoundHere`). Call before any write.
-    public func pipelineRoundFsyncs(runner: @escaping @Sendable () -> RoundRunner?) {
-        guard fsyncThread != nil else { return }
+    /// `flushRoundHere`). Call before any write, with the number of loops: declined for more than one. A batch's
+    /// end starts the next batch with whatever is queued, whichever loop queued it, so with several loops one of
+    /// them would commit (and answer) every other's writes, batch after batch, where `flushRoundHere` bounds that
+    /// to two batches.
+    public func pipelineRoundFsyncs(loops: Int, runner: @escaping @Sendable () -> RoundRunner?) {
+        guard fsyncThread != nil, loops == 1 else { return }
         roundRunner = runner
     }
 

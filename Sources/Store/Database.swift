@@ -85,12 +85,12 @@ public final class Database: Sendable {
     /// hook asks the round to gather what became ready while records wait (the second argument of `addRoundHook`),
     /// so that more of them share the write and the fsync.
     ///
-    /// `roundRunner` (with `handOff: false`, under `always`): the runner of the calling thread's loop, `nil` off a
-    /// loop. The loop then leaves each round's fsync out and serves its sockets meanwhile; the batch is
-    /// acknowledged by a task on that loop once the disk returns (`AppendLog.flushRoundHere`).
+    /// `roundRunner` (with `handOff: false`, under `always`, and one loop): the runner of the calling thread's
+    /// loop, `nil` off a loop. The loop then leaves each round's fsync out and serves its sockets meanwhile; the
+    /// batch is acknowledged by a task on that loop once the disk returns (`AppendLog.flushRoundHere`).
     public func batchLogWritesPerRound(
         addRoundHook: (@escaping @Sendable () -> Void, (@Sendable () -> Bool)?) -> Bool, isRoundThread: @escaping @Sendable () -> Bool,
-        handOff: Bool = true, roundRunner: (@Sendable () -> AppendLog.RoundRunner?)? = nil
+        handOff: Bool = true, loops: Int = 1, roundRunner: (@Sendable () -> AppendLog.RoundRunner?)? = nil
     ) {
         let log = log
         let hook: @Sendable () -> Void
@@ -104,7 +104,7 @@ public final class Database: Sendable {
         if addRoundHook(hook, gatherWhile) {
             flushesLater = isRoundThread
             log.wakeWriterAtRoundEnds(isRoundThread: isRoundThread)
-            if !handOff, let roundRunner { log.pipelineRoundFsyncs(runner: roundRunner) }
+            if !handOff, let roundRunner { log.pipelineRoundFsyncs(loops: loops, runner: roundRunner) }
         }
     }
 

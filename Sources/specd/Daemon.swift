@@ -137,7 +137,8 @@ public final class Daemon: Sendable {
         let server = server
         database.batchLogWritesPerRound(
             addRoundHook: { server.addIterationHook($0, gatherWhile: $1) }, isRoundThread: { server.isLoopThread },
-            handOff: options.resolvedLogCommit == .writerThread, roundRunner: { server.currentLoopRunner }
+            handOff: options.resolvedLogCommit == .writerThread, loops: options.server.loopCount,
+            roundRunner: { server.currentLoopRunner }
         )
     }
 

@@ -15,7 +15,7 @@ import Testing
     private func pipelinedLog(_ disk: GatedFsync, _ loop: TaskList) throws -> AppendLog {
         let log = try AppendLog(directory: temporaryDirectory(), fileSystem: disk, policy: .always, nextSeq: 1, writersCommit: true)
         log.wakeWriterAtRoundEnds(isRoundThread: { true })
-        log.pipelineRoundFsyncs(runner: { loop.runner })
+        log.pipelineRoundFsyncs(loops: 1, runner: { loop.runner })
         return log
     }
 
@@ -124,6 +124,48 @@ import Testing
         #expect(events.list.withLock { $0 } == ["acknowledged 1", "acknowledged 2"])
     }
 
+    /// Found by review: the batch's end told a next batch that failed at once (its write refused) before the
+    /// batch it had just acknowledged. The earlier batch is told first.
+    @Test func aNextBatchThatFailsAtOnce_isToldAfterTheBatchBeforeIt() throws {
+        let disk = GatedFsync()
+        let loop = TaskList()
+        let log = try pipelinedLog(disk, loop)
+        defer { log.close() }
+        let events = Events()
+        try append(log, 1, into: events)
+        log.flushRoundHere()
+        #expect(disk.started.wait(timeout: .now() + 10) == .success)
+        try append(log, 1, into: events)
+        disk.failsWrites.withLock { $0 = true }
+        disk.open()
+        let task = try #require(loop.next(timeout: 10))
+        task()
+        #expect(events.list.withLock { $0 } == ["acknowledged 1", "failed 2"])
+    }
+
+    /// Found by review: records from a thread off the loop (a clock's fire), queued while the loop's batch held
+    /// the file, waited for that batch's end alone; a loop that stopped first stranded them until the close. They
+    /// go to the writer thread, which finishes the stopped loop's batch and then writes them.
+    @Test func aWriteOffTheLoop_whileAStoppedLoopsBatchHoldsTheFile_isAcknowledgedWithoutAClose() throws {
+        let disk = GatedFsync()
+        let loop = TaskList()
+        let log = try pipelinedLog(disk, loop)
+        defer { log.close() }
+        let events = Events()
+        try append(log, 1, into: events)
+        log.flushRoundHere()
+        #expect(disk.started.wait(timeout: .now() + 10) == .success)
+        disk.open()
+        // The loop stops: its task is dropped.
+        _ = try #require(loop.next(timeout: 10))
+        try append(log, 1, into: events)
+        log.flush(handingOffAbove: AppendLog.handOffAbove)
+        disk.open()
+        let deadline = Date().addingTimeInterval(10)
+        while events.list.withLock({ $0.count }) < 2, Date() < deadline { usleep(1000) }
+        #expect(events.list.withLock { $0 } == ["acknowledged 1", "acknowledged 2"])
+    }
+
     /// Off a loop (the runner gives none), a round's end commits as before: written, fsynced and acknowledged
     /// before it returns.
     @Test func offALoop_theRoundEndWaitsForItsFsync() throws {
@@ -131,12 +173,30 @@ import Testing
         let log = try AppendLog(directory: temporaryDirectory(), fileSystem: disk, policy: .always, nextSeq: 1, writersCommit: true)
         defer { log.close() }
         log.wakeWriterAtRoundEnds(isRoundThread: { true })
-        log.pipelineRoundFsyncs(runner: { nil })
+        log.pipelineRoundFsyncs(loops: 1, runner: { nil })
         let events = Events()
         try append(log, 2, into: events)
         disk.open()
         log.flushRoundHere()
         #expect(events.list.withLock { $0 } == ["acknowledged 1", "acknowledged 2"])
+    }
+
+    /// Found by review: with two loops, each batch's end started the next with every loop's queued records, so one
+    /// loop committed and answered the other's writes without end. Pipelining is declined for more than one loop:
+    /// the round's end waits for its fsync and keeps the two-batch bound.
+    @Test func withSeveralLoops_theRoundEndWaitsForItsFsync() throws {
+        let disk = GatedFsync()
+        let loop = TaskList()
+        let log = try AppendLog(directory: temporaryDirectory(), fileSystem: disk, policy: .always, nextSeq: 1, writersCommit: true)
+        defer { log.close() }
+        log.wakeWriterAtRoundEnds(isRoundThread: { true })
+        log.pipelineRoundFsyncs(loops: 2, runner: { loop.runner })
+        let events = Events()
+        try append(log, 2, into: events)
+        disk.open()
+        log.flushRoundHere()
+        #expect(events.list.withLock { $0 } == ["acknowledged 1", "acknowledged 2"])
+        #expect(loop.next(timeout: 0.1) == nil)
     }
 }
 
@@ -165,15 +225,21 @@ final class TaskList: Sendable {
 }
 
 /// The real file system, except that each fsync signals `started`, then waits for one `open()` (up to ten seconds,
-/// then it gives up and goes on), and fails when `fails`.
+/// then it gives up and goes on), and fails when `fails`; writes fail when `failsWrites`.
 final class GatedFsync: ForwardingFileSystem {
     let inner: FileSystem = PosixFileSystem()
     let started = DispatchSemaphore(value: 0)
     private let gate = DispatchSemaphore(value: 0)
     let fails = Mutex(false)
+    let failsWrites = Mutex(false)
     let gaveUp = Mutex(false)
 
     func open() { gate.signal() }
+
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int {
+        if failsWrites.withLock({ $0 }) { throw IOError(call: "write", path: path, code: EIO) }
+        return try inner.write(fd, bytes, path: path)
+    }
 
     func syncData(_ fd: Int32, path: String) throws(IOError) {
         started.signal()
