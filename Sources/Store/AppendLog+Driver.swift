@@ -15,12 +15,14 @@ extension AppendLog {
         var wait = waitForLock
         var left = passes
         while true {
-            guard acquireFile(wait: wait) else {
+            switch acquireFile(wait: wait) {
+            case .taken: break
+            case .nothingToFlush: return true
+            case .busy:
                 if runner == nil { leaveToWriterWhileSuspended() }
                 return true
             }
             guard let settled = drive(stepping { $0.beginFlush() }, runner: runner) else { return true }
-            releaseFile()
             deliver(settled)
             guard locked({ $0.hasUnflushed }) else { return true }
             left -= 1
@@ -31,14 +33,22 @@ extension AppendLog {
         }
     }
 
-    /// Takes the file for one batch; `false` when another flusher has it and `wait` is not set. A waiter finishes a
-    /// pipelined batch whose fsync returned and whose loop has not (a stopped loop never will).
-    private func acquireFile(wait: Bool) -> Bool {
+    private enum FileClaim { case taken, busy, nothingToFlush }
+
+    /// Takes the file for one batch; `.busy` when another flusher has it and `wait` is not set. Without `wait`, a
+    /// caller with nothing to flush takes nothing (a round's end with no write, most of a read load's rounds: one
+    /// lock, where taking and releasing the file took three). A waiter finishes a pipelined batch whose fsync
+    /// returned and whose loop has not (a stopped loop never will).
+    private func acquireFile(wait: Bool) -> FileClaim {
         condition.lock()
+        if !wait, !state.hasWork {
+            condition.unlock()
+            return .nothingToFlush
+        }
         while flushing {
             guard wait else {
                 condition.unlock()
-                return false
+                return .busy
             }
             if let suspended, suspended.hasReturned {
                 condition.unlock()
@@ -52,7 +62,7 @@ extension AppendLog {
         }
         flushing = true
         condition.unlock()
-        return true
+        return .taken
     }
 
     /// The file is held by a batch whose fsync is out and which its loop finishes: a caller off that loop (a
@@ -62,13 +72,6 @@ extension AppendLog {
         condition.withLock {
             // Broadcast: the writer may be any of the condition's waiters.
             if suspended != nil, state.handOff(above: 0) == .leftToWriter(wake: true) { condition.broadcast() }
-        }
-    }
-
-    private func releaseFile() {
-        condition.withLock {
-            flushing = false
-            if fileWaiters > 0 { condition.broadcast() }
         }
     }
 
@@ -124,25 +127,26 @@ extension AppendLog {
             response = .failed(error)
         }
         guard let settled = drive(stepping { $0.advance(response) }, runner: runner) else { return }
-        releaseFile()
         // The next batch, if it settles at once (a failed write, a stopped fsync thread), is told after this one.
         var next: GroupCommit<Completion>.Settled?
-        if let runner, locked({ $0.hasUnflushed }), acquireFile(wait: false) {
+        if let runner, acquireFile(wait: false) == .taken {
             next = drive(stepping { $0.beginFlush() }, runner: runner)
-            if next != nil { releaseFile() }
         }
         deliver(settled)
         if let next { deliver(next) }
     }
 
     /// Runs `body` on the state under `condition`, waking everyone when the step it returns says so.
+    /// Only the file's holder steps a batch; the step that settles it releases the file under the same lock.
     private func stepping(_ body: (inout GroupCommit<Completion>) -> GroupCommit<Completion>.FlushStep) -> GroupCommit<Completion>.FlushStep {
         condition.lock()
         defer { condition.unlock() }
         let step = body(&state)
         switch step {
         case .perform(_, let wake): if wake { condition.broadcast() }
-        case .settled(let settled): if settled.wake { condition.broadcast() }
+        case .settled(let settled):
+            flushing = false
+            if settled.wake || fileWaiters > 0 { condition.broadcast() }
         }
         return step
     }

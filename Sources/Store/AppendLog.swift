@@ -31,15 +31,16 @@ public final class AppendLog: @unchecked Sendable {
     public typealias RoundRunner = @Sendable (@escaping @Sendable () -> Void) -> Void
 
     let condition = NSCondition()
-    // Guarded by `condition`.
-    var state: GroupCommit<Completion>
+    // Guarded by `condition`, so the runtime's exclusivity checks (one per access, a dozen per batch) are left out:
+    // the lock already keeps any two accesses apart.
+    @exclusivity(unchecked) var state: GroupCommit<Completion>
     /// Held by the one flusher writing: between `beginFlush` and the batch settled, nobody else flushes. A flag and
     /// not a lock, since a pipelined batch (`suspended`) is finished by a later task, or another thread.
-    var flushing = false
+    @exclusivity(unchecked) var flushing = false
     /// Threads waiting in `acquireFile`: only they are woken when the file is released.
-    var fileWaiters = 0
+    @exclusivity(unchecked) var fileWaiters = 0
     /// The batch whose fsync is out while its loop serves its sockets; it holds the file.
-    var suspended: SuspendedFlush?
+    @exclusivity(unchecked) var suspended: SuspendedFlush?
     var failureHandler: (@Sendable (StorageFailure) -> Void)?
     let fsyncCount = Atomic<Int>(0)
     /// Threads that call `flush(handingOffAbove:)` at the end of each round (event loops); see `append`. Set once,
@@ -56,7 +57,7 @@ public final class AppendLog: @unchecked Sendable {
     let fsyncThread: FsyncThread?
     /// Work to do before the acknowledgement it waits for, by whoever next waits for an fsync. Guarded by
     /// `condition`.
-    var earlyWork: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) var earlyWork: [@Sendable () -> Void] = []
     /// Under `always`, for a loop committing its own rounds: the runner for the calling thread's loop, `nil` off a
     /// loop. Set once, before any write (`pipelineRoundFsyncs`); read at each round's end, so no lock.
     nonisolated(unsafe) var roundRunner: (@Sendable () -> RoundRunner?)?

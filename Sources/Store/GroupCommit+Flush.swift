@@ -60,7 +60,7 @@ extension GroupCommit {
     /// Takes everything queued (and the cut) as one batch and returns its first request, or `.settled` with
     /// nothing to do when the queue is empty or the log failed.
     mutating func beginFlush() -> FlushStep {
-        guard failure == nil, !queued.isEmpty || cut != nil else { return .settled(.nothing) }
+        guard hasWork else { return .settled(.nothing) }
         let batch = queued
         queued.removeAll(keepingCapacity: batch.count < 1 << 20)
         queuedRecords = 0

@@ -157,6 +157,9 @@ struct GroupCommit<Waiter> {
     /// Records queued that no flusher has taken: whoever released the file lock flushes again.
     var hasUnflushed: Bool { !queued.isEmpty && failure == nil }
 
+    /// Whether `beginFlush` would start a batch: records queued or a cut requested, and the log not failed.
+    var hasWork: Bool { failure == nil && (!queued.isEmpty || cut != nil) }
+
     // MARK: - Settling
 
     /// Everything up to `seq` is in the file (and fsynced under `always`): acknowledge it.
