@@ -26,9 +26,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var sendQueued: [Bool] = []
     private let pendingTasks = Mutex<[@Sendable () -> Void]>([])
     /// Set before `start`, then read only by the loop thread.
-    private var iterationHooks: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) private var iterationHooks: [@Sendable () -> Void] = []
     /// Set before `start`, then read only by the loop thread (see `addIterationHook`'s `gatherWhile`).
-    private var gatherPredicates: [@Sendable () -> Bool] = []
+    @exclusivity(unchecked) private var gatherPredicates: [@Sendable () -> Bool] = []
     private let loopThread = Atomic<UInt>(0)
     private let running = Atomic<Bool>(true)
     private let stopped = DispatchSemaphore(value: 0)

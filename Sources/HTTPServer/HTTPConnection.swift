@@ -43,7 +43,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     @exclusivity(unchecked) var head: HTTPRequestHead?
     @exclusivity(unchecked) private var body: [UInt8] = []
     var requestStart = MonotonicInstant.now
-    var requestID = ""
+    @exclusivity(unchecked) var requestID = ""
     /// Counts requests so a late response for an earlier one can never be taken for the current one.
     var generation = 0
     var awaitingResponse = false

@@ -45,7 +45,7 @@ public final class AppendLog: @unchecked Sendable {
     let fsyncCount = Atomic<Int>(0)
     /// Threads that call `flush(handingOffAbove:)` at the end of each round (event loops); see `append`. Set once,
     /// before any write, by `wakeWriterAtRoundEnds`; read on every append, so no lock.
-    nonisolated(unsafe) var roundThreads: (@Sendable () -> Bool)?
+    @exclusivity(unchecked) nonisolated(unsafe) var roundThreads: (@Sendable () -> Bool)?
     /// Whether callers flush their records (`interval`, `never`, or `writersCommit`); else the writer thread does.
     let inline: Bool
     /// Where the writer thread's settled batches are completed.
@@ -60,7 +60,7 @@ public final class AppendLog: @unchecked Sendable {
     @exclusivity(unchecked) var earlyWork: [@Sendable () -> Void] = []
     /// Under `always`, for a loop committing its own rounds: the runner for the calling thread's loop, `nil` off a
     /// loop. Set once, before any write (`pipelineRoundFsyncs`); read at each round's end, so no lock.
-    nonisolated(unsafe) var roundRunner: (@Sendable () -> RoundRunner?)?
+    @exclusivity(unchecked) nonisolated(unsafe) var roundRunner: (@Sendable () -> RoundRunner?)?
 
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
     public init(

@@ -65,7 +65,7 @@ public final class Database: Sendable {
     private let snapshotLock = NSLock()
     /// Whether the calling thread flushes the log at the end of its round (see `flushLogAtRoundEnds`). Written
     /// once, before any write is served; read on every write, so no lock.
-    nonisolated(unsafe) private var flushesLater: (@Sendable () -> Bool)?
+    @exclusivity(unchecked) nonisolated(unsafe) private var flushesLater: (@Sendable () -> Bool)?
     /// Told as snapshots and compactions start and end (`observeActivity`).
     let activityObservers = Mutex<[@Sendable (StoreActivity) -> Void]>([])
 
