@@ -7,11 +7,12 @@ extension AppendLog {
     /// could not get the file is then never left behind.
     ///
     /// `passes` bounds how many batches this call writes: a loop committing its own rounds (`flushRoundHere`) must
-    /// not be kept writing, and fsyncing, batch after batch that other loops keep queueing. With a `runner` (a loop
+    /// not be kept writing, and fsyncing, batch after batch that other loops keep queueing. With `runners` (a loop
     /// pipelining its fsyncs) a batch's fsync is left out and the call returns; the batch's end, on the loop, looks
-    /// again. Returns false when records are still queued after the last pass.
+    /// again. `runners` gives the calling loop's runner, asked only when an fsync is to be left out (a round with
+    /// nothing to write pays nothing for it). Returns false when records are still queued after the last pass.
     @discardableResult
-    func flushQueued(waitForLock: Bool, passes: Int = .max, runner: RoundRunner? = nil) -> Bool {
+    func flushQueued(waitForLock: Bool, passes: Int = .max, runners: (@Sendable () -> RoundRunner?)? = nil) -> Bool {
         var wait = waitForLock
         var left = passes
         while true {
@@ -19,10 +20,10 @@ extension AppendLog {
             case .taken: break
             case .nothingToFlush: return true
             case .busy:
-                if runner == nil { leaveToWriterWhileSuspended() }
+                if runners == nil { leaveToWriterWhileSuspended() }
                 return true
             }
-            guard let settled = drive(stepping { $0.beginFlush() }, runner: runner) else { return true }
+            guard let settled = drive(stepping { $0.beginFlush() }, runners: runners) else { return true }
             deliver(settled)
             guard locked({ $0.hasUnflushed }) else { return true }
             left -= 1
@@ -52,7 +53,7 @@ extension AppendLog {
             }
             if let suspended, suspended.hasReturned {
                 condition.unlock()
-                finish(suspended, runner: nil)
+                finish(suspended, runners: nil)
                 condition.lock()
                 continue
             }
@@ -76,11 +77,13 @@ extension AppendLog {
     }
 
     /// Performs the batch's requests until it is settled, and returns what to deliver; `nil` when an fsync was left
-    /// out for `runner`'s loop (the batch keeps the file).
-    private func drive(_ first: GroupCommit<Completion>.FlushStep, runner: RoundRunner?) -> GroupCommit<Completion>.Settled? {
+    /// out for the loop `runners` gives (the batch keeps the file).
+    private func drive(_ first: GroupCommit<Completion>.FlushStep, runners: (@Sendable () -> RoundRunner?)?) -> GroupCommit<Completion>.Settled? {
         var step = first
         while case .perform(let request, _) = step {
-            if let runner, case .fsync(let fd, let path) = request, suspend(fd: fd, path: path, runner: runner) { return nil }
+            if let runners, case .fsync(let fd, let path) = request, let runner = runners(), suspend(fd: fd, path: path, runner: runner) {
+                return nil
+            }
             let response = perform(request)
             step = stepping { $0.advance(response) }
         }
@@ -92,13 +95,13 @@ extension AppendLog {
     /// `whileSyncing` work meanwhile. `false` (nothing left out) when the fsync thread has stopped.
     private func suspend(fd: Int32, path: String, runner: @escaping RoundRunner) -> Bool {
         guard let helper = fsyncThread else { return false }
-        let batch = SuspendedFlush(runner: runner)
+        let batch = SuspendedFlush()
         condition.withLock { suspended = batch }
         let started = helper.begin(fd: fd, path: path) { [self] result in
             batch.returned(result)
             // A thread waiting for the file may finish the batch if the loop does not.
             condition.withLock { if fileWaiters > 0 { condition.broadcast() } }
-            runner { [self] in finish(batch, runner: batch.runner) }
+            runner { [self] in finish(batch, runners: roundRunner) }
         }
         guard started else {
             condition.withLock { suspended = nil }
@@ -110,12 +113,12 @@ extension AppendLog {
         return true
     }
 
-    /// A pipelined batch's fsync returned: the batch goes on from there (on its loop, with `runner`, or on a thread
+    /// A pipelined batch's fsync returned: the batch goes on from there (on its loop, with `runners`, or on a thread
     /// that waited for the file, which takes the file next). Unless an fsync is left out again, the file is
     /// released and the completions delivered; on the loop, the next batch is started first, so the disk works
     /// while this batch's completions run. Whatever that batch leaves queued, the loop's round end commits, as
     /// the end of a round always follows its tasks (`EpollEventLoop.runLoop`).
-    private func finish(_ batch: SuspendedFlush, runner: RoundRunner?) {
+    private func finish(_ batch: SuspendedFlush, runners: (@Sendable () -> RoundRunner?)?) {
         guard let result = batch.claim() else { return }
         condition.withLock { if suspended === batch { suspended = nil } }
         let response: GroupCommit<Completion>.Response
@@ -126,11 +129,11 @@ extension AppendLog {
         case .failure(let error):
             response = .failed(error)
         }
-        guard let settled = drive(stepping { $0.advance(response) }, runner: runner) else { return }
+        guard let settled = drive(stepping { $0.advance(response) }, runners: runners) else { return }
         // The next batch, if it settles at once (a failed write, a stopped fsync thread), is told after this one.
         var next: GroupCommit<Completion>.Settled?
-        if let runner, acquireFile(wait: false) == .taken {
-            next = drive(stepping { $0.beginFlush() }, runner: runner)
+        if runners != nil, acquireFile(wait: false) == .taken {
+            next = drive(stepping { $0.beginFlush() }, runners: runners)
         }
         deliver(settled)
         if let next { deliver(next) }

@@ -167,7 +167,7 @@ public final class AppendLog: @unchecked Sendable {
     /// loop (and ours before) waited.
     public func flushRoundHere() {
         guard inline else { return flush(handingOffAbove: 0) }
-        if !flushQueued(waitForLock: false, passes: 2, runner: roundRunner?()) {
+        if !flushQueued(waitForLock: false, passes: 2, runners: roundRunner) {
             condition.withLock {
                 if state.handOff(above: 0) == .leftToWriter(wake: true) { condition.signal() }
             }

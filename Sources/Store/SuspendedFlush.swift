@@ -14,12 +14,6 @@ final class SuspendedFlush: Sendable {
     }
 
     private let state = Mutex(State.onDisk)
-    /// Puts work on the loop that wrote the batch: where the batch is normally finished.
-    let runner: AppendLog.RoundRunner
-
-    init(runner: @escaping AppendLog.RoundRunner) {
-        self.runner = runner
-    }
 
     /// The fsync returned.
     func returned(_ result: Result<Void, IOError>) {
