@@ -107,10 +107,15 @@ extension AppendLog {
             condition.withLock { suspended = nil }
             return false
         }
+        for item in takeEarlyWork() { item() }
+        return true
+    }
+
+    /// The `whileSyncing` work handed over so far, for whoever is about to wait for an fsync.
+    private func takeEarlyWork() -> [@Sendable () -> Void] {
         var work: [@Sendable () -> Void] = []
         condition.withLock { swap(&work, &earlyWork) }
-        for item in work { item() }
-        return true
+        return work
     }
 
     /// A pipelined batch's fsync returned: the batch goes on from there (on its loop, with `runners`, or on a thread
@@ -189,10 +194,9 @@ extension AppendLog {
     /// A batch's fsync. A loop committing its round hands the fsync to the fsync thread and, on its own thread,
     /// does the `whileSyncing` work handed over so far while it is out. The writer thread drops that work: done
     /// here it would only hold back the batch's acknowledgement, and its completions compute it themselves. Runs
-    /// holding the file lock and no other.
+    /// holding the file and no lock.
     private func fsyncWorking(_ fd: Int32, path: String) throws(IOError) {
-        var work: [@Sendable () -> Void] = []
-        condition.withLock { swap(&work, &earlyWork) }
+        let work = takeEarlyWork()
         guard !work.isEmpty, let helper = fsyncThread, writerThread.load(ordering: .relaxed) != UInt(pthread_self()),
             helper.start(fd: fd, path: path)
         else { return try fsync(fd, path: path) }
