@@ -88,7 +88,9 @@ NGINX_WORKERS=1
 NGINX_PORT=$(free_port)
 start_nginx "$NGINX_PORT" '{"key":"promo-banner","value":false,"reason":"DEFAULT","matched":false}'
 start_specd never "$BIN" --fsync never --log-level warn
+NEVER_PID=${PIDS[-1]}
 start_specd always "$BIN" --fsync always --log-level warn
+ALWAYS_PID=${PIDS[-1]}
 NEVER_PORT=$(cat "$WORK/never.port")
 ALWAYS_PORT=$(cat "$WORK/always.port")
 REDIS_ALWAYS=$(free_port)
@@ -104,9 +106,11 @@ for round in $(seq "$ROUNDS"); do
   record read-p99 specd "$p99"
   read -r rps _ bad2 <<<"$(wrk_measure "$ALWAYS_PORT" bench/wrk/users-donate.lua)"
   record write-always specd "$rps"
+  settle "$ALWAYS_PID"
   record write-always peer "$(redis_incr "$REDIS_ALWAYS" $((40000 * DURATION)))"
   read -r rps _ bad3 <<<"$(wrk_measure "$NEVER_PORT" bench/wrk/users-donate.lua)"
   record write-never specd "$rps"
+  settle "$NEVER_PID"
   record write-never peer "$(redis_incr "$REDIS_NONE" $((100000 * DURATION)))"
   echo "round $round: non-2xx answers read $bad, durable $bad2, never $bad3" >&2
 done

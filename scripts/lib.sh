@@ -22,6 +22,22 @@ pin_cores() {
   fi
 }
 
+# settle PID: waits (at most 30 s) until the process used under 2 % of a CPU over half a second. A row's load can
+# leave work behind: the example rules' `request-review` trigger fires 5 s after each user's third donation, and
+# after a 5 s donation row those fires (and their throttle checks) kept a pinned server 11-21 % busy for ~5 s, on
+# the core the next row's peer was measured on. Each row starts once the previous one's server is quiet.
+settle() {
+  local pid=$1 ticks=$(getconf CLK_TCK) before after
+  for _ in $(seq 60); do
+    before=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) || return 0
+    sleep 0.5
+    after=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) || return 0
+    # 2 % of 0.5 s, in clock ticks.
+    [ $(((after - before) * 100)) -le $((ticks)) ] && return 0
+  done
+  echo "settle: process $pid still busy after 30 s" >&2
+}
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # start_specd NAME BINARY [ARGS...]: runs `BINARY serve` on port 0 with its own data dir; the port lands in
