@@ -9,7 +9,8 @@ enum DonationAnswer {
     /// `summary` is the donated event's new summary (`null` when the write left none).
     static func encode(seq: UInt64, summary: DonationSummary?, changes: [FlagChange], fired: [(trigger: String, at: Instant)]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(160 + 64 * changes.count + 64 * fired.count)
+        // A repeat donation's answer with a short app version is ~175 bytes: 160 made every answer grow once.
+        out.reserveCapacity(256 + 64 * changes.count + 64 * fired.count)
         JSONWriter.append(#"{"seq":"#, into: &out)
         JSONWriter.appendDecimal(seq, into: &out)
         JSONWriter.append(#","event":"#, into: &out)

@@ -116,8 +116,22 @@ public final class StreamHub: Sendable {
     public func hasSubscribers(for user: String) -> Bool {
         withState { state in
             let key = ByteKey(user)
-            if !(state.byUser[key]?.isEmpty ?? true) { return true }
-            return recentlyClosed(key, in: &state).isEmpty == false
+            return hasSubscribers(key, closed: recentlyClosed(key, in: &state), in: state)
+        }
+    }
+
+    private func hasSubscribers(_ user: ByteKey, closed: [ClosedStream], in state: State) -> Bool {
+        !(state.byUser[user]?.isEmpty ?? true) || !closed.isEmpty
+    }
+
+    /// One lock and one hash of the user for the three questions a write asks (`Timekeeper.written`).
+    public func interest(in user: String) -> ListenerInterest {
+        withState { state in
+            let key = ByteKey(user)
+            let closed = recentlyClosed(key, in: &state)
+            return ListenerInterest(
+                versions: appVersions(key, closed: closed, in: state), wantsContext: wantsContext(key, in: &state),
+                hasSubscribers: hasSubscribers(key, closed: closed, in: state))
         }
     }
 
@@ -131,16 +145,19 @@ public final class StreamHub: Sendable {
     }
 
     public func wantsContext(for user: String) -> Bool {
-        withState { state in
-            let key = ByteKey(user)
-            if state.globalWithContext > 0 || state.withContextByUser[key] != nil { return true }
-            let now = MonotonicInstant.now
-            if let until = state.globalContextWantedUntil, until > now { return true }
-            guard let until = state.contextWantedUntil[key] else { return false }
-            if until > now { return true }
-            state.contextWantedUntil[key] = nil
-            return false
-        }
+        withState { state in wantsContext(ByteKey(user), in: &state) }
+    }
+
+    private func wantsContext(_ user: ByteKey, in state: inout State) -> Bool {
+        if state.globalWithContext > 0 || state.withContextByUser[user] != nil { return true }
+        // No clock read unless a resume window is open.
+        guard state.globalContextWantedUntil != nil || !state.contextWantedUntil.isEmpty else { return false }
+        let now = MonotonicInstant.now
+        if let until = state.globalContextWantedUntil, until > now { return true }
+        guard let until = state.contextWantedUntil[user] else { return false }
+        if until > now { return true }
+        state.contextWantedUntil[user] = nil
+        return false
     }
 
     /// Registers a stream. With a `Last-Event-ID` inside the retained window the missed events are replayed;
@@ -304,12 +321,18 @@ public final class StreamHub: Sendable {
 
     public func appVersions(hearing user: String) -> [String?] {
         withState { state in
-            var versions = Array(state.globalVersions.keys)
             let key = ByteKey(user)
-            for version in (state.versionsByUser[key] ?? [:]).keys where !versions.contains(version) { versions.append(version) }
-            for closed in recentlyClosed(key, in: &state) where !versions.contains(closed.appVersion) { versions.append(closed.appVersion) }
-            return versions
+            return appVersions(key, closed: recentlyClosed(key, in: &state), in: state)
         }
+    }
+
+    private func appVersions(_ user: ByteKey, closed: [ClosedStream], in state: State) -> [String?] {
+        var versions = Array(state.globalVersions.keys)
+        if let own = state.versionsByUser[user] {
+            for version in own.keys where !versions.contains(version) { versions.append(version) }
+        }
+        for stream in closed where !versions.contains(stream.appVersion) { versions.append(stream.appVersion) }
+        return versions
     }
 
     public func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]] {

@@ -15,10 +15,16 @@ public protocol Subscribers: AnyObject, Sendable {
     /// reloads send only what differs.
     func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]]
     func written(user: String, now: Instant)
+    /// The answers of `appVersions(hearing:)`, `wantsContext(for:)` and `hasSubscribers(for:)` at once.
+    func interest(in user: String) -> ListenerInterest
 }
 
 extension Subscribers {
     /// A write to `user` at `now` was acknowledged (before its events are published). Most subscribers need not
     /// know; the webhooks' flag watch keeps the instant.
     public func written(user: String, now: Instant) {}
+
+    public func interest(in user: String) -> ListenerInterest {
+        ListenerInterest(versions: appVersions(hearing: user), wantsContext: wantsContext(for: user), hasSubscribers: hasSubscribers(for: user))
+    }
 }

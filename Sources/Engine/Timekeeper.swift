@@ -61,10 +61,11 @@ final class Timekeeper: @unchecked Sendable {
         let user = request.userID
         let appVersion = request.appVersion
         subscribers.written(user: user, now: now)
+        let interest = subscribers.interest(in: user)
         // The write's own changes, then each other version's: a stream hears the answers of its app version. The
         // version-less evaluation is always made, so streams without a version (browsers' EventSource cannot send
-        // one) can resume from the retained events whoever wrote.
-        for version in versions(hearing: user, writtenWith: appVersion) {
+        // one) can resume from the retained events whoever wrote. In that order, without an array of versions.
+        func publishChanges(heardWith version: String?) {
             let versionChanges: [FlagChange]
             if version == appVersion {
                 versionChanges = diff.changes
@@ -82,26 +83,29 @@ final class Timekeeper: @unchecked Sendable {
                         appVersion: version))
             }
         }
+        publishChanges(heardWith: appVersion)
+        if appVersion != nil { publishChanges(heardWith: nil) }
+        for version in interest.versions where version != nil && version != appVersion { publishChanges(heardWith: version) }
         for effect in applied.effects {
             if case .triggerFired(let trigger, let at) = effect {
                 subscribers.publish(.triggerFired(user: user, trigger: trigger, at: at, seq: applied.seq))
             }
             if case .erased = effect { scheduler.withLock { $0.cancel(.reevaluate(user: ByteKey(user))) } }
         }
-        if subscribers.wantsContext(for: user) {
+        if interest.wantsContext {
             subscribers.publish(.contextChanged(user: user, context: applied.state, seq: applied.seq))
         }
         if let event, let state = applied.state {
             scheduleDelayedTriggers(
                 user: user, event: event, previous: applied.previous, current: state, now: now, request: request, ruleSet: ruleSet)
         }
-        if subscribers.hasSubscribers(for: user) { reschedule(user: user, context: applied.state ?? UserContext(), now: now) }
+        if interest.hasSubscribers { reschedule(user: user, context: applied.state ?? UserContext(), now: now) }
     }
 
     /// The write's version first, then `nil`, then every other version a stream of the user listens with.
     private func versions(hearing user: String, writtenWith appVersion: String?) -> [String?] {
         var versions: [String?] = []
-        // Room for the usual two (the write's version and none) and a stream's: no regrowth per write.
+        // Room for the usual two (the write's version and none) and a stream's: no regrowth.
         versions.reserveCapacity(4)
         versions.append(appVersion)
         if appVersion != nil { versions.append(nil) }

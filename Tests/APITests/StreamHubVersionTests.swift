@@ -73,4 +73,30 @@ import Testing
         #expect(hub.streamCount == 0)
         #expect(Self.versions(hub, "u") == ["1.0"])
     }
+
+    /// A write asks its three questions at once (`interest(in:)`); the answers are those of the three questions
+    /// asked one by one, for a user with streams, a user heard only by a global stream, and one with a context
+    /// stream.
+    @Test func interest_answersAsTheThreeQuestionsAskedApart() {
+        let hub = StreamHub(startSeq: 0)
+        _ = Self.subscribe(hub, user: "u", version: "1.0")
+        _ = Self.subscribe(hub, user: nil, version: "3.0")
+        let context = Self.stream()
+        #expect(
+            hub.subscribe(
+                context, user: "c", flags: nil, types: nil, includeContext: true, appVersion: nil, lastEventID: nil, currentValues: [:],
+                resetState: { .null }))
+        for user in ["u", "c", "nobody"] {
+            let interest = hub.interest(in: user)
+            #expect(Set(interest.versions) == Set(hub.appVersions(hearing: user)), "\(user)")
+            #expect(interest.versions.count == hub.appVersions(hearing: user).count, "\(user)")
+            #expect(interest.wantsContext == hub.wantsContext(for: user), "\(user)")
+            #expect(interest.hasSubscribers == hub.hasSubscribers(for: user), "\(user)")
+        }
+        #expect(hub.interest(in: "u").hasSubscribers)
+        #expect(!hub.interest(in: "nobody").hasSubscribers)
+        #expect(hub.interest(in: "c").wantsContext)
+        #expect(!hub.interest(in: "u").wantsContext)
+        #expect(Set(hub.interest(in: "nobody").versions) == ["3.0"])
+    }
 }

@@ -29,6 +29,11 @@ public final class WebhookFlagWatch: Subscribers {
     public func wantsContext(for user: String) -> Bool { inner.wantsContext(for: user) }
     public func subscribedUsers() -> [String] { inner.subscribedUsers() }
     public func appVersions(hearing user: String) -> [String?] { inner.appVersions(hearing: user) }
+    public func interest(in user: String) -> ListenerInterest {
+        var interest = inner.interest(in: user)
+        interest.hasSubscribers = true
+        return interest
+    }
 
     public func written(user: String, now: Instant) {
         baselines.withLock { $0[ByteKey(user)] = now }
