@@ -1,6 +1,8 @@
 /// A compiled trigger (docs/rules.md, "Triggers"). Only the decision lives here; firing writes to the store, so it
-/// is the engine's business.
-public struct Trigger: Sendable, Equatable {
+/// is the engine's business. A class of constants, as `Flag` is: every donation visits its event's listeners
+/// (twice: immediate fires, then delayed ones), and each visit copied the struct's fields out, retaining and
+/// releasing each of them.
+public final class Trigger: Sendable, Equatable {
     /// What a qualifying donation does while an earlier one's delayed fire is still pending (RuleKit schedules one
     /// fire per donation; the other two are the usual debounce and "first one wins").
     public enum DelayMode: String, Sendable, CaseIterable {
@@ -34,6 +36,12 @@ public struct Trigger: Sendable, Equatable {
         self.delayMode = delayMode
         self.edge = edge
         self.source = source
+    }
+
+    public static func == (lhs: Trigger, rhs: Trigger) -> Bool {
+        lhs === rhs
+            || (lhs.key == rhs.key && lhs.on == rhs.on && lhs.when == rhs.when && lhs.throttle == rhs.throttle && lhs.delay == rhs.delay
+                && lhs.delayMode == rhs.delayMode && lhs.edge == rhs.edge && lhs.source == rhs.source)
     }
 
     /// Event names are bytes (README, "Users and keys"): an NFD spelling of an NFC name is another event.
