@@ -162,15 +162,16 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 heldForOutput = true
                 break
             }
-            let event: HTTPRequestParser.Event?
+            let next: HTTPRequestParser.Event?
             do {
-                event = try parser.next()
+                next = try parser.next()
             } catch {
                 refuse(error)
                 return
             }
-            guard let event else { break }
-            switch event {
+            guard let event = consume next else { break }
+            // Consumed, so the head moves into `head` rather than being copied and the event destroyed after.
+            switch consume event {
             case .head(let newHead):
                 head = newHead
                 body = []
@@ -251,7 +252,9 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     }
 
     private func complete(_ response: HTTPResponse, generation expected: Int) {
-        guard !isClosed, awaitingResponse, expected == generation, let head else { return }
+        guard !isClosed, awaitingResponse, expected == generation, self.head != nil else { return }
+        // Moved out rather than copied and then cleared: that was two destroys of the whole head per response.
+        guard let head = self.head.take() else { return }
         defer { refreshDeadline() }
         awaitingResponse = false
         let keepAlive = holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
@@ -261,7 +264,6 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             response, version: head.version, keepAlive: keepAlive, isHead: head.method == "HEAD",
             date: context.dates.current(), extra: HTTPHeaders.Field(name: "X-Request-Id", value: requestID), into: &output)
         context.accessLog(head, response.status, requestStart, requestID, peer)
-        self.head = nil
         let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
         sendAtRoundEnd()
         perform(action)
