@@ -48,6 +48,11 @@ public struct HistoryTest: Sendable, Equatable {
 
     /// The statistic over `periods` buckets of which `nonzero` are the counts above 0.
     func value<Counts: Collection<Int>>(_ nonzero: Counts) -> NumberOrder.Value {
+        Self.value(statistic, periods: periods, nonzero)
+    }
+
+    /// The same from the two fields it reads: a closure calling the method captured (copied) the whole test.
+    static func value<Counts: Collection<Int>>(_ statistic: Statistic, periods: Int, _ nonzero: Counts) -> NumberOrder.Value {
         let zeros = periods - nonzero.count
         switch statistic {
         case .activePeriods: return .integer(nonzero.count)
@@ -69,7 +74,10 @@ public struct HistoryTest: Sendable, Equatable {
 
     func holds(_ input: EvaluationInput) -> Bool {
         let recent = input.context.donations[event]?.recent ?? []
-        let measured = withNonzeroCounts(recent, now: input.now, zone: input.context.timeZone) { self.value($0) }
+        let statistic = self.statistic, periods = self.periods
+        let measured = withNonzeroCounts(recent, now: input.now, zone: input.context.timeZone) {
+            Self.value(statistic, periods: periods, $0)
+        }
         guard let order = NumberOrder.compare(measured, NumberOrder.Value(threshold)) else { return false }
         return op.holds(order: order)
     }
