@@ -67,13 +67,51 @@ extension Flag {
 }
 
 extension Spec {
+    /// Whether any of `children` holds (`holds: true`) or fails (`holds: false`): the test `any`, `all` and
+    /// `none` make. Every node is a pure test of the input, so the order they are asked in changes no answer,
+    /// only its cost: the cheap ones first (a counter, an attribute: one lookup), the costly ones after, and
+    /// only if still needed (a history counts the donations per calendar period, a zone's hour reads the
+    /// calendar, a rollout hashes the user). `power-user-badge` in the example rules asks for 5 active days out of
+    /// 7 before a score most users do not have; answered by the score, the days were counted twice per donation.
+    static func anyChild(_ children: [Spec], holds wanted: Bool, _ input: EvaluationInput) -> Bool {
+        var deferred = false
+        for child in children {
+            if child.isCostly {
+                deferred = true
+            } else if child.holds(input) == wanted {
+                return true
+            }
+        }
+        guard deferred else { return false }
+        for child in children where child.isCostly && child.holds(input) == wanted { return true }
+        return false
+    }
+
+    /// Whether a test may cost more than a lookup and a comparison: asked after the others (`anyChild`).
+    var isCostly: Bool {
+        switch self {
+        case .always, .flag, .counter, .maxCount, .elapsedSince, .sinceLaunch, .eventExists, .eventDate, .dateRange,
+            .segment, .segmentsAny, .segmentsAll, .subscription, .donationRecency, .donationVersion, .appVersion,
+            .number, .comparison:
+            return false
+        case .attribute(_, let test):
+            // A pattern runs a regular expression.
+            if case .matches = test { return true }
+            return false
+        case .donations(_, _, let within):
+            return within != nil
+        default:
+            return true
+        }
+    }
+
     /// Whether the spec holds for the input (docs/rules.md, "Spec nodes", missing-data rules included).
     public func holds(_ input: EvaluationInput) -> Bool {
         // `input.context` is read in place: binding it to a local would copy (and retain) every collection.
         switch self {
-        case .all(let children): return children.allSatisfy { $0.holds(input) }
-        case .any(let children): return children.contains { $0.holds(input) }
-        case .none(let children): return !children.contains { $0.holds(input) }
+        case .all(let children): return !Self.anyChild(children, holds: false, input)
+        case .any(let children): return Self.anyChild(children, holds: true, input)
+        case .none(let children): return !Self.anyChild(children, holds: true, input)
         case .not(let child): return !child.holds(input)
         case .atLeast(let count, let children):
             var held = 0
