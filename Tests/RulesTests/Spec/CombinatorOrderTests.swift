@@ -42,9 +42,11 @@ import Testing
     /// The answer is the attribute's, whichever order; a user with the score and the days holds it.
     @Test func anAllWithACostlyFirstChild_answersByItsCheapOnes_andHoldsWhenEveryChildDoes() throws {
         let spec = try compileSpec(
-            #"{"all": [{"history": {"event": "d", "over": "3h", "per": "hour", "stat": "activePeriods", "gte": 1}}, {"attr": {"key": "plan", "eq": "pro"}}]}"#)
+            #"{"all": [{"history": {"event": "d", "over": "3h", "per": "hour", "stat": "activePeriods", "gte": 1}}, {"attr": {"key": "plan", "eq": "pro"}}]}"#
+        )
         let donated = context { user in
-            user.donations["d"] = DonationSummary(count: 1, first: .init(at: t0 - hour, appVersion: nil), last: .init(at: t0 - hour, appVersion: nil), recent: [t0 - hour])
+            user.donations["d"] = DonationSummary(
+                count: 1, first: .init(at: t0 - hour, appVersion: nil), last: .init(at: t0 - hour, appVersion: nil), recent: [t0 - hour])
         }
         #expect(!spec.holds(input(donated, t0)))
         var pro = donated
