@@ -87,21 +87,20 @@ extension Spec {
         return false
     }
 
-    /// Whether a test may cost more than a lookup and a comparison: asked after the others (`anyChild`).
+    /// Whether a test may cost more than a lookup and a comparison: asked after the others (`anyChild`). Cases
+    /// matched without binding their payloads where they can be: a binding copies (retains) it.
     var isCostly: Bool {
         switch self {
         case .always, .flag, .counter, .maxCount, .elapsedSince, .sinceLaunch, .eventExists, .eventDate, .dateRange,
             .segment, .segmentsAny, .segmentsAll, .subscription, .donationRecency, .donationVersion, .appVersion,
-            .number, .comparison:
+            .number, .comparison, .donations(_, _, within: .none):
             return false
-        case .attribute(_, let test):
-            // A pattern runs a regular expression.
-            if case .matches = test { return true }
-            return false
-        case .donations(_, _, let within):
-            return within != nil
-        default:
-            return true
+        // A pattern runs a regular expression.
+        case .attribute(_, .matches): return true
+        case .attribute: return false
+        // As costly as what they wrap: `{"ref": "launched-30s-ago"}` is a launch time, `{"not": {"flag": …}}` a flag.
+        case .not(let child), .ref(_, let child): return child.isCostly
+        default: return true
         }
     }
 
