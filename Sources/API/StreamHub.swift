@@ -153,7 +153,11 @@ public final class StreamHub: Sendable {
         // No clock read unless a resume window is open.
         guard state.globalContextWantedUntil != nil || !state.contextWantedUntil.isEmpty else { return false }
         let now = MonotonicInstant.now
-        if let until = state.globalContextWantedUntil, until > now { return true }
+        if let until = state.globalContextWantedUntil {
+            if until > now { return true }
+            // Over: forgotten, so later writes skip the clock again.
+            state.globalContextWantedUntil = nil
+        }
         guard let until = state.contextWantedUntil[user] else { return false }
         if until > now { return true }
         state.contextWantedUntil[user] = nil

@@ -1,4 +1,5 @@
 import Engine
+import Foundation
 import HTTP
 import Rules
 import Synchronization
@@ -98,5 +99,28 @@ import Testing
         #expect(hub.interest(in: "c").wantsContext)
         #expect(!hub.interest(in: "u").wantsContext)
         #expect(Set(hub.interest(in: "nobody").versions) == ["3.0"])
+    }
+
+    /// A global stream with context, once closed, is still owed context events for the resume window (every user's
+    /// writes), and then no longer: the window is forgotten, not kept as a past instant.
+    @Test func globalContextStream_isOwedContextForItsResumeWindow_thenNoLonger() {
+        var options = StreamHub.Options()
+        options.retainFor = .milliseconds(200)
+        let hub = StreamHub(options: options, startSeq: 0)
+        let global = Self.stream()
+        #expect(
+            hub.subscribe(
+                global, user: nil, flags: nil, types: nil, includeContext: true, appVersion: nil, lastEventID: nil, currentValues: [:],
+                resetState: { .null }))
+        #expect(hub.wantsContext(for: "anyone"))
+        global.markClosed(.peerClosed)
+        let deadline = ContinuousClock.now + .seconds(3)
+        while hub.streamCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(hub.streamCount == 0)
+        #expect(hub.wantsContext(for: "anyone"), "inside the resume window")
+        #expect(hub.interest(in: "someone else").wantsContext)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!hub.wantsContext(for: "anyone"), "the window is over")
+        #expect(!hub.interest(in: "anyone").wantsContext)
     }
 }
