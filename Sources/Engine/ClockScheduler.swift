@@ -1,14 +1,13 @@
 import Rules
 
-/// A min-heap of future instants: when each subscribed user's flags may next change with no write, and when each
-/// delayed trigger is due. Pure (the caller says what time it is), so tests drive it with a virtual clock.
+/// A min-heap of future instants: when each subscribed user's flags may next change with no write. (Delayed trigger
+/// fires keep their own due order, in `PendingFires`.) Pure (the caller says what time it is), so tests drive it
+/// with a virtual clock.
 struct ClockScheduler {
     /// Keyed by bytes (`ByteKey`): a `String` payload would hash and compare by canonical equivalence, so NFC and
     /// NFD spellings of one id (two users) would share, and replace, each other's job.
     enum Job: Hashable {
         case reevaluate(user: ByteKey)
-        /// A delayed trigger fire, by its id in `PendingFires` (one per qualifying donation in the `each` mode).
-        case trigger(fire: Int)
     }
 
     private var heap: [(at: Instant, job: Job, token: Int)] = []

@@ -1,10 +1,15 @@
 import Rules
 
-/// Delayed trigger fires waiting for their instant (docs/rules.md, "Triggers"), by id and by (user, trigger), so
-/// the delay mode can see what is already pending. Pure: the timekeeper owns one under its lock.
+/// Delayed trigger fires waiting for their instant (docs/rules.md, "Triggers"): by id, by (user, trigger) so the
+/// delay mode can see what is already pending, and in due order so the clock finds the next one. Pure: the
+/// timekeeper owns one under its lock, and says what time it is.
 ///
 /// Users and trigger keys are held as bytes (`ByteKey`): NFC and NFD spellings of one id are two users, and one
 /// must never replace or suppress the other's fire.
+///
+/// The due order is a heap of plain (due, id) pairs of its own, not jobs in the clock's `ClockScheduler`: a busy
+/// trigger schedules a fire on most donations (the example's `request-review`, once a user has three), and a job
+/// there cost a second lock, a hashed token and a heap of entries holding strings, and again when it came due.
 struct PendingFires {
     struct Fire: Sendable, Equatable {
         let id: Int
@@ -22,16 +27,30 @@ struct PendingFires {
         let trigger: ByteKey
     }
 
+    /// A fire's place in the due order: earlier due first, then the older fire.
+    private struct Entry {
+        let due: Int64
+        let id: Int
+
+        static func < (a: Entry, b: Entry) -> Bool { a.due != b.due ? a.due < b.due : a.id < b.id }
+    }
+
     private var byID: [Int: Fire] = [:]
     /// Ids per (user, trigger), oldest first.
     private var byOwner: [Owner: [Int]] = [:]
+    /// A binary min-heap over every pending fire. A fire taken out before it is due (cancelled, replaced) leaves
+    /// its entry behind, skipped when it reaches the top, and dropped by a rebuild once such entries outnumber the
+    /// live ones: a `restart` trigger replaces a fire on every donation.
+    private var order: [Entry] = []
     private var lastID = 0
 
     var count: Int { byID.count }
+    /// Entries in the due order, live or left behind by fires taken early: what the rebuild keeps in bounds.
+    var dueOrderSize: Int { order.count }
     var all: [Fire] { byID.values.sorted { ($0.due, $0.id) < ($1.due, $1.id) } }
 
     /// A qualifying donation asks for a fire at `due`. Returns the new fire (`nil` when the mode ignores it) and the
-    /// ids of the pending fires it replaces, which the caller unschedules.
+    /// ids of the pending fires it replaces.
     mutating func add(
         user: String, trigger: String, due: Instant, request: RequestAttributes, mode: Trigger.DelayMode, scheduledAt: Instant? = nil
     ) -> (fire: Fire?, replaced: [Int]) {
@@ -51,6 +70,9 @@ struct PendingFires {
         let fire = Fire(id: lastID, user: user, trigger: trigger, due: due, scheduledAt: scheduledAt ?? due, request: request)
         byID[fire.id] = fire
         byOwner[owner, default: []].append(fire.id)
+        if order.count > 1024, order.count > 2 * byID.count { rebuild() }
+        order.append(Entry(due: due.milliseconds, id: fire.id))
+        siftUp(order.count - 1)
         return (fire, replaced)
     }
 
@@ -67,5 +89,61 @@ struct PendingFires {
             if byOwner.values[index].isEmpty { byOwner.remove(at: index) }
         }
         return fire
+    }
+
+    /// The earliest instant a pending fire is due.
+    mutating func nextDue() -> Instant? {
+        dropTaken()
+        return order.first.map { Instant(milliseconds: $0.due) }
+    }
+
+    /// Removes and returns every fire due at or before `now`, earliest first (the older first at one instant).
+    mutating func takeDue(now: Instant) -> [Fire] {
+        var due: [Fire] = []
+        while true {
+            dropTaken()
+            guard let top = order.first, top.due <= now.milliseconds else { return due }
+            popTop()
+            if let fire = take(top.id) { due.append(fire) }
+        }
+    }
+
+    private mutating func dropTaken() {
+        while let top = order.first, byID[top.id] == nil { popTop() }
+    }
+
+    private mutating func rebuild() {
+        order.removeAll { byID[$0.id] == nil }
+        for index in stride(from: order.count / 2, through: 0, by: -1) { siftDown(index) }
+    }
+
+    private mutating func popTop() {
+        order.swapAt(0, order.count - 1)
+        order.removeLast()
+        siftDown(0)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard order[child] < order[parent] else { return }
+            order.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < order.count, order[left] < order[smallest] { smallest = left }
+            if right < order.count, order[right] < order[smallest] { smallest = right }
+            guard smallest != parent else { return }
+            order.swapAt(parent, smallest)
+            parent = smallest
+        }
     }
 }

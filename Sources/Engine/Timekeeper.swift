@@ -15,8 +15,8 @@ final class Timekeeper: @unchecked Sendable {
     /// Delayed fires go through the engine's one write path.
     private let fire: @Sendable (Mutation, RequestAttributes) -> Void
     private let scheduler = Mutex(ClockScheduler())
-    /// Delayed fires waiting for their instant, with the donation's request for the re-check. Locked after
-    /// `scheduler` when both are held.
+    /// Delayed fires waiting for their instant, with the donation's request for the re-check. Never held with
+    /// `scheduler`: a write schedules a fire under this lock alone.
     private let pending = Mutex(PendingFires())
     private let wake = NSCondition()
     /// When the thread plans to wake next (guarded by `wake`): new jobs due later need no signal.
@@ -177,18 +177,11 @@ final class Timekeeper: @unchecked Sendable {
         for trigger in ruleSet.listeners(of: event) {
             guard let delay = trigger.delay, trigger.shouldFire(previous: previous, current: current, now: now, request: request)
             else { continue }
-            let key = trigger.key
             let due = now + delay
-            let scheduled = scheduler.withLock { scheduler -> Bool in
-                let (fire, replaced) = pending.withLock {
-                    $0.add(user: user, trigger: key, due: due, request: request, mode: trigger.delayMode, scheduledAt: now)
-                }
-                for id in replaced { scheduler.cancel(.trigger(fire: id)) }
-                guard let fire else { return false }
-                scheduler.schedule(.trigger(fire: fire.id), at: due)
-                return true
+            let (fire, _) = pending.withLock {
+                $0.add(user: user, trigger: trigger.key, due: due, request: request, mode: trigger.delayMode, scheduledAt: now)
             }
-            if scheduled { signalIfEarlier(due) }
+            if fire != nil { signalIfEarlier(due) }
         }
     }
 
@@ -203,8 +196,7 @@ final class Timekeeper: @unchecked Sendable {
     }
 
     /// The delay ended: fire only if the spec still holds and no other fire claimed the throttle meanwhile.
-    func fireDelayed(_ id: Int, now: Instant) {
-        guard let pendingFire = pending.withLock({ $0.take(id) }) else { return }
+    func fireDelayed(_ pendingFire: PendingFires.Fire, now: Instant) {
         let outcome: String
         if let trigger = rules.current.triggers[pendingFire.trigger] {
             if let context = store.context(of: pendingFire.user) {
@@ -230,31 +222,43 @@ final class Timekeeper: @unchecked Sendable {
     /// Takes a pending fire out before it comes due (an operator cancelled it); `nil` when it is not pending (it
     /// fired, was replaced, or never existed).
     func cancelFire(_ id: Int) -> PendingFires.Fire? {
-        scheduler.withLock { scheduler in
-            guard let fire = pending.withLock({ $0.take(id) }) else { return nil }
-            scheduler.cancel(.trigger(fire: id))
-            return fire
-        }
+        pending.withLock { $0.take(id) }
     }
 
     /// Runs what is due at `now`; the thread calls it, tests call it with a virtual clock.
+    /// Both kinds of job in the order they came due, a user's re-evaluation before a fire due at the same instant.
     func runDue(now: Instant) {
-        let due = scheduler.withLock { $0.popDue(now: now) }
-        for (_, job) in due {
-            switch job {
-            case .reevaluate(let user): reevaluate(user: user.string)
-            case .trigger(let id): fireDelayed(id, now: now)
+        let reevaluations = scheduler.withLock { $0.popDue(now: now) }
+        let fires = pending.withLock { $0.takeDue(now: now) }
+        var next = 0
+        for fire in fires {
+            while next < reevaluations.count, reevaluations[next].at <= fire.due {
+                run(reevaluations[next].job)
+                next += 1
             }
+            fireDelayed(fire, now: now)
+        }
+        for job in reevaluations[next...] { run(job.job) }
+    }
+
+    private func run(_ job: ClockScheduler.Job) {
+        switch job {
+        case .reevaluate(let user): reevaluate(user: user.string)
         }
     }
 
     /// The earliest instant something is scheduled for (a scenario run moves its clock there next).
-    func nextDue() -> Instant? { scheduler.withLock { $0.nextDue() } }
+    func nextDue() -> Instant? {
+        let reevaluation = scheduler.withLock { $0.nextDue() }
+        let fire = pending.withLock { $0.nextDue() }
+        guard let reevaluation, let fire else { return reevaluation ?? fire }
+        return min(reevaluation, fire)
+    }
 
     /// Delayed fires not yet due, earliest first.
     var pendingFires: [PendingFires.Fire] { pending.withLock { $0.all } }
 
-    var scheduledJobs: Int { scheduler.withLock { $0.count } }
+    var scheduledJobs: Int { scheduler.withLock { $0.count } + pending.withLock { $0.count } }
 
     private func run() {
         while true {
@@ -264,7 +268,7 @@ final class Timekeeper: @unchecked Sendable {
                 return
             }
             let now = clock.now()
-            let next = scheduler.withLock { $0.nextDue() }
+            let next = nextDue()
             // With nothing scheduled, sleep until a new job signals (bounded, so a lost signal costs at most this).
             var wait = 60.0
             if let next { wait = min(wait, Double(next.milliseconds - now.milliseconds) / 1000) }

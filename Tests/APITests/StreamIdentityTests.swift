@@ -49,14 +49,12 @@ import Testing
         var scheduler = ClockScheduler()
         scheduler.schedule(.reevaluate(user: "caf\u{E9}"), at: Instant(milliseconds: 10))
         scheduler.schedule(.reevaluate(user: "cafe\u{301}"), at: Instant(milliseconds: 20))
-        scheduler.schedule(.trigger(fire: 1), at: Instant(milliseconds: 30))
-        scheduler.schedule(.trigger(fire: 2), at: Instant(milliseconds: 40))
-        #expect(scheduler.count == 4)
+        #expect(scheduler.count == 2)
         #expect(scheduler.isScheduled(.reevaluate(user: "caf\u{E9}")))
         #expect(scheduler.isScheduled(.reevaluate(user: "cafe\u{301}")))
         scheduler.cancel(.reevaluate(user: "cafe\u{301}"))
         #expect(scheduler.isScheduled(.reevaluate(user: "caf\u{E9}")))
-        #expect(scheduler.popDue(now: Instant(milliseconds: 40)).count == 3)
+        #expect(scheduler.popDue(now: Instant(milliseconds: 40)).map(\.job) == [.reevaluate(user: "caf\u{E9}")])
     }
 
     @Test func pendingFires_keepBothSpellingsApart_evenWhenTheFirstPendingOneWins() {

@@ -36,4 +36,87 @@ import Testing
         #expect(add(&fires, user: "cafe\u{301}", at: 4, mode: .first).0 != nil)
         #expect(fires.count == 3)
     }
+
+    @Test func takeDue_returnsTheFiresDueByNow_earliestFirst_andTheOlderFirstAtOneInstant() {
+        var fires = PendingFires()
+        let a = add(&fires, user: "a", at: 30, mode: .each).0!.id
+        let b = add(&fires, user: "b", at: 10, mode: .each).0!.id
+        let c = add(&fires, user: "c", at: 30, mode: .each).0!.id
+        let d = add(&fires, user: "d", at: 50, mode: .each).0!.id
+        #expect(fires.nextDue() == Instant(milliseconds: 10))
+        #expect(fires.takeDue(now: Instant(milliseconds: 9)).isEmpty)
+        #expect(fires.takeDue(now: Instant(milliseconds: 30)).map(\.id) == [b, a, c])
+        #expect(fires.count == 1)
+        #expect(fires.nextDue() == Instant(milliseconds: 50))
+        #expect(fires.takeDue(now: Instant(milliseconds: 1_000)).map(\.id) == [d])
+        #expect(fires.nextDue() == nil)
+    }
+
+    @Test func firesTakenBeforeTheirInstant_neverComeDue_norHoldTheNextInstant() {
+        var fires = PendingFires()
+        let cancelled = add(&fires, user: "a", at: 10, mode: .each).0!.id
+        _ = add(&fires, user: "b", at: 20, mode: .restart)
+        let (kept, replaced) = add(&fires, user: "b", at: 40, mode: .restart)
+        #expect(replaced.count == 1)
+        #expect(fires.take(cancelled) != nil)
+        #expect(fires.nextDue() == Instant(milliseconds: 40))
+        #expect(fires.takeDue(now: Instant(milliseconds: 100)).map(\.id) == [kept!.id])
+    }
+
+    @Test func aRestartTriggerReplacingItsFireOnEveryDonation_keepsTheDueOrderBounded() {
+        var fires = PendingFires()
+        for step in 0..<100_000 { _ = add(&fires, at: Int64(1_000_000 + step), mode: .restart) }
+        #expect(fires.count == 1)
+        // Entries left behind are dropped once they outnumber the live ones (and pass 1 024).
+        #expect(fires.dueOrderSize <= 1_026)
+        #expect(fires.takeDue(now: Instant(milliseconds: .max)).map(\.due) == [Instant(milliseconds: 1_099_999)])
+        #expect(fires.dueOrderSize == 0)
+    }
+
+    /// Random adds in every mode, cancellations and clock steps, against the definition: a fire comes due once, at
+    /// the first step at or after its instant, in (instant, id) order, unless taken out before.
+    @Test func randomSchedules_comeDueAsTheDefinitionSays() {
+        var generator = SplitMix(seed: 0x5EED_F12E)
+        for _ in 0..<200 {
+            var fires = PendingFires()
+            var model: [Int: PendingFires.Fire] = [:]
+            var now: Int64 = 0
+            for _ in 0..<200 {
+                switch generator.next() % 4 {
+                case 0, 1:
+                    let mode: Trigger.DelayMode = [.each, .restart, .first][Int(generator.next() % 3)]
+                    let user = "u\(generator.next() % 4)"
+                    let due = now + Int64(generator.next() % 50)
+                    let (fire, replaced) = fires.add(
+                        user: user, trigger: "t", due: Instant(milliseconds: due), request: request, mode: mode)
+                    for id in replaced { #expect(model.removeValue(forKey: id) != nil) }
+                    if let fire { model[fire.id] = fire }
+                case 2:
+                    if let id = model.keys.randomElement(using: &generator) {
+                        #expect(fires.take(id) == model.removeValue(forKey: id))
+                    }
+                default:
+                    now += Int64(generator.next() % 20)
+                    let expected = model.values.filter { $0.due.milliseconds <= now }.sorted { ($0.due, $0.id) < ($1.due, $1.id) }
+                    for fire in expected { model[fire.id] = nil }
+                    #expect(fires.takeDue(now: Instant(milliseconds: now)) == expected)
+                }
+                #expect(fires.count == model.count)
+                #expect(fires.nextDue() == model.values.map(\.due).min())
+            }
+        }
+    }
+}
+
+/// A small seeded generator: the same schedules on every run.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
