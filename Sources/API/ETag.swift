@@ -31,13 +31,28 @@ enum ETag {
     /// A strong entity tag: the opaque value in double quotes (RFC 9110 §8.8.3).
     static func strong(_ value: String) -> String { "\"" + value + "\"" }
 
-    /// `strong(ContentHash.hex(body))` made in one string: every flag answer is tagged, on the read path, and the
-    /// hex digits, their zero padding and the quotes were four strings.
+    /// The body's tag: a 64-bit hash as 16 hex digits in quotes, made in one string. Every flag answer is tagged,
+    /// on the read path, so the body is taken eight bytes a step (FNV-1a's byte a step cost about 1 k instructions
+    /// for an answer of 150 bytes). Stable across runs, platforms and nodes (unlike `Hasher`): a client may
+    /// revalidate against any node of a cluster. Each step is a bijection of the state, so two bodies of one
+    /// length that differ in a single word never share a tag.
     static func strongHash(_ body: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15
+        body.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 8 <= raw.count {
+                hash = mix(hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < raw.count {
+                tail |= UInt64(raw[offset]) << shift
+                shift += 8
+                offset += 1
+            }
+            // The length last, after a mix: XORed in beside the tail, `z}` and `{}\0` shared a tag.
+            hash = mix(mix(hash ^ tail) ^ UInt64(raw.count))
         }
         return String(unsafeUninitializedCapacity: 18) { text in
             let digits: StaticString = "0123456789abcdef"
@@ -49,6 +64,14 @@ enum ETag {
             text[17] = UInt8(ascii: "\"")
             return 18
         }
+    }
+
+    /// SplitMix64's finalizer: invertible, and every input bit reaches every output bit.
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     /// `If-None-Match` against a strong entity tag (RFC 9110 §13.1.2): a list of tags or `*`. The comparison is weak
