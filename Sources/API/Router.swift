@@ -22,8 +22,9 @@ public struct Router: Responder {
         let segments: [Segment]
         let scope: Scope?
         let handler: Handler
-        /// The metrics series of this route's method and, for a GET route, of HEAD (answered by it).
-        var series: (own: Metrics.RequestSeries, head: Metrics.RequestSeries?)?
+        /// What counts this route's responses in the metrics: its method's and, for a GET route, HEAD's (answered
+        /// by it).
+        var observers: (own: RouteObserver, head: RouteObserver?)?
     }
 
     private(set) var routes: [Route] = []
@@ -32,7 +33,7 @@ public struct Router: Responder {
     /// Counts every routed response by pattern, method and status, with its seconds from request to response. Each
     /// route's series are registered when the route is (or when this is set), so a request is counted by index.
     public var metrics: Metrics? {
-        didSet { for index in routes.indices { routes[index].series = series(routes[index].method, routes[index].pattern) } }
+        didSet { for index in routes.indices { routes[index].observers = observers(routes[index].method, routes[index].pattern) } }
     }
     /// The CORS policy: its headers go on every answer to a path it covers, whoever makes it (handlers, refusals
     /// 401, 403 and 429, 404 and 405 alike), and it answers preflights before any auth. `nil`: no CORS at all.
@@ -50,13 +51,13 @@ public struct Router: Responder {
         routes.append(
             Route(
                 method: method, pattern: pattern, segments: segments, scope: scope, handler: handler,
-                series: series(method, pattern)))
+                observers: observers(method, pattern)))
     }
 
-    private func series(_ method: String, _ pattern: String) -> (own: Metrics.RequestSeries, head: Metrics.RequestSeries?)? {
+    private func observers(_ method: String, _ pattern: String) -> (own: RouteObserver, head: RouteObserver?)? {
         guard let metrics else { return nil }
-        let head = method == "GET" ? metrics.requestSeries(route: pattern, method: "HEAD") : nil
-        return (metrics.requestSeries(route: pattern, method: method), head)
+        let head = method == "GET" ? RouteObserver(metrics, metrics.requestSeries(route: pattern, method: "HEAD")) : nil
+        return (RouteObserver(metrics, metrics.requestSeries(route: pattern, method: method)), head)
     }
 
     /// Registers a handler that answers at once; a thrown `APIError` becomes its error response.
@@ -80,22 +81,9 @@ public struct Router: Responder {
         var routed = consume request
         routed.parameters = parameters
         var target = sink
-        if let metrics, let series = route.series {
-            let started = MonotonicInstant.now
+        if let observers = route.observers {
             // The request's method is the route's, or HEAD answered by a GET route.
-            let counted = routed.method == route.method ? series.own : series.head ?? series.own
-            let deliver: @Sendable (HTTPResponse) -> Void = { response in
-                metrics.observe(counted, status: response.status.code, seconds: MonotonicInstant.now.seconds(since: started))
-                sink.send(response)
-            }
-            var openStream: (@Sendable (HTTPHeaders) -> EventStream)?
-            if let open = sink.openStream {
-                openStream = { headers in
-                    metrics.observe(counted, status: 200, seconds: 0)
-                    return open(headers)
-                }
-            }
-            target = ResponseSink(deliver: deliver, openStream: openStream)
+            target = sink.observed(by: routed.method == route.method ? observers.own : observers.head ?? observers.own, since: .now)
         }
         if let refusal = authorize(routed, route.scope) {
             target.send(refusal.response)
@@ -170,11 +158,12 @@ public struct Router: Responder {
 
     private static func setting(_ extra: HTTPHeaders, on sink: ResponseSink) -> ResponseSink {
         var openStream: (@Sendable (HTTPHeaders) -> EventStream)?
-        if let open = sink.openStream {
+        if sink.canStream {
             openStream = { headers in
                 var headers = headers
                 merge(extra, into: &headers)
-                return open(headers)
+                // `canStream` held: a stream opens.
+                return sink.stream(headers: headers)!
             }
         }
         return ResponseSink(

@@ -221,30 +221,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         requestID = clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? $0 : nil } ?? context.requestIDs.next()
         let request = Request(head: head, body: body, id: requestID, peer: peer)
         body = []
-        let expected = generation
-        let sink = ResponseSink(
-            deliver: { [self] response in
-                if loop.inEventLoop {
-                    complete(response, generation: expected)
-                } else {
-                    loop.execute { self.complete(response, generation: expected) }
-                }
-            },
-            openStream: { [self] headers in
-                let stream = EventStream(
-                    write: { [self] frame, direct in
-                        sendEvent(frame, direct: direct)
-                    },
-                    finish: { [self] in
-                        loop.execute { self.endStream(.serverClosed) }
-                    })
-                if loop.inEventLoop {
-                    beginStream(stream, headers: headers, generation: expected)
-                } else {
-                    loop.execute { self.beginStream(stream, headers: headers, generation: expected) }
-                }
-                return stream
-            })
+        let sink = ResponseSink(receiver: self, request: generation)
         dispatching = true
         context.responder.respond(to: request, sink: sink)
         dispatching = false
@@ -302,5 +279,33 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             response, version: version, keepAlive: false, isHead: false,
             date: context.dates.current(), into: &output)
         flush()
+    }
+}
+
+/// A handler's answer or stream, for request number `request` (the connection's `generation` when it was
+/// dispatched); from any thread, so hopped onto the loop when not on it.
+extension HTTPConnection: ResponseReceiver {
+    func receive(_ response: HTTPResponse, request expected: Int) {
+        if loop.inEventLoop {
+            complete(response, generation: expected)
+        } else {
+            loop.execute { self.complete(response, generation: expected) }
+        }
+    }
+
+    func openStream(headers: HTTPHeaders, request expected: Int) -> EventStream {
+        let stream = EventStream(
+            write: { [self] frame, direct in
+                sendEvent(frame, direct: direct)
+            },
+            finish: { [self] in
+                loop.execute { self.endStream(.serverClosed) }
+            })
+        if loop.inEventLoop {
+            beginStream(stream, headers: headers, generation: expected)
+        } else {
+            loop.execute { self.beginStream(stream, headers: headers, generation: expected) }
+        }
+        return stream
     }
 }

@@ -2,23 +2,63 @@ import HTTP
 
 /// Where a handler delivers its response, from any thread, exactly once. Handlers that answer at once call it
 /// inline; handlers that wait (a group commit) keep it and call it later; stream handlers open an `EventStream`.
+///
+/// A request's sink is made on every request, so the connection's own is a reference and a number (its
+/// `ResponseReceiver` and which of its requests), and a route's metrics ride along as a reference and an instant
+/// (`observed(by:since:)`): no closure context to allocate and free per request, where there were four.
 public struct ResponseSink: Sendable {
-    public let deliver: @Sendable (HTTPResponse) -> Void
-    public let openStream: (@Sendable (HTTPHeaders) -> EventStream)?
+    private enum Target: Sendable {
+        case receiver(any ResponseReceiver, request: Int)
+        case closures(deliver: @Sendable (HTTPResponse) -> Void, openStream: (@Sendable (HTTPHeaders) -> EventStream)?)
+    }
+
+    private let target: Target
+    private var observer: (any ResponseObserver)?
+    private var started = MonotonicInstant(nanoseconds: 0)
 
     public init(deliver: @escaping @Sendable (HTTPResponse) -> Void, openStream: (@Sendable (HTTPHeaders) -> EventStream)? = nil) {
-        self.deliver = deliver
-        self.openStream = openStream
+        target = .closures(deliver: deliver, openStream: openStream)
+    }
+
+    /// The answer to `receiver`'s request number `request`.
+    public init(receiver: any ResponseReceiver, request: Int) {
+        target = .receiver(receiver, request: request)
+    }
+
+    /// Whether `stream(headers:)` can open a stream here.
+    public var canStream: Bool {
+        switch target {
+        case .receiver: true
+        case .closures(_, let openStream): openStream != nil
+        }
     }
 
     public func send(_ response: HTTPResponse) {
-        deliver(response)
+        if let observer { observer.observe(status: response.status.code, seconds: MonotonicInstant.now.seconds(since: started)) }
+        switch target {
+        case .receiver(let receiver, let request): receiver.receive(response, request: request)
+        case .closures(let deliver, _): deliver(response)
+        }
     }
 
     /// Starts a `200` streaming response with these headers (chunked on HTTP/1.1); `nil` where the sink cannot
-    /// stream (tests' capturing sinks).
+    /// stream (tests' capturing sinks). An observer counts the stream as a `200` when it opens.
     public func stream(headers: HTTPHeaders) -> EventStream? {
-        openStream?(headers)
+        guard canStream else { return nil }
+        observer?.observe(status: 200, seconds: 0)
+        switch target {
+        case .receiver(let receiver, let request): return receiver.openStream(headers: headers, request: request)
+        case .closures(_, let openStream): return openStream?(headers)
+        }
+    }
+
+    /// This sink, telling `observer` the status of what it sends and the seconds since `started`. Replaces any
+    /// observer it had.
+    public func observed(by observer: any ResponseObserver, since started: MonotonicInstant) -> ResponseSink {
+        var sink = self
+        sink.observer = observer
+        sink.started = started
+        return sink
     }
 
     /// A sink that hands the response to a closure; for tests and in-memory use.
