@@ -16,7 +16,10 @@ public struct Router: Responder {
         case parameter(String)
     }
 
-    struct Route: Sendable {
+    /// A class of constants: the matched route is handed from the match to the handler with each request, and a
+    /// struct of six fields was copied field by field through the runtime's generic tuple copy (some 650
+    /// instructions a request with its destroy); a reference is one retain.
+    final class Route: Sendable {
         let method: String
         let pattern: String
         let segments: [Segment]
@@ -24,7 +27,24 @@ public struct Router: Responder {
         let handler: Handler
         /// What counts this route's responses in the metrics: its method's and, for a GET route, HEAD's (answered
         /// by it).
-        var observers: (own: RouteObserver, head: RouteObserver?)?
+        let observers: (own: ResponseObserver, head: ResponseObserver?)?
+
+        init(
+            method: String, pattern: String, segments: [Segment], scope: Scope?, handler: @escaping Handler,
+            observers: (own: ResponseObserver, head: ResponseObserver?)?
+        ) {
+            self.method = method
+            self.pattern = pattern
+            self.segments = segments
+            self.scope = scope
+            self.handler = handler
+            self.observers = observers
+        }
+
+        /// The same route, counted by `observers`.
+        func observed(by observers: (own: ResponseObserver, head: ResponseObserver?)?) -> Route {
+            Route(method: method, pattern: pattern, segments: segments, scope: scope, handler: handler, observers: observers)
+        }
     }
 
     private(set) var routes: [Route] = []
@@ -33,7 +53,7 @@ public struct Router: Responder {
     /// Counts every routed response by pattern, method and status, with its seconds from request to response. Each
     /// route's series are registered when the route is (or when this is set), so a request is counted by index.
     public var metrics: Metrics? {
-        didSet { for index in routes.indices { routes[index].observers = observers(routes[index].method, routes[index].pattern) } }
+        didSet { routes = routes.map { $0.observed(by: observers($0.method, $0.pattern)) } }
     }
     /// The CORS policy: its headers go on every answer to a path it covers, whoever makes it (handlers, refusals
     /// 401, 403 and 429, 404 and 405 alike), and it answers preflights before any auth. `nil`: no CORS at all.
@@ -54,10 +74,13 @@ public struct Router: Responder {
                 observers: observers(method, pattern)))
     }
 
-    private func observers(_ method: String, _ pattern: String) -> (own: RouteObserver, head: RouteObserver?)? {
+    private func observers(_ method: String, _ pattern: String) -> (own: ResponseObserver, head: ResponseObserver?)? {
         guard let metrics else { return nil }
-        let head = method == "GET" ? RouteObserver(metrics, metrics.requestSeries(route: pattern, method: "HEAD")) : nil
-        return (RouteObserver(metrics, metrics.requestSeries(route: pattern, method: method)), head)
+        func observer(_ series: Metrics.RequestSeries) -> ResponseObserver {
+            ResponseObserver { status, seconds in metrics.observe(series, status: status, seconds: seconds) }
+        }
+        let head = method == "GET" ? observer(metrics.requestSeries(route: pattern, method: "HEAD")) : nil
+        return (observer(metrics.requestSeries(route: pattern, method: method)), head)
     }
 
     /// Registers a handler that answers at once; a thrown `APIError` becomes its error response.

@@ -1,27 +1,93 @@
 /// A request line and header section that passed every framing check.
 public struct HTTPRequestHead: Sendable, Equatable {
-    public var method: String
+    /// The fields, in one box shared by copies until one is changed. A head is copied several times per request
+    /// (the parser's event, the connection, the request a handler gets) and each copy of seven fields retained
+    /// and later released the method, the target and the header list: some 200 instructions a copy.
+    private final class Storage: @unchecked Sendable {
+        // Mutated only through `HTTPRequestHead.unique`, while no other head holds it.
+        var method: String
+        var target: String
+        var version: HTTPVersion
+        var headers: HTTPHeaders
+        var keepAlive: Bool
+        var expectsContinue: Bool
+        var framing: BodyFraming
+
+        init(
+            method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, keepAlive: Bool, expectsContinue: Bool,
+            framing: BodyFraming
+        ) {
+            self.method = method
+            self.target = target
+            self.version = version
+            self.headers = headers
+            self.keepAlive = keepAlive
+            self.expectsContinue = expectsContinue
+            self.framing = framing
+        }
+
+        func copy() -> Storage {
+            Storage(
+                method: method, target: target, version: version, headers: headers, keepAlive: keepAlive,
+                expectsContinue: expectsContinue, framing: framing)
+        }
+    }
+
+    private var storage: Storage
+
+    private var unique: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
+    public var method: String {
+        get { storage.method }
+        set { unique.method = newValue }
+    }
     /// The request target as sent (origin-form, absolute-form or `*`).
-    public var target: String
-    public var version: HTTPVersion
-    public var headers: HTTPHeaders
+    public var target: String {
+        get { storage.target }
+        set { unique.target = newValue }
+    }
+    public var version: HTTPVersion {
+        get { storage.version }
+        set { unique.version = newValue }
+    }
+    public var headers: HTTPHeaders {
+        get { storage.headers }
+        _modify { yield &unique.headers }
+        set { unique.headers = newValue }
+    }
     /// Whether the connection may serve another request after this one (RFC 9112 §9.3).
-    public var keepAlive: Bool
+    public var keepAlive: Bool {
+        get { storage.keepAlive }
+        set { unique.keepAlive = newValue }
+    }
     /// `Expect: 100-continue` was sent with a body to come (RFC 9110 §10.1.1).
-    public var expectsContinue: Bool
-    public var framing: BodyFraming
+    public var expectsContinue: Bool {
+        get { storage.expectsContinue }
+        set { unique.expectsContinue = newValue }
+    }
+    public var framing: BodyFraming {
+        get { storage.framing }
+        set { unique.framing = newValue }
+    }
 
     public init(
         method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = [:],
         keepAlive: Bool = true, expectsContinue: Bool = false, framing: BodyFraming = .none
     ) {
-        self.method = method
-        self.target = target
-        self.version = version
-        self.headers = headers
-        self.keepAlive = keepAlive
-        self.expectsContinue = expectsContinue
-        self.framing = framing
+        storage = Storage(
+            method: method, target: target, version: version, headers: headers, keepAlive: keepAlive,
+            expectsContinue: expectsContinue, framing: framing)
+    }
+
+    public static func == (lhs: HTTPRequestHead, rhs: HTTPRequestHead) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.method == rhs.method && lhs.target == rhs.target && lhs.version == rhs.version && lhs.headers == rhs.headers
+                && lhs.keepAlive == rhs.keepAlive && lhs.expectsContinue == rhs.expectsContinue && lhs.framing == rhs.framing)
     }
 
     /// The path part of the target, still percent-encoded; absolute-form targets are reduced to their path.

@@ -13,7 +13,7 @@ public struct ResponseSink: Sendable {
     }
 
     private let target: Target
-    private var observer: (any ResponseObserver)?
+    private var observer: ResponseObserver?
     private var started = MonotonicInstant(nanoseconds: 0)
 
     public init(deliver: @escaping @Sendable (HTTPResponse) -> Void, openStream: (@Sendable (HTTPHeaders) -> EventStream)? = nil) {
@@ -54,7 +54,7 @@ public struct ResponseSink: Sendable {
 
     /// This sink, telling `observer` the status of what it sends and the seconds since `started`. Replaces any
     /// observer it had.
-    public func observed(by observer: any ResponseObserver, since started: MonotonicInstant) -> ResponseSink {
+    public func observed(by observer: ResponseObserver, since started: MonotonicInstant) -> ResponseSink {
         var sink = self
         sink.observer = observer
         sink.started = started

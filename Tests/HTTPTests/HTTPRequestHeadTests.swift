@@ -1,0 +1,39 @@
+import Testing
+
+@testable import HTTP
+
+/// A head shares its fields between copies until one is changed: a value all the same.
+@Suite struct HTTPRequestHeadTests {
+    private let original = HTTPRequestHead(
+        method: "POST", target: "/v1/users/a/events/e?x=1", version: .http11, headers: ["X-App-Version": "1.2"], keepAlive: true,
+        expectsContinue: false, framing: .length(3))
+
+    @Test func changingACopy_leavesTheOriginalAsItWas() {
+        var copy = original
+        copy.method = "PUT"
+        copy.target = "/other"
+        copy.version = .http10
+        copy.headers.add("Accept", "*/*")
+        copy.keepAlive = false
+        copy.expectsContinue = true
+        copy.framing = .none
+        #expect(original.method == "POST" && original.target == "/v1/users/a/events/e?x=1" && original.version == .http11)
+        #expect(original.headers.fields.map(\.name) == ["X-App-Version"])
+        #expect(original.keepAlive && !original.expectsContinue && original.framing == .length(3))
+        #expect(copy.method == "PUT" && copy.target == "/other" && copy.version == .http10 && copy.headers.count == 2)
+        #expect(!copy.keepAlive && copy.expectsContinue && copy.framing == .none)
+        #expect(copy != original)
+    }
+
+    @Test func equality_isByFields_notByWhoHoldsThem() {
+        let rebuilt = HTTPRequestHead(
+            method: "POST", target: "/v1/users/a/events/e?x=1", version: .http11, headers: ["X-App-Version": "1.2"],
+            keepAlive: true, expectsContinue: false, framing: .length(3))
+        #expect(rebuilt == original)
+        var changedBack = original
+        changedBack.keepAlive = false
+        changedBack.keepAlive = true
+        #expect(changedBack == original)
+        #expect(original.path == "/v1/users/a/events/e" && original.query == "x=1")
+    }
+}
