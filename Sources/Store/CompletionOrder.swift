@@ -34,17 +34,29 @@ public struct CompletionOrder<Work> {
     /// `seq` was acknowledged: returns every completion now releasable, oldest first (empty while an earlier
     /// registered write is still unacknowledged). An unregistered seq is released at once.
     public mutating func complete(_ seq: UInt64, _ work: Work) -> [Work] {
-        guard isPending(seq) else { return [work] }
-        finished[seq] = work
         var ready: [Work] = []
-        while start < pending.count, let next = finished.removeValue(forKey: pending[start]) {
-            ready.append(next)
+        complete(seq, work, into: &ready)
+        return ready
+    }
+
+    /// The same, appending what is releasable to `ready` (a queue that keeps its buffer): the usual
+    /// acknowledgement is the oldest registered write's, with nothing acknowledged ahead of it, and is released
+    /// past the table, where each one went through the table and into an array of its own.
+    public mutating func complete(_ seq: UInt64, _ work: Work, into ready: inout [Work]) {
+        if start < pending.count, pending[start] == seq, finished.isEmpty {
+            ready.append(work)
             start += 1
+        } else {
+            guard isPending(seq) else { return ready.append(work) }
+            finished[seq] = work
+            while start < pending.count, let next = finished.removeValue(forKey: pending[start]) {
+                ready.append(next)
+                start += 1
+            }
         }
         if start > 64, start * 2 > pending.count {
             pending.removeFirst(start)
             start = 0
         }
-        return ready
     }
 }

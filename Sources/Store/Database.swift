@@ -165,11 +165,9 @@ public final class Database: Sendable {
         if let early { log.whileSyncing { early(applied) } }
         if !(flushesLater?() ?? false) { log.flush(handingOffAbove: AppendLog.handOffAbove) }
         log.whenAcknowledged(applied.seq) { result in
-            order.complete(applied.seq) {
-                switch result {
-                case .success: completion(.success(applied))
-                case .failure(let failure): completion(.failure(.storageFailed(failure)))
-                }
+            switch result {
+            case .success: order.complete(applied.seq, completion, .success(applied))
+            case .failure(let failure): order.complete(applied.seq, completion, .failure(.storageFailed(failure)))
             }
         }
         maybeSnapshot(after: applied.seq)
@@ -180,7 +178,7 @@ public final class Database: Sendable {
         let order = completions[UserStore.shardIndex(of: mutation.user, shardCount: completions.count)]
         let applied = try store.apply(mutation, sequenced: order.register)
         // Its place in the shard's order is released at once: the caller already has its answer.
-        defer { order.complete(applied.seq) {} }
+        defer { order.complete(applied.seq, { _ in }, .success(applied)) }
         do {
             try log.waitAcknowledged(applied.seq)
         } catch {

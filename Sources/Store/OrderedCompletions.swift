@@ -6,7 +6,10 @@ import Synchronization
 /// acknowledgements) joins its queue: one drainer at a time, so order holds across threads. A completion may write
 /// again (its acknowledgement joins the same queue).
 final class OrderedCompletions: Sendable {
-    typealias Work = @Sendable () -> Void
+    typealias Completion = @Sendable (Result<UserStore.Applied, StoreError>) -> Void
+    /// A write's completion and what to tell it, held as a pair: a closure made per write to call one with the
+    /// other was an allocation and a free per write.
+    typealias Work = (completion: Completion, outcome: Result<UserStore.Applied, StoreError>)
 
     private struct State {
         var order = CompletionOrder<Work>()
@@ -22,15 +25,15 @@ final class OrderedCompletions: Sendable {
         state.withLock { $0.order.register(seq) }
     }
 
-    func complete(_ seq: UInt64, _ work: @escaping Work) {
+    func complete(_ seq: UInt64, _ completion: @escaping Completion, _ outcome: Result<UserStore.Applied, StoreError>) {
         let drains = state.withLock { state -> Bool in
-            state.queue += state.order.complete(seq, work)
+            state.order.complete(seq, (completion, outcome), into: &state.queue)
             guard !state.draining, state.head < state.queue.count else { return false }
             state.draining = true
             return true
         }
         guard drains else { return }
-        while let next = nextWork() { next() }
+        while let next = nextWork() { next.completion(next.outcome) }
     }
 
     private func nextWork() -> Work? {

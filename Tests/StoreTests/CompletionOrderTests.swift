@@ -41,6 +41,51 @@ import Testing
         #expect(order.complete(1001, 1001) == [1001])
     }
 
+    /// Random registrations and acknowledgements, in and out of order, against the definition: a registered seq is
+    /// released once every seq registered before it is; an unregistered one at once.
+    @Test func randomAcknowledgements_releaseAsTheDefinitionSays() {
+        var random: UInt64 = 0x0DDC_0FFE_E0DD_F00D
+        func next(_ bound: Int) -> Int {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        for _ in 0..<300 {
+            var order = CompletionOrder<UInt64>()
+            var registered: [UInt64] = []
+            var unacknowledged: [UInt64] = []
+            var acknowledged: Set<UInt64> = []
+            var releasedSoFar = 0
+            var queue: [UInt64] = []
+            var nextSeq: UInt64 = 1
+            for _ in 0..<60 {
+                if next(3) == 0 || unacknowledged.isEmpty {
+                    order.register(nextSeq)
+                    registered.append(nextSeq)
+                    unacknowledged.append(nextSeq)
+                    nextSeq += 1 + UInt64(next(2))
+                    continue
+                }
+                // Mostly the oldest (the usual case), sometimes any, sometimes one never registered.
+                let seq: UInt64
+                if next(5) == 0 {
+                    seq = 1_000_000 + UInt64(next(1000))
+                    order.complete(seq, seq, into: &queue)
+                    #expect(queue.last == seq)
+                    queue.removeLast()
+                    continue
+                }
+                seq = next(2) == 0 ? unacknowledged.removeFirst() : unacknowledged.remove(at: next(unacknowledged.count))
+                acknowledged.insert(seq)
+                order.complete(seq, seq, into: &queue)
+                var expected = releasedSoFar
+                while expected < registered.count, acknowledged.contains(registered[expected]) { expected += 1 }
+                #expect(queue == Array(registered[..<expected]))
+                releasedSoFar = expected
+                #expect(order.waiting == registered.count - expected)
+            }
+        }
+    }
+
     /// Many threads writing one user: each completion must see the seqs in the order they were applied, or a stream
     /// fed by the completions ends on an older state than the store holds.
     @Test(arguments: [FsyncPolicy.interval, .always])
