@@ -37,7 +37,7 @@ extension API {
                 failure.details = operation.json
                 sink.send(failure.response)
             case .failure(.store(let error)):
-                sink.send(storeError(error).response)
+                sink.send(Self.storeError(error).response)
             }
         }
     }

@@ -42,7 +42,7 @@ extension API {
                 try engine.display(user: user, flag: key, event: event, at: at, now: now, appVersion: version) { result in
                     switch result {
                     case .failure(let error):
-                        sink.send(writeError(error).response)
+                        sink.send(Self.writeError(error).response)
                     case .success(let outcome):
                         let state = outcome.applied.state ?? UserContext()
                         let evaluation = flag.evaluate(engine.input(state, user: user, now: now, appVersion: version))

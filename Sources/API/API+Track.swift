@@ -74,7 +74,7 @@ extension API {
             engine.donate(user: call.user, event: call.event, at: now, appVersion: version, now: now) { result in
                 switch result {
                 case .failure(let error):
-                    sink.send(trackError(error).response)
+                    sink.send(Self.trackError(error).response)
                 case .success(let outcome):
                     metrics.increment("track_events_total")
                     sink.send(.json(.accepted, JSONWriter.write(["seq": .int(Int(outcome.seq))])))
@@ -86,8 +86,8 @@ extension API {
     }
 
     /// A refused donation names the track call's own field: the event name is `trackingEventName` here.
-    func trackError(_ error: StoreError) -> APIError {
-        guard case .rejected(let refusal) = error else { return storeError(error) }
+    static func trackError(_ error: StoreError) -> APIError {
+        guard case .rejected(let refusal) = error else { return Self.storeError(error) }
         return APIError(
             .unprocessableContent, code: refusal.code, message: "trackingEventName: \(refusal.message)", field: "trackingEventName")
     }

@@ -25,8 +25,8 @@ extension API {
 
     /// A refused write: a reducer refusal is 422 with its own code (`overflow`, `limit_exceeded`,
     /// `invalid_operation`) and names the field at fault, `ops[i]…` for a context update or `event` for a donation.
-    func writeError(_ error: StoreError, donation: Bool = false) -> APIError {
-        guard case .rejected(let refusal) = error else { return storeError(error) }
+    static func writeError(_ error: StoreError, donation: Bool = false) -> APIError {
+        guard case .rejected(let refusal) = error else { return Self.storeError(error) }
         let field = donation ? "event" : refusal.field
         return APIError(.unprocessableContent, code: refusal.code, message: "\(field): \(refusal.message)", field: field)
     }
@@ -48,7 +48,7 @@ extension API {
             engine.donate(user: user, event: event, at: at, appVersion: version, now: now) { result in
                 switch result {
                 case .failure(let error):
-                    sink.send(writeError(error, donation: true).response)
+                    sink.send(Self.writeError(error, donation: true).response)
                 case .success(let outcome):
                     var summary: DonationSummary?
                     for case .donated(let name, let donation) in outcome.applied.effects where name.bytesEqual(event) { summary = donation }
@@ -111,7 +111,7 @@ extension API {
         engine.update(mutation, appVersion: version ?? nil) { result in
             switch result {
             case .failure(let error):
-                sink.send(writeError(error).response)
+                sink.send(Self.writeError(error).response)
             case .success(let outcome):
                 var body: JSONObject = ["seq": .int(Int(outcome.seq))]
                 if reportChanges { body["changed"] = .array(outcome.changes.map(\.json)) }

@@ -90,7 +90,9 @@ public struct API: Sendable {
     }
 
     /// Maps a store failure to the API's error.
-    func storeError(_ error: StoreError) -> APIError {
+    /// Static, as `writeError`: a write's completion calls it, and a closure reaching a method of `API` copied the
+    /// whole `API` value into its context (every field retained and released per write).
+    static func storeError(_ error: StoreError) -> APIError {
         switch error {
         case .rejected(let reducerError):
             return APIError(
