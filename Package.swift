@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(name: "store-crash-writer", dependencies: ["Store", "Rules"], path: "Tests/CrashWriter"),
         .target(name: "NetworkFixtures", path: "Tests/NetworkFixtures"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP", "HTTPFixtures", "NetworkFixtures"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Rules", "Store"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Rules", "Store", "TestRandom"]),
         // API tests run the daemon as `Daemon.assemble` builds it.
         .testTarget(
             name: "APITests", dependencies: ["specd", "API", "Engine", "HTTPServer", "HTTP", "Rules", "Store", "StoreFixtures", "NetworkFixtures"]),

@@ -1,4 +1,5 @@
 import Rules
+import TestRandom
 import Testing
 
 @testable import Engine
@@ -76,27 +77,28 @@ import Testing
     /// Random adds in every mode, cancellations and clock steps, against the definition: a fire comes due once, at
     /// the first step at or after its instant, in (instant, id) order, unless taken out before.
     @Test func randomSchedules_comeDueAsTheDefinitionSays() {
-        var generator = SplitMix(seed: 0x5EED_F12E)
+        var random = SplitMix(seed: 0x5EED_F12E)
         for _ in 0..<200 {
             var fires = PendingFires()
             var model: [Int: PendingFires.Fire] = [:]
             var now: Int64 = 0
             for _ in 0..<200 {
-                switch generator.next() % 4 {
+                switch random.next(upTo: 4) {
                 case 0, 1:
-                    let mode: Trigger.DelayMode = [.each, .restart, .first][Int(generator.next() % 3)]
-                    let user = "u\(generator.next() % 4)"
-                    let due = now + Int64(generator.next() % 50)
+                    let mode: Trigger.DelayMode = [.each, .restart, .first][random.next(upTo: 3)]
+                    let user = "u\(random.next(upTo: 4))"
+                    let due = now + Int64(random.next(upTo: 50))
                     let (fire, replaced) = fires.add(
                         user: user, trigger: "t", due: Instant(milliseconds: due), request: request, mode: mode)
                     for id in replaced { #expect(model.removeValue(forKey: id) != nil) }
                     if let fire { model[fire.id] = fire }
                 case 2:
-                    if let id = model.keys.randomElement(using: &generator) {
+                    if !model.isEmpty {
+                        let id = model.keys.sorted()[random.next(upTo: model.count)]
                         #expect(fires.take(id) == model.removeValue(forKey: id))
                     }
                 default:
-                    now += Int64(generator.next() % 20)
+                    now += Int64(random.next(upTo: 20))
                     let expected = model.values.filter { $0.due.milliseconds <= now }.sorted { ($0.due, $0.id) < ($1.due, $1.id) }
                     for fire in expected { model[fire.id] = nil }
                     #expect(fires.takeDue(now: Instant(milliseconds: now)) == expected)
@@ -105,18 +107,5 @@ import Testing
                 #expect(fires.nextDue() == model.values.map(\.due).min())
             }
         }
-    }
-}
-
-/// A small seeded generator: the same schedules on every run.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

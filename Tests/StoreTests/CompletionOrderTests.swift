@@ -2,6 +2,7 @@ import Foundation
 import Rules
 import Store
 import Synchronization
+import TestRandom
 import Testing
 
 @Suite struct CompletionOrderTests {
@@ -44,11 +45,8 @@ import Testing
     /// Random registrations and acknowledgements, in and out of order, against the definition: a registered seq is
     /// released once every seq registered before it is; an unregistered one at once.
     @Test func randomAcknowledgements_releaseAsTheDefinitionSays() {
-        var random: UInt64 = 0x0DDC_0FFE_E0DD_F00D
-        func next(_ bound: Int) -> Int {
-            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((random >> 33) % UInt64(bound))
-        }
+        var random = SplitMix(seed: 0x0DDC_0FFE_E0DD_F00D)
+        func next(_ bound: Int) -> Int { random.next(upTo: bound) }
         for _ in 0..<300 {
             var order = CompletionOrder<UInt64>()
             var registered: [UInt64] = []
