@@ -36,8 +36,11 @@ struct PendingFires {
     }
 
     private var byID: [Int: Fire] = [:]
-    /// Ids per (user, trigger), oldest first.
+    /// Ids per (user, trigger), oldest first: what the `restart` and `first` modes read. Built the first time a fire
+    /// in one of those modes is asked for, from every pending fire, and kept from then on; until then a fire in the
+    /// `each` mode (the example's `request-review`, on most donations) hashes no user and trigger for it.
     private var byOwner: [Owner: [Int]] = [:]
+    private var ownersIndexed = false
     /// A binary min-heap over every pending fire. A fire taken out before it is due (cancelled, replaced) leaves
     /// its entry behind, skipped when it reaches the top, and dropped by a rebuild once such entries outnumber the
     /// live ones: a `restart` trigger replaces a fire on every donation.
@@ -54,26 +57,47 @@ struct PendingFires {
     mutating func add(
         user: String, trigger: String, due: Instant, request: RequestAttributes, mode: Trigger.DelayMode, scheduledAt: Instant? = nil
     ) -> (fire: Fire?, replaced: [Int]) {
-        let owner = Owner(user: ByteKey(user), trigger: ByteKey(trigger))
+        let (id, replaced) = schedule(user: user, trigger: trigger, due: due, request: request, mode: mode, scheduledAt: scheduledAt)
+        return (id.flatMap { byID[$0] }, replaced)
+    }
+
+    /// `add` as the clock calls it, once per qualifying donation: the new fire's id, not a copy of the fire.
+    mutating func schedule(
+        user: String, trigger: String, due: Instant, request: RequestAttributes, mode: Trigger.DelayMode, scheduledAt: Instant? = nil
+    ) -> (id: Int?, replaced: [Int]) {
         var replaced: [Int] = []
-        switch mode {
-        case .each:
-            break
-        case .restart:
-            replaced = byOwner[owner] ?? []
-            for id in replaced { byID[id] = nil }
-            byOwner[owner] = nil
-        case .first:
-            if let pending = byOwner[owner], !pending.isEmpty { return (nil, []) }
+        var owner: Owner?
+        if mode != .each || ownersIndexed {
+            if !ownersIndexed { indexOwners() }
+            let key = Owner(user: ByteKey(user), trigger: ByteKey(trigger))
+            owner = key
+            switch mode {
+            case .each:
+                break
+            case .restart:
+                replaced = byOwner[key] ?? []
+                for id in replaced { byID[id] = nil }
+                byOwner[key] = nil
+            case .first:
+                if let pending = byOwner[key], !pending.isEmpty { return (nil, []) }
+            }
         }
         lastID += 1
-        let fire = Fire(id: lastID, user: user, trigger: trigger, due: due, scheduledAt: scheduledAt ?? due, request: request)
-        byID[fire.id] = fire
-        byOwner[owner, default: []].append(fire.id)
+        byID[lastID] = Fire(id: lastID, user: user, trigger: trigger, due: due, scheduledAt: scheduledAt ?? due, request: request)
+        if let owner { byOwner[owner, default: []].append(lastID) }
         if order.count > 1024, order.count > 2 * byID.count { rebuild() }
-        order.append(Entry(due: due.milliseconds, id: fire.id))
+        order.append(Entry(due: due.milliseconds, id: lastID))
         siftUp(order.count - 1)
-        return (fire, replaced)
+        return (lastID, replaced)
+    }
+
+    /// Every pending fire by (user, trigger), oldest first: ids ascend in scheduling order.
+    private mutating func indexOwners() {
+        for id in byID.keys.sorted() {
+            let fire = byID[id]!
+            byOwner[Owner(user: ByteKey(fire.user), trigger: ByteKey(fire.trigger)), default: []].append(id)
+        }
+        ownersIndexed = true
     }
 
     /// The pending fire with that id, left in place.
@@ -82,6 +106,7 @@ struct PendingFires {
     /// Removes and returns a fire: it came due, or it was cancelled.
     mutating func take(_ id: Int) -> Fire? {
         guard let fire = byID.removeValue(forKey: id) else { return nil }
+        guard ownersIndexed else { return fire }
         let owner = Owner(user: ByteKey(fire.user), trigger: ByteKey(fire.trigger))
         // In place, through the index: a copy taken out and stored back was a second hash and a new buffer per fire.
         if let index = byOwner.index(forKey: owner) {

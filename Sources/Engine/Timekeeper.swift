@@ -178,10 +178,10 @@ final class Timekeeper: @unchecked Sendable {
             guard let delay = trigger.delay, trigger.shouldFire(previous: previous, current: current, now: now, request: request)
             else { continue }
             let due = now + delay
-            let (fire, _) = pending.withLock {
-                $0.add(user: user, trigger: trigger.key, due: due, request: request, mode: trigger.delayMode, scheduledAt: now)
+            let (id, _) = pending.withLock {
+                $0.schedule(user: user, trigger: trigger.key, due: due, request: request, mode: trigger.delayMode, scheduledAt: now)
             }
-            if fire != nil { signalIfEarlier(due) }
+            if id != nil { signalIfEarlier(due) }
         }
     }
 

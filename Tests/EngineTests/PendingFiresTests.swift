@@ -38,6 +38,23 @@ import Testing
         #expect(fires.count == 3)
     }
 
+    /// `each` fires are indexed by owner only once a `restart` or `first` fire is asked for (a reload may change a
+    /// trigger's mode): that one still sees every fire pending for its owner, whatever mode scheduled it.
+    @Test func aModeChangedByAReload_seesTheFiresTheOldModeScheduled() throws {
+        var fires = PendingFires()
+        let eachIDs = (1...3).compactMap { add(&fires, at: Int64($0), mode: .each).0?.id }
+        let other = try #require(add(&fires, user: "v", at: 4, mode: .each).0)
+        #expect(fires.take(eachIDs[0]) != nil)
+        #expect(add(&fires, at: 5, mode: .first).0 == nil)
+        let (restarted, replaced) = add(&fires, at: 6, mode: .restart)
+        #expect(replaced == Array(eachIDs.dropFirst()))
+        // Indexed from now on: an `each` fire added later is replaced too, and the other user's is left alone.
+        let later = try #require(add(&fires, at: 7, mode: .each).0)
+        #expect(add(&fires, at: 8, mode: .restart).1 == [try #require(restarted).id, later.id])
+        #expect(fires.all.map(\.user) == ["v", "u"])
+        #expect(fires.take(other.id) != nil)
+    }
+
     @Test func takeDue_returnsTheFiresDueByNow_earliestFirst_andTheOlderFirstAtOneInstant() {
         var fires = PendingFires()
         let a = add(&fires, user: "a", at: 30, mode: .each).0!.id
