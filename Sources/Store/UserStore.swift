@@ -172,7 +172,10 @@ public final class UserStore: Sendable {
         return try shard.users.withLock { table throws(StoreError) -> Applied in
             // Three copies of the context per write: the previous state out of the table, the state the reducer
             // changes (copy-on-write from it), and the new state into the table; the outcome takes both by move.
-            let previous = context(key, in: &table)
+            // The user's slot is found once and written through: a lookup and then a store by key hashed the id
+            // twice per write.
+            let slot = table.users.index(forKey: key)
+            let previous = slot.map { table.users.values[$0] } ?? context(key, in: &table)
             var mutation = mutation
             var state = previous
             var effects: [Effect]
@@ -211,7 +214,11 @@ public final class UserStore: Sendable {
             }
             if change < 0 { total.wrappingSubtract(1, ordering: .relaxed) }
             if seq != 0 { sequenced?(seq) }
-            table.users[key] = state
+            if let slot, let state {
+                table.users.values[slot] = state
+            } else {
+                table.users[key] = state
+            }
             return Applied(seq: seq, previous: consume previous, state: consume state, effects: effects)
         }
     }
