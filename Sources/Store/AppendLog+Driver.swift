@@ -78,7 +78,7 @@ extension AppendLog {
 
     /// Performs the batch's requests until it is settled, and returns what to deliver; `nil` when an fsync was left
     /// out for the loop `runners` gives (the batch keeps the file).
-    private func drive(_ first: GroupCommit<Completion>.FlushStep, runners: (@Sendable () -> RoundRunner?)?) -> GroupCommit<Completion>.Settled? {
+    private func drive(_ first: GroupCommit<Waiter>.FlushStep, runners: (@Sendable () -> RoundRunner?)?) -> GroupCommit<Waiter>.Settled? {
         var step = first
         while case .perform(let request, _) = step {
             if let runners, case .fsync(let fd, let path) = request, let runner = runners(), suspend(fd: fd, path: path, runner: runner) {
@@ -126,7 +126,7 @@ extension AppendLog {
     private func finish(_ batch: SuspendedFlush, runners: (@Sendable () -> RoundRunner?)?) {
         guard let result = batch.claim() else { return }
         condition.withLock { if suspended === batch { suspended = nil } }
-        let response: GroupCommit<Completion>.Response
+        let response: GroupCommit<Waiter>.Response
         switch result {
         case .success:
             fsyncCount.add(1, ordering: .relaxed)
@@ -136,7 +136,7 @@ extension AppendLog {
         }
         guard let settled = drive(stepping { $0.advance(response) }, runners: runners) else { return }
         // The next batch, if it settles at once (a failed write, a stopped fsync thread), is told after this one.
-        var next: GroupCommit<Completion>.Settled?
+        var next: GroupCommit<Waiter>.Settled?
         if runners != nil, acquireFile(wait: false) == .taken {
             next = drive(stepping { $0.beginFlush() }, runners: runners)
         }
@@ -146,7 +146,7 @@ extension AppendLog {
 
     /// Runs `body` on the state under `condition`, waking everyone when the step it returns says so.
     /// Only the file's holder steps a batch; the step that settles it releases the file under the same lock.
-    private func stepping(_ body: (inout GroupCommit<Completion>) -> GroupCommit<Completion>.FlushStep) -> GroupCommit<Completion>.FlushStep {
+    private func stepping(_ body: (inout GroupCommit<Waiter>) -> GroupCommit<Waiter>.FlushStep) -> GroupCommit<Waiter>.FlushStep {
         condition.lock()
         defer { condition.unlock() }
         let step = body(&state)
@@ -159,13 +159,13 @@ extension AppendLog {
         return step
     }
 
-    private func locked<T>(_ body: (inout GroupCommit<Completion>) -> T) -> T {
+    private func locked<T>(_ body: (inout GroupCommit<Waiter>) -> T) -> T {
         condition.lock()
         defer { condition.unlock() }
         return body(&state)
     }
 
-    private func perform(_ request: GroupCommit<Completion>.Request) -> GroupCommit<Completion>.Response {
+    private func perform(_ request: GroupCommit<Waiter>.Request) -> GroupCommit<Waiter>.Response {
         do throws(IOError) {
             switch request {
             case .write(let fd, let path, let bytes):
@@ -207,14 +207,14 @@ extension AppendLog {
 
     /// Outside every lock: the failure handler logs and may ask the log for its state; completions may write.
     /// On the writer thread they go to the completion queue instead (see the threading note on `AppendLog`).
-    private func deliver(_ settled: GroupCommit<Completion>.Settled) {
+    private func deliver(_ settled: GroupCommit<Waiter>.Settled) {
         if let failure = settled.failure, let report = condition.withLock({ failureHandler }) { report(failure) }
         guard !settled.completions.isEmpty else { return }
         if writerThread.load(ordering: .relaxed) == UInt(pthread_self()) {
             let batch = settled.completions.map { (waiter: $0.waiter, outcome: $0.outcome) }
-            completions.async { for completion in batch { completion.waiter(completion.outcome) } }
+            completions.async { for completion in batch { completion.waiter.call(completion.outcome) } }
         } else {
-            for completion in settled.completions { completion.waiter(completion.outcome) }
+            for completion in settled.completions { completion.waiter.call(completion.outcome) }
         }
     }
 

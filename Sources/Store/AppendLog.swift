@@ -20,6 +20,11 @@ import Synchronization
 /// completions on its own thread, with no hop.
 public final class AppendLog: @unchecked Sendable {
     public typealias Completion = @Sendable (Result<UInt64, StorageFailure>) -> Void
+    /// A completion as the group commit holds it: a struct, because a function stored as a generic parameter is
+    /// wrapped in a thunk to the generic form when registered and unwrapped when called, two allocations a write.
+    struct Waiter: Sendable {
+        let call: Completion
+    }
 
     let directory: String
     let fileSystem: FileSystem
@@ -33,7 +38,7 @@ public final class AppendLog: @unchecked Sendable {
     let condition = NSCondition()
     // Guarded by `condition`, so the runtime's exclusivity checks (one per access, a dozen per batch) are left out:
     // the lock already keeps any two accesses apart.
-    @exclusivity(unchecked) var state: GroupCommit<Completion>
+    @exclusivity(unchecked) var state: GroupCommit<Waiter>
     /// Held by the one flusher writing: between `beginFlush` and the batch settled, nobody else flushes. A flag and
     /// not a lock, since a pipelined batch (`suspended`) is finished by a later task, or another thread.
     @exclusivity(unchecked) var flushing = false
@@ -72,7 +77,7 @@ public final class AppendLog: @unchecked Sendable {
         self.policy = policy
         self.interval = interval
         self.segmentLimit = segmentLimit
-        var segment: GroupCommit<Completion>.Segment
+        var segment: GroupCommit<Waiter>.Segment
         if let existingSegment {
             segment = .init(fd: try fileSystem.openForAppend(existingSegment), path: existingSegment, bytes: fileSystem.size(existingSegment) ?? 0)
         } else {
@@ -90,7 +95,7 @@ public final class AppendLog: @unchecked Sendable {
         thread.start()
     }
 
-    public static func segmentName(firstSeq: UInt64) -> String { GroupCommit<Completion>.segmentName(firstSeq: firstSeq) }
+    public static func segmentName(firstSeq: UInt64) -> String { GroupCommit<Waiter>.segmentName(firstSeq: firstSeq) }
 
     /// Records queued and not yet written: a round about to commit may gather more first.
     public var hasUnflushed: Bool { condition.withLock { state.hasUnflushed } }
@@ -141,7 +146,7 @@ public final class AppendLog: @unchecked Sendable {
             condition.withLock { if state.hasUnflushed { condition.signal() } }
             return
         }
-        let handOff = condition.withLock { () -> GroupCommit<Completion>.HandOff in
+        let handOff = condition.withLock { () -> GroupCommit<Waiter>.HandOff in
             let handOff = state.handOff(above: limit)
             if handOff == .leftToWriter(wake: true) { condition.signal() }
             return handOff
@@ -206,7 +211,7 @@ public final class AppendLog: @unchecked Sendable {
 
     /// Calls `completion` once `seq` is acknowledged under the policy, or failed. May call it at once.
     public func whenAcknowledged(_ seq: UInt64, _ completion: @escaping Completion) {
-        let settled = condition.withLock { state.register(seq, completion) }
+        let settled = condition.withLock { state.register(seq, Waiter(call: completion)) }
         if let settled { completion(settled) }
     }
 

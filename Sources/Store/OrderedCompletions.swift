@@ -7,9 +7,13 @@ import Synchronization
 /// again (its acknowledgement joins the same queue).
 final class OrderedCompletions: Sendable {
     typealias Completion = @Sendable (Result<UserStore.Applied, StoreError>) -> Void
-    /// A write's completion and what to tell it, held as a pair: a closure made per write to call one with the
-    /// other was an allocation and a free per write.
-    typealias Work = (completion: Completion, outcome: Result<UserStore.Applied, StoreError>)
+    /// A write's completion and what to tell it, held together: a closure made per write to call one with the
+    /// other was an allocation and a free per write. A struct, not a tuple: a function stored as (part of) a
+    /// generic parameter is wrapped in a thunk to the generic form and unwrapped again, two more allocations.
+    struct Work: Sendable {
+        let completion: Completion
+        let outcome: Result<UserStore.Applied, StoreError>
+    }
 
     private struct State {
         var order = CompletionOrder<Work>()
@@ -27,7 +31,7 @@ final class OrderedCompletions: Sendable {
 
     func complete(_ seq: UInt64, _ completion: @escaping Completion, _ outcome: Result<UserStore.Applied, StoreError>) {
         let drains = state.withLock { state -> Bool in
-            state.order.complete(seq, (completion, outcome), into: &state.queue)
+            state.order.complete(seq, Work(completion: completion, outcome: outcome), into: &state.queue)
             guard !state.draining, state.head < state.queue.count else { return false }
             state.draining = true
             return true
