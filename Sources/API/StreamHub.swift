@@ -127,6 +127,14 @@ public final class StreamHub: Sendable {
     /// One lock and one hash of the user for the three questions a write asks (`Timekeeper.written`).
     public func interest(in user: String) -> ListenerInterest {
         withState { state in
+            // No stream open or remembered anywhere (a daemon serving only requests): the same answer without
+            // hashing the user four times.
+            if state.byUser.isEmpty, state.recentlyClosed.isEmpty, state.versionsByUser.isEmpty, state.globalVersions.isEmpty,
+                state.globalWithContext == 0, state.withContextByUser.isEmpty, state.globalContextWantedUntil == nil,
+                state.contextWantedUntil.isEmpty
+            {
+                return ListenerInterest(versions: [], wantsContext: false, hasSubscribers: false)
+            }
             let key = ByteKey(user)
             let closed = recentlyClosed(key, in: &state)
             return ListenerInterest(

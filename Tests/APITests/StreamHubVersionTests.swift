@@ -101,6 +101,30 @@ import Testing
         #expect(Set(hub.interest(in: "nobody").versions) == ["3.0"])
     }
 
+    /// A hub with no stream open or remembered answers "no interest" without looking the user up; a closed stream
+    /// still inside its resume window is remembered, so its user is still heard until the window is over.
+    @Test func interest_ofAHubWithNoStream_isNone_butAClosedStreamInItsWindowStillCounts() {
+        var options = StreamHub.Options()
+        options.retainFor = .milliseconds(200)
+        let hub = StreamHub(options: options, startSeq: 0)
+        let none = ListenerInterest(versions: [], wantsContext: false, hasSubscribers: false)
+        #expect(hub.interest(in: "u") == none)
+        let stream = Self.stream()
+        #expect(
+            hub.subscribe(
+                stream, user: "u", flags: nil, types: nil, appVersion: "1.0", lastEventID: nil, currentValues: ["f": .bool(true)],
+                resetState: { .null }))
+        stream.markClosed(.peerClosed)
+        let deadline = ContinuousClock.now + .seconds(3)
+        while hub.streamCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let inside = hub.interest(in: "u")
+        #expect(inside.hasSubscribers && inside.hasSubscribers == hub.hasSubscribers(for: "u"), "inside the resume window")
+        #expect(inside.versions == ["1.0"])
+        #expect(hub.interest(in: "v") == ListenerInterest(versions: [], wantsContext: false, hasSubscribers: false))
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!hub.interest(in: "u").hasSubscribers, "the window is over")
+    }
+
     /// A global stream with context, once closed, is still owed context events for the resume window (every user's
     /// writes), and then no longer: the window is forgotten, not kept as a past instant.
     @Test func globalContextStream_isOwedContextForItsResumeWindow_thenNoLonger() {
