@@ -51,7 +51,7 @@ extension Engine {
         }
         let now = clock.now()
         let mutation = Mutation(user: fire.user, now: now, actions: [.cancelPendingFire(trigger: fire.trigger, due: fire.due)])
-        store.write(mutation, followUp: nil) { [operations, metrics] result in
+        store.write(mutation) { [operations, metrics] result in
             switch result {
             case .failure(let error):
                 completion(.failure(.store(error)))

@@ -89,17 +89,7 @@ public final class Engine: Sendable {
         let served = rules.served
         // Made once per write (its version parsed once) for the fires, the flag diff and the timekeeper.
         let request = RequestAttributes(userID: mutation.user, appVersion: appVersion)
-        var followUp: ((UserContext?, UserContext?) -> [Action])?
-        var donated: String?
-        if case .donation(let name) = kind {
-            donated = name
-            followUp = { previous, current in
-                guard let current else { return [] }
-                return served.rules.immediateFires(event: name, previous: previous, current: current, now: mutation.now, request: request)
-                    .map { Action.recordTriggerFire(trigger: $0.key, at: mutation.now) }
-            }
-        }
-        let event = donated
+        let event: String? = if case .donation(let name) = kind { name } else { nil }
         // The flag diff needs no disk: a store that waits for an fsync may compute it meanwhile.
         let early = store.runsWorkWhileSyncing ? EarlyWriteDiff() : nil
         var computeEarly: (@Sendable (UserStore.Applied) -> Void)?
@@ -108,7 +98,15 @@ public final class Engine: Sendable {
                 early.compute { served.rules.diff(of: applied, now: mutation.now, request: request) }
             }
         }
-        store.write(mutation, followUp: followUp, early: computeEarly) { [self] result in
+        // Not escaping (the store runs it before `write` returns), so its context is on this stack.
+        store.write(
+            mutation,
+            followUp: { previous, current in
+                guard let event, let current else { return [] }
+                return served.rules.immediateFires(event: event, previous: previous, current: current, now: mutation.now, request: request)
+                    .map { Action.recordTriggerFire(trigger: $0.key, at: mutation.now) }
+            }, early: computeEarly
+        ) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(error))

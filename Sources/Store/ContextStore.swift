@@ -15,8 +15,11 @@ public protocol ContextStore: AnyObject, Sendable {
     /// an answer, not sending it): when `runsWorkWhileSyncing`, the store may run it, on any thread and at most
     /// once, while an fsync is out (usually the write's own, possibly a later one's). The caller must not rely on
     /// it having run, nor on its running before `completion`.
+    ///
+    /// `followUp` runs before `write` returns (not escaping): its context lives on the caller's stack, where an
+    /// optional, escaping one was an allocation per donation.
     func write(
-        _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
+        _ mutation: Mutation, followUp: (UserContext?, UserContext?) -> [Action],
         early: (@Sendable (UserStore.Applied) -> Void)?,
         completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void)
     /// Whether `write` may run its `early` work before acknowledging: without, handing it over is wasted.
@@ -40,10 +43,15 @@ public protocol ContextStore: AnyObject, Sendable {
 extension ContextStore {
     /// A write with no early work.
     public func write(
-        _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
+        _ mutation: Mutation, followUp: (UserContext?, UserContext?) -> [Action],
         completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
     ) {
         write(mutation, followUp: followUp, early: nil, completion: completion)
+    }
+
+    /// A write with no follow-up actions and no early work.
+    public func write(_ mutation: Mutation, completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void) {
+        write(mutation, followUp: { _, _ in [] }, early: nil, completion: completion)
     }
 
     /// A store without a log has no history.

@@ -148,7 +148,7 @@ public final class Database: Sendable {
     /// Applies a mutation and calls `completion` once it is acknowledged under the fsync policy.
     /// `early` runs while an fsync is out when the log `runsWorkWhileSyncing` (see `ContextStore.write`).
     public func write(
-        _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
+        _ mutation: Mutation, followUp: (UserContext?, UserContext?) -> [Action] = { _, _ in [] },
         early: (@Sendable (UserStore.Applied) -> Void)? = nil,
         completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
     ) {

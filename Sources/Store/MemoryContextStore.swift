@@ -15,7 +15,7 @@ public final class MemoryContextStore: ContextStore {
     public var limits: ContextLimits { store.limits }
 
     public func write(
-        _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
+        _ mutation: Mutation, followUp: (UserContext?, UserContext?) -> [Action],
         early: (@Sendable (UserStore.Applied) -> Void)?, completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
     ) {
         do {

@@ -164,7 +164,7 @@ public final class UserStore: Sendable {
     /// `sequenced` runs under the shard lock once the record has its seq, so whatever it records is in the order
     /// the shard applied its writes (the database releases acknowledgements in that order).
     public func apply(
-        _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])? = nil,
+        _ mutation: Mutation, followUp: (UserContext?, UserContext?) -> [Action] = { _, _ in [] },
         sequenced: ((UInt64) -> Void)? = nil
     ) throws(StoreError) -> Applied {
         let shard = shard(for: mutation.user)
@@ -181,13 +181,11 @@ public final class UserStore: Sendable {
             var effects: [Effect]
             do throws(ReducerError) {
                 effects = try Reducer.applyInPlace(mutation, to: &state, policy: policy, limits: limits)
-                if let followUp {
-                    let extra = followUp(previous, state)
-                    if !extra.isEmpty {
-                        mutation.actions += extra
-                        state = previous
-                        effects = try Reducer.applyInPlace(mutation, to: &state, policy: policy, limits: limits)
-                    }
+                let extra = followUp(previous, state)
+                if !extra.isEmpty {
+                    mutation.actions += extra
+                    state = previous
+                    effects = try Reducer.applyInPlace(mutation, to: &state, policy: policy, limits: limits)
                 }
             } catch {
                 throw .rejected(error)

@@ -29,7 +29,7 @@ import Testing
         var runsWorkWhileSyncing: Bool { true }
 
         func write(
-            _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
+            _ mutation: Mutation, followUp: (UserContext?, UserContext?) -> [Action],
             early: (@Sendable (UserStore.Applied) -> Void)?, completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
         ) {
             inner.write(mutation, followUp: followUp) { [self] result in
@@ -115,7 +115,7 @@ import Testing
 
     static var emptyDiff: WriteDiff {
         let applied = Mutex<UserStore.Applied?>(nil)
-        MemoryContextStore().write(Mutation(user: "u", now: Instant(milliseconds: 0), actions: [.addSegment("s")]), followUp: nil) {
+        MemoryContextStore().write(Mutation(user: "u", now: Instant(milliseconds: 0), actions: [.addSegment("s")])) {
             result in applied.withLock { $0 = try? result.get() }
         }
         return try! RuleSetCompiler.compile(JSONParser().parse(#"{"flags": {}}"#)).get()

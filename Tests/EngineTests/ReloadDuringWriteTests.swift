@@ -21,7 +21,7 @@ import Testing
         var runsWorkWhileSyncing: Bool { false }
 
         func write(
-            _ mutation: Mutation, followUp: ((UserContext?, UserContext?) -> [Action])?,
+            _ mutation: Mutation, followUp: (UserContext?, UserContext?) -> [Action],
             early: (@Sendable (UserStore.Applied) -> Void)?, completion: @escaping @Sendable (Result<UserStore.Applied, StoreError>) -> Void
         ) {
             inner.write(mutation, followUp: followUp) { result in self.held.withLock { $0.append { completion(result) } } }
