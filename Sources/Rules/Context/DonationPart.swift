@@ -16,6 +16,9 @@ public enum DonationPart: Int, Hashable, Sendable, CaseIterable {
     /// `donations` within a window, and `history`.
     case recent
 
+    /// Every part, made once: `allCases` built a new array at each use, once per write.
+    static let all = allCases
+
     /// Whether this part differs between two summaries of one event.
     func differs(_ a: DonationSummary, _ b: DonationSummary) -> Bool {
         switch self {

@@ -111,24 +111,32 @@ struct InputIndex: Sendable {
         _ a: CompactMap<DonationSummary>, _ b: CompactMap<DonationSummary>, _ reached: inout FlagBits, _ changed: inout Bool
     ) {
         if a.sharesStorage(with: b) { return }
-        func reach(_ key: String, _ before: DonationSummary?, _ after: DonationSummary?) {
+        // Summaries are borrowed, not passed as optionals: wrapping each in an optional copied it (its arrays
+        // retained and released) twice per write.
+        func reachAll(_ key: String) {
+            changed = true
+            if let readers = donations[key] { reached.formUnion(readers.all) }
+        }
+        func reachParts(_ key: String, _ before: borrowing DonationSummary, _ after: borrowing DonationSummary) {
             changed = true
             guard let readers = donations[key] else { return }
-            guard let before, let after else { return reached.formUnion(readers.all) }
-            for part in DonationPart.allCases where part.differs(before, after) { reached.formUnion(readers.parts[part.rawValue]) }
+            for part in DonationPart.all where part.differs(before, after) { reached.formUnion(readers.parts[part.rawValue]) }
         }
         // Pairwise up to the first position where the keys differ, as `compare` above.
         let before = a.entries, after = b.entries
         var common = 0
         while common < before.count, common < after.count, sameUTF8(before[common].key, after[common].key) {
-            if before[common].value != after[common].value { reach(before[common].key, before[common].value, after[common].value) }
+            if before[common].value != after[common].value { reachParts(before[common].key, before[common].value, after[common].value) }
             common += 1
         }
         for entry in before[common...] {
-            let other = b[entry.key]
-            if other != entry.value { reach(entry.key, entry.value, other) }
+            if let other = b[entry.key] {
+                if other != entry.value { reachParts(entry.key, entry.value, other) }
+            } else {
+                reachAll(entry.key)
+            }
         }
-        for entry in after[common...] where !a.contains(entry.key) { reach(entry.key, nil, entry.value) }
+        for entry in after[common...] where !a.contains(entry.key) { reachAll(entry.key) }
     }
 }
 
