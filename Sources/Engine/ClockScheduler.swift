@@ -10,7 +10,17 @@ struct ClockScheduler {
         case reevaluate(user: ByteKey)
     }
 
-    private var heap: [(at: Instant, job: Job, token: Int)] = []
+    /// An entry of the heap, ordered by instant; stale once its job was replaced or cancelled (`tokens`).
+    private struct Entry: Comparable {
+        let at: Instant
+        let job: Job
+        let token: Int
+
+        static func < (a: Entry, b: Entry) -> Bool { a.at < b.at }
+        static func == (a: Entry, b: Entry) -> Bool { a.at == b.at }
+    }
+
+    private var heap = MinHeap<Entry>()
     /// The live token of each job; heap entries with an older token are stale and skipped.
     private var tokens: [Job: Int] = [:]
     private var nextToken = 0
@@ -21,11 +31,10 @@ struct ClockScheduler {
     /// Schedules `job` at `at`, replacing any earlier schedule of the same job.
     mutating func schedule(_ job: Job, at: Instant) {
         // Replaced jobs leave stale heap entries; rebuild when they dominate so the heap tracks the live jobs.
-        if heap.count > 1024, heap.count > 4 * tokens.count { rebuild() }
+        if heap.count > 1024, heap.count > 4 * tokens.count { heap.retain { tokens[$0.job] == $0.token } }
         nextToken += 1
         tokens[job] = nextToken
-        heap.append((at, job, nextToken))
-        siftUp(heap.count - 1)
+        heap.insert(Entry(at: at, job: job, token: nextToken))
     }
 
     mutating func cancel(_ job: Job) {
@@ -47,48 +56,13 @@ struct ClockScheduler {
         while true {
             dropStale()
             guard let top = heap.first, top.at <= now else { return due }
-            popTop()
+            heap.removeFirst()
             tokens[top.job] = nil
             due.append((at: top.at, job: top.job))
         }
     }
 
-    private mutating func rebuild() {
-        heap.removeAll { tokens[$0.job] != $0.token }
-        for index in stride(from: heap.count / 2, through: 0, by: -1) { siftDown(index) }
-    }
-
     private mutating func dropStale() {
-        while let top = heap.first, tokens[top.job] != top.token { popTop() }
-    }
-
-    private mutating func popTop() {
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        siftDown(0)
-    }
-
-    private mutating func siftUp(_ start: Int) {
-        var child = start
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].at < heap[parent].at else { return }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].at < heap[smallest].at { smallest = left }
-            if right < heap.count, heap[right].at < heap[smallest].at { smallest = right }
-            guard smallest != parent else { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
+        while let top = heap.first, tokens[top.job] != top.token { heap.removeFirst() }
     }
 }

@@ -28,7 +28,7 @@ struct PendingFires {
     }
 
     /// A fire's place in the due order: earlier due first, then the older fire.
-    private struct Entry {
+    private struct Entry: Comparable {
         let due: Int64
         let id: Int
 
@@ -41,10 +41,10 @@ struct PendingFires {
     /// `each` mode (the example's `request-review`, on most donations) hashes no user and trigger for it.
     private var byOwner: [Owner: [Int]] = [:]
     private var ownersIndexed = false
-    /// A binary min-heap over every pending fire. A fire taken out before it is due (cancelled, replaced) leaves
-    /// its entry behind, skipped when it reaches the top, and dropped by a rebuild once such entries outnumber the
-    /// live ones: a `restart` trigger replaces a fire on every donation.
-    private var order: [Entry] = []
+    /// Every pending fire in due order. A fire taken out before it is due (cancelled, replaced) leaves its entry
+    /// behind, skipped when it reaches the top, and dropped by a rebuild once such entries outnumber the live
+    /// ones: a `restart` trigger replaces a fire on every donation.
+    private var order = MinHeap<Entry>()
     private var lastID = 0
 
     var count: Int { byID.count }
@@ -85,9 +85,8 @@ struct PendingFires {
         lastID += 1
         byID[lastID] = Fire(id: lastID, user: user, trigger: trigger, due: due, scheduledAt: scheduledAt ?? due, request: request)
         if let owner { byOwner[owner, default: []].append(lastID) }
-        if order.count > 1024, order.count > 2 * byID.count { rebuild() }
-        order.append(Entry(due: due.milliseconds, id: lastID))
-        siftUp(order.count - 1)
+        if order.count > 1024, order.count > 2 * byID.count { order.retain { byID[$0.id] != nil } }
+        order.insert(Entry(due: due.milliseconds, id: lastID))
         return (lastID, replaced)
     }
 
@@ -128,47 +127,12 @@ struct PendingFires {
         while true {
             dropTaken()
             guard let top = order.first, top.due <= now.milliseconds else { return due }
-            popTop()
+            order.removeFirst()
             if let fire = take(top.id) { due.append(fire) }
         }
     }
 
     private mutating func dropTaken() {
-        while let top = order.first, byID[top.id] == nil { popTop() }
-    }
-
-    private mutating func rebuild() {
-        order.removeAll { byID[$0.id] == nil }
-        for index in stride(from: order.count / 2, through: 0, by: -1) { siftDown(index) }
-    }
-
-    private mutating func popTop() {
-        order.swapAt(0, order.count - 1)
-        order.removeLast()
-        siftDown(0)
-    }
-
-    private mutating func siftUp(_ start: Int) {
-        var child = start
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard order[child] < order[parent] else { return }
-            order.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < order.count, order[left] < order[smallest] { smallest = left }
-            if right < order.count, order[right] < order[smallest] { smallest = right }
-            guard smallest != parent else { return }
-            order.swapAt(parent, smallest)
-            parent = smallest
-        }
+        while let top = order.first, byID[top.id] == nil { order.removeFirst() }
     }
 }
