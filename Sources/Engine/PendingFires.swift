@@ -121,14 +121,16 @@ struct PendingFires {
         return order.first.map { Instant(milliseconds: $0.due) }
     }
 
-    /// Removes and returns every fire due at or before `now`, earliest first (the older first at one instant).
-    mutating func takeDue(now: Instant) -> [Fire] {
-        var due: [Fire] = []
+    /// The fires due at or before `now`, earliest first (the older first at one instant), out of the due order but
+    /// still pending: each stays visible (the operations view), cancellable, and seen by `first` and `restart` until
+    /// the clock takes it to fire it, one at a time, as its turn comes (a fire's write may wait for an fsync).
+    mutating func popDue(now: Instant) -> [(due: Instant, id: Int)] {
+        var due: [(due: Instant, id: Int)] = []
         while true {
             dropTaken()
             guard let top = order.first, top.due <= now.milliseconds else { return due }
             order.removeFirst()
-            if let fire = take(top.id) { due.append(fire) }
+            due.append((Instant(milliseconds: top.due), top.id))
         }
     }
 

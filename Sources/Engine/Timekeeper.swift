@@ -229,14 +229,15 @@ final class Timekeeper: @unchecked Sendable {
     /// Both kinds of job in the order they came due, a user's re-evaluation before a fire due at the same instant.
     func runDue(now: Instant) {
         let reevaluations = scheduler.withLock { $0.popDue(now: now) }
-        let fires = pending.withLock { $0.takeDue(now: now) }
+        let fires = pending.withLock { $0.popDue(now: now) }
         var next = 0
-        for fire in fires {
-            while next < reevaluations.count, reevaluations[next].at <= fire.due {
+        for (due, id) in fires {
+            while next < reevaluations.count, reevaluations[next].at <= due {
                 run(reevaluations[next].job)
                 next += 1
             }
-            fireDelayed(fire, now: now)
+            // Taken only now: cancelled or replaced meanwhile, it does not fire.
+            if let fire = pending.withLock({ $0.take(id) }) { fireDelayed(fire, now: now) }
         }
         for job in reevaluations[next...] { run(job.job) }
     }

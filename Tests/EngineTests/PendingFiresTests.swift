@@ -8,6 +8,11 @@ import Testing
 @Suite struct PendingFiresTests {
     private let request = RequestAttributes(userID: "u", appVersion: "1.0")
 
+    /// What the clock does: the due fires in order, each then taken to fire.
+    private func fireDue(_ fires: inout PendingFires, now: Int64) -> [PendingFires.Fire] {
+        fires.popDue(now: Instant(milliseconds: now)).compactMap { fires.take($0.id) }
+    }
+
     private func add(_ fires: inout PendingFires, user: String = "u", at due: Int64, mode: Trigger.DelayMode) -> (PendingFires.Fire?, [Int]) {
         let (fire, replaced) = fires.add(user: user, trigger: "t", due: Instant(milliseconds: due), request: request, mode: mode)
         return (fire, replaced)
@@ -55,18 +60,35 @@ import Testing
         #expect(fires.take(other.id) != nil)
     }
 
-    @Test func takeDue_returnsTheFiresDueByNow_earliestFirst_andTheOlderFirstAtOneInstant() {
+    @Test func dueFires_comeByNow_earliestFirst_andTheOlderFirstAtOneInstant() {
         var fires = PendingFires()
         let a = add(&fires, user: "a", at: 30, mode: .each).0!.id
         let b = add(&fires, user: "b", at: 10, mode: .each).0!.id
         let c = add(&fires, user: "c", at: 30, mode: .each).0!.id
         let d = add(&fires, user: "d", at: 50, mode: .each).0!.id
         #expect(fires.nextDue() == Instant(milliseconds: 10))
-        #expect(fires.takeDue(now: Instant(milliseconds: 9)).isEmpty)
-        #expect(fires.takeDue(now: Instant(milliseconds: 30)).map(\.id) == [b, a, c])
+        #expect(fireDue(&fires, now: 9).isEmpty)
+        #expect(fireDue(&fires, now: 30).map(\.id) == [b, a, c])
         #expect(fires.count == 1)
         #expect(fires.nextDue() == Instant(milliseconds: 50))
-        #expect(fires.takeDue(now: Instant(milliseconds: 1_000)).map(\.id) == [d])
+        #expect(fireDue(&fires, now: 1_000).map(\.id) == [d])
+        #expect(fires.nextDue() == nil)
+    }
+
+    /// Fires due together stay pending until each is taken in its turn: the one after a fire that is still firing
+    /// can be cancelled, and is seen by `first`, meanwhile.
+    @Test func dueFires_stayPendingAndCancellable_untilTheirTurn() throws {
+        var fires = PendingFires()
+        let a = try #require(add(&fires, user: "a", at: 10, mode: .each).0)
+        let b = try #require(add(&fires, user: "b", at: 10, mode: .first).0)
+        let due = fires.popDue(now: Instant(milliseconds: 10))
+        #expect(due.map(\.id) == [a.id, b.id])
+        #expect(fires.count == 2 && fires.fire(b.id) == b)
+        #expect(fires.take(a.id) == a)
+        // While the first fires: the second is still pending for `first`, and can be cancelled.
+        #expect(add(&fires, user: "b", at: 20, mode: .first).0 == nil)
+        #expect(fires.take(b.id) == b)
+        #expect(fires.take(b.id) == nil, "taken once: the clock's turn finds it gone")
         #expect(fires.nextDue() == nil)
     }
 
@@ -78,7 +100,7 @@ import Testing
         #expect(replaced.count == 1)
         #expect(fires.take(cancelled) != nil)
         #expect(fires.nextDue() == Instant(milliseconds: 40))
-        #expect(fires.takeDue(now: Instant(milliseconds: 100)).map(\.id) == [kept!.id])
+        #expect(fireDue(&fires, now: 100).map(\.id) == [kept!.id])
     }
 
     @Test func aRestartTriggerReplacingItsFireOnEveryDonation_keepsTheDueOrderBounded() {
@@ -87,7 +109,7 @@ import Testing
         #expect(fires.count == 1)
         // Entries left behind are dropped once they outnumber the live ones (and pass 1 024).
         #expect(fires.dueOrderSize <= 1_026)
-        #expect(fires.takeDue(now: Instant(milliseconds: .max)).map(\.due) == [Instant(milliseconds: 1_099_999)])
+        #expect(fireDue(&fires, now: .max).map(\.due) == [Instant(milliseconds: 1_099_999)])
         #expect(fires.dueOrderSize == 0)
     }
 
@@ -118,7 +140,7 @@ import Testing
                     now += Int64(random.next(upTo: 20))
                     let expected = model.values.filter { $0.due.milliseconds <= now }.sorted { ($0.due, $0.id) < ($1.due, $1.id) }
                     for fire in expected { model[fire.id] = nil }
-                    #expect(fires.takeDue(now: Instant(milliseconds: now)) == expected)
+                    #expect(fireDue(&fires, now: now) == expected)
                 }
                 #expect(fires.count == model.count)
                 #expect(fires.nextDue() == model.values.map(\.due).min())
