@@ -1,5 +1,6 @@
-/// A binary min-heap: the clock's schedules (`ClockScheduler`) and the delayed fires (`PendingFires`) each keep
-/// one, with entries left behind by what was cancelled skipped when they reach the top and dropped by `retain`.
+/// A binary min-heap: the clock's schedules (`ClockScheduler`), the delayed fires (`PendingFires`) and the webhook
+/// lanes (`DueHeap`) each keep one, with entries left behind by what was cancelled skipped when they reach the top
+/// (and, for the first two, dropped by `retain`).
 /// Pure and single-threaded: its owner holds it under its lock.
 struct MinHeap<Element: Comparable> {
     private var elements: [Element] = []
