@@ -38,6 +38,9 @@ public struct ConnectionStateMachine: Sendable {
     public private(set) var state: State
     public private(set) var requestsServed = 0
     public private(set) var isDraining = false
+    /// The peer half-closed while a request was with its handler: nothing more will arrive, so the connection
+    /// ends once the requests already received are answered.
+    public private(set) var peerFinished = false
     public let timeouts: ConnectionTimeouts
 
     public init(timeouts: ConnectionTimeouts = .default, now: Instant) {
@@ -83,9 +86,13 @@ public struct ConnectionStateMachine: Sendable {
         state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
     }
 
-    /// Whether the response being written should say `Connection: close`.
-    public func shouldKeepAlive(requestWantsKeepAlive: Bool) -> Bool {
+    /// Whether the response being written should say `Connection: close`. `nextRequestBuffered`: bytes of a
+    /// pipelined request already wait in the parser. A peer that finished gets its buffered requests answered; after
+    /// the last, the connection ends: kept open, it would sit half-closed until the idle deadline, and a reset from
+    /// such a peer is reported on every wait of the loop until the descriptor is closed.
+    public func shouldKeepAlive(requestWantsKeepAlive: Bool, nextRequestBuffered: Bool = false) -> Bool {
         requestWantsKeepAlive && !isDraining && requestsServed + 1 < timeouts.maxRequestsPerConnection
+            && (!peerFinished || nextRequestBuffered)
     }
 
     /// Whether the connection should read (and parse) more while this many response bytes wait to be sent.
@@ -117,6 +124,7 @@ public struct ConnectionStateMachine: Sendable {
         switch state {
         case .handling:
             // Let the in-flight response be attempted; the write will fail or the close comes after it.
+            peerFinished = true
             return .none
         default:
             state = .closed

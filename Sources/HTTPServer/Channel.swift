@@ -5,6 +5,9 @@ protocol Channel: AnyObject {
     var fd: Int32 { get }
     func readable()
     func writable()
+    /// The descriptor reported a hang-up or an error. Level-triggered and reported whatever the interest: a
+    /// channel that neither reads nor closes here has the loop woken for it on every wait.
+    func hungUp()
     /// Deadline check: when the deadline the channel last reported has passed (epoll loop), or about four times a
     /// second (Dispatch loop).
     func tick(now: MonotonicInstant)
@@ -14,4 +17,5 @@ protocol Channel: AnyObject {
 
 extension Channel {
     func sendQueuedOutput() {}
+    func hungUp() { readable() }
 }

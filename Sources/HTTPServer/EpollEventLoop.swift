@@ -148,8 +148,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             readyFDs.deallocate()
             readyEvents.deallocate()
         }
-        let readBits = UInt32(SPECD_EV_READ | SPECD_EV_HANGUP | SPECD_EV_ERROR)
-        let writeBits = UInt32(SPECD_EV_WRITE | SPECD_EV_ERROR)
+        let readBits = UInt32(SPECD_EV_READ)
+        let writeBits = UInt32(SPECD_EV_WRITE)
+        // `EPOLLHUP` and `EPOLLERR` (both directions down, or a reset) are reported whatever the interest.
+        let hangUpBits = UInt32(SPECD_EV_HANGUP | SPECD_EV_ERROR)
         var nextScan = MonotonicInstant.now + tickInterval
         let timeoutMilliseconds = Int32(clamping: max(1, tickInterval.millisecondsForTimers))
         while running.load(ordering: .acquiring) {
@@ -162,6 +164,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                     if fd == wakeFD {
                         var value: UInt64 = 0
                         _ = Glibc.read(wakeFD, &value, 8)
+                        continue
+                    }
+                    if flags & hangUpBits != 0, let channel = channel(fd) {
+                        channel.hungUp()
                         continue
                     }
                     if flags & writeBits != 0, let channel = channel(fd) { channel.writable() }

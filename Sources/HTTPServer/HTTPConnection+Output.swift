@@ -104,7 +104,7 @@ extension HTTPConnection {
         guard !isClosed else { return }
         shutdown(fd, Int32(SHUT_WR))
         // Nothing will read the peer's close if reading stopped for good; a pause for output ends here too.
-        if peerFinished {
+        if machine.peerFinished {
             close()
         } else if readPaused {
             heldForOutput = false

@@ -33,8 +33,6 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     @exclusivity(unchecked) var outputOffset = 0
     var wantsWrite = false
     var readPaused = false
-    /// The peer half-closed: nothing more will come, the response in flight is still sent.
-    var peerFinished = false
     /// Parsing stopped because too many response bytes wait for the client; writability resumes it.
     var heldForOutput = false
     /// Output waits for the end of the loop's round (see `sendAtRoundEnd`).
@@ -109,12 +107,17 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 return
             }
             perform(machine.peerClosed())
-            if !isClosed {
-                // Half-closed while a handler runs: stop reading, finish the response, then close.
-                peerFinished = true
-                updateReading()
-            }
+            // Half-closed while a handler runs: stop reading, finish the response, then close.
+            if !isClosed { updateReading() }
         }
+    }
+
+    /// The socket reported a hang-up or an error (a reset): nothing can be sent over it any more, and the kernel
+    /// reports it on every wait whatever the interest, paused reading included, so the connection ends now. A
+    /// handler still at work finds it closed and its answer is dropped; a write it made completes in the store all
+    /// the same, as for any client that disconnects.
+    func hungUp() {
+        close()
     }
 
     func writable() {
@@ -197,7 +200,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     /// is pending with a lot of pipelined input already buffered, not while parsing is held for output.
     func updateReading() {
         let shouldPause =
-            peerFinished || heldForOutput
+            machine.peerFinished || heldForOutput
             || (awaitingResponse && parser.bufferedByteCount > context.configuration.limits.maxBodyBytes)
         if shouldPause != readPaused {
             readPaused = shouldPause
@@ -234,14 +237,16 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         guard let head = self.head.take() else { return }
         defer { refreshDeadline() }
         awaitingResponse = false
-        let keepAlive = holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
+        let nextRequestBuffered = parser.bufferedByteCount > 0
+        let keepAlive =
+            holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive, nextRequestBuffered: nextRequestBuffered)
         // Handlers never set it, so it is appended rather than searched for and replaced; handed to the encoder,
         // not added to the response, whose field list the sender still shares (adding would copy it).
         HTTPResponseEncoder.encode(
             response, version: head.version, keepAlive: keepAlive, isHead: head.method == "HEAD",
             date: context.dates.current(), extra: HTTPHeaders.Field(name: "X-Request-Id", value: requestID), into: &output)
         context.accessLog(head, response.status, requestStart, requestID, peer)
-        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
+        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
         sendAtRoundEnd()
         perform(action)
         if !dispatching, !isClosed, !machine.isLingering { processInput() }
@@ -252,13 +257,15 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         guard let head else { return }
         defer { refreshDeadline() }
         awaitingResponse = false
-        let keepAlive = holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive)
+        let nextRequestBuffered = parser.bufferedByteCount > 0
+        let keepAlive =
+            holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive, nextRequestBuffered: nextRequestBuffered)
         HTTPResponseEncoder.encodeHead(
             status: .ok, headers: headers, framing: framing, version: head.version,
             keepAlive: keepAlive, date: context.dates.current(), into: &output)
         context.accessLog(head, .ok, requestStart, requestID, peer)
         self.head = nil
-        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: parser.bufferedByteCount > 0)
+        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
         flush()
         perform(action)
         if !dispatching, !isClosed, !machine.isLingering { processInput() }

@@ -177,6 +177,67 @@ import Glibc
         #expect(server.responder.count == 0)
     }
 
+    /// A client that sends its request and half-closes (`printf … | nc -N`) gets its answer, and then the
+    /// connection ends: it used to stay open, half-closed, until the idle deadline.
+    @Test(arguments: EventLoopKind.allCases)
+    func halfClosedPeer_isAnsweredAndThenClosed(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        client.halfClose()
+        let response = try client.readResponse()
+        #expect(response.status == 200)
+        #expect(response.bodyText == #"{"slow":true}"#)
+        #expect(response.header("Connection") == "close")
+        #expect(client.isClosedByServer())
+        #expect(Self.waitUntil { server.server.openConnections == 0 })
+    }
+
+    /// Pipelined requests sent before the half-close are all answered, in order; the connection ends after the last.
+    @Test(arguments: EventLoopKind.allCases)
+    func halfClosedPeer_getsEveryPipelinedAnswer(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /second HTTP/1.1\r\nHost: t\r\n\r\n")
+        client.halfClose()
+        let first = try client.readResponse()
+        #expect(first.bodyText == #"{"slow":true}"#)
+        #expect(first.header("Connection") == nil)
+        let second = try client.readResponse()
+        #expect(second.bodyText == #"{"ok":true}"#)
+        #expect(second.header("Connection") == "close")
+        #expect(client.isClosedByServer())
+    }
+
+    /// A reset reported while the answer is pending (and reading paused, the peer having half-closed) closes the
+    /// connection at once. The loop used to ignore it, and the kernel reports a reset on every wait until the
+    /// descriptor is closed: one such client kept a loop spinning at full CPU until the answer came. (The Dispatch
+    /// loop suspends its read source while reading is paused: there the reset is found when the answer is sent.)
+    @Test func resetWhileTheAnswerIsPending_closesTheConnectionAtOnce() throws {
+        let server = try TestServer(kind: .epoll, slowDelay: .seconds(4))
+        defer { server.stop() }
+        let client = try server.client()
+        try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        client.halfClose()
+        #expect(Self.waitUntil { server.responder.count == 1 })
+        #expect(server.server.openConnections == 1)
+        client.reset()
+        // Well before the answer at 4 s.
+        #expect(Self.waitUntil(seconds: 2) { server.server.openConnections == 0 })
+    }
+
+    /// Polls `condition` every 10 ms for up to `seconds`.
+    static func waitUntil(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return condition()
+    }
+
     @Test(arguments: EventLoopKind.allCases)
     func shutdown_finishesInFlightClosesIdleAndStopsAccepting(kind: EventLoopKind) throws {
         let server = try TestServer(kind: kind)

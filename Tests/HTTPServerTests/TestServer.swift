@@ -58,10 +58,13 @@ struct TestServer {
     let server: HTTPServer
     let responder: RecordingResponder
 
-    init(kind: EventLoopKind = .epoll, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// `slowDelay`: how long `/slow` takes to answer.
+    init(
+        kind: EventLoopKind = .epoll, slowDelay: Duration = .milliseconds(300), configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, eventLoop: kind, loopCount: 2)
         configure(&configuration)
-        responder = RecordingResponder()
+        responder = RecordingResponder(delay: slowDelay)
         server = HTTPServer(configuration: configuration, events: RecordingServerEvents())
         try server.start(serving: responder)
     }

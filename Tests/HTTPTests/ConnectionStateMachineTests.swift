@@ -104,6 +104,24 @@ import Testing
         #expect(idle.peerClosed() == .close)
     }
 
+    @Test func peerClose_whileHandling_endsTheConnectionAfterTheLastBufferedAnswer() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: false)
+        #expect(!machine.peerFinished)
+        #expect(machine.peerClosed() == .none)
+        #expect(machine.peerFinished)
+        // A pipelined request already received is still answered on a connection kept for it.
+        #expect(machine.shouldKeepAlive(requestWantsKeepAlive: true, nextRequestBuffered: true))
+        #expect(!machine.shouldKeepAlive(requestWantsKeepAlive: true, nextRequestBuffered: false))
+        #expect(machine.responseQueued(now: t0, keepAlive: false) == .closeAfterFlush)
+        #expect(machine.isLingering)
+        var open = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        #expect(open.shouldKeepAlive(requestWantsKeepAlive: true))
+        #expect(open.peerClosed() == .close)
+        #expect(!open.peerFinished)
+    }
+
     /// A body dripped one byte every 5 s never trips the 10 s idle deadline; the total body deadline (60 s by
     /// default) must end it anyway, or such connections hold their slots forever.
     @Test func slowBody_withSteadyProgress_isAnswered408AtTheTotalBodyDeadline() {

@@ -23,7 +23,8 @@ public final class TestClient {
         public init(description: String) { self.description = description }
     }
 
-    public let fd: Int32
+    /// -1 once `reset` closed it.
+    public private(set) var fd: Int32
     private var buffer: [UInt8] = []
 
     public init(port: Int, timeout: Double = 5, receiveBuffer: Int32? = nil) throws {
@@ -47,6 +48,20 @@ public final class TestClient {
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    /// Ends the sending side (a FIN): the server reads end of file after what was sent.
+    public func halfClose() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Closes with a reset (RST) instead of a FIN: `SO_LINGER` with no linger time, as a client that aborts does.
+    public func reset() {
+        guard fd >= 0 else { return }
+        var abort = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+        Glibc.close(fd)
+        fd = -1
+    }
 
     public func setTimeout(_ seconds: Double) {
         var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
