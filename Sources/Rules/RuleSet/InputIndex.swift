@@ -86,18 +86,21 @@ struct InputIndex: Sendable {
             for entry in before[common...] where b[entry.key] != entry.value { reach(entry.key) }
             for entry in after[common...] where !a.contains(entry.key) { reach(entry.key) }
         }
-        compare(old?.counters, new?.counters, counters)
-        compare(old?.events, new?.events, events)
-        compare(old?.flags, new?.flags, flags)
-        compare(old?.attributes, new?.attributes, attributes)
-        compareDonations(old?.donations ?? CompactMap(), new?.donations ?? CompactMap(), &reached, &changed)
-        compare(old?.display, new?.display, display)
+        // A write changes one or two maps and leaves the others sharing their storage with the state before it:
+        // those are passed over in place, where handing each pair to `compare` copied (retained and released) both.
+        let kept = old.flatMap { old in new.map { UserContext.MapsKept(old, $0) } } ?? UserContext.MapsKept()
+        if !kept.counters { compare(old?.counters, new?.counters, counters) }
+        if !kept.events { compare(old?.events, new?.events, events) }
+        if !kept.flags { compare(old?.flags, new?.flags, flags) }
+        if !kept.attributes { compare(old?.attributes, new?.attributes, attributes) }
+        if !kept.donations { compareDonations(old?.donations ?? CompactMap(), new?.donations ?? CompactMap(), &reached, &changed) }
+        if !kept.display { compare(old?.display, new?.display, display) }
         func compare(_ differs: Bool, _ readers: FlagBits) {
             guard differs else { return }
             changed = true
             reached.formUnion(readers)
         }
-        compare((old?.segments ?? []) != (new?.segments ?? []), segments)
+        if !kept.segments { compare((old?.segments ?? []) != (new?.segments ?? []), segments) }
         compare(old?.launchedAt != new?.launchedAt, launchedAt)
         compare(old?.timeZone != new?.timeZone, timeZone)
         if changed { reached.formUnion(unknown) }

@@ -12,6 +12,9 @@ public struct SegmentSet: Sendable, Equatable, Sequence, ExpressibleByArrayLiter
         for element in elements { insert(element) }
     }
 
+    /// Whether both sets use one storage (see `CompactMap.sharesStorage`).
+    func sharesStorage(with other: SegmentSet) -> Bool { map.sharesStorage(with: other.map) }
+
     public var count: Int { map.count }
     public var isEmpty: Bool { map.isEmpty }
 
