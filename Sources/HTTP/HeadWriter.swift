@@ -61,10 +61,27 @@ struct HeadWriter {
         appendCRLF()
     }
 
-    /// A plain loop over the pointer: CR and LF are both below 14, so one compare rules out nearly every byte.
+    /// Eight bytes a step: `(word - 0x0E…) & ~word & 0x80…` is non-zero exactly when a byte of the word is below
+    /// 14, as CR and LF are (a borrow only starts at such a byte), so a value is passed over in one test per
+    /// word; only a word with a control byte is looked at byte by byte. A compare per byte was most of the cost of
+    /// writing a field.
     private static func containsLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return false }
-        for index in 0..<bytes.count where base[index] <= ASCII.cr {
+        let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        var index = 0
+        while count - index >= 8 {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if (word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word & 0x8080_8080_8080_8080 != 0, isLineBreak(in: base, index, index + 8) {
+                return true
+            }
+            index += 8
+        }
+        return isLineBreak(in: base, index, count)
+    }
+
+    private static func isLineBreak(in base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        for index in start..<end where base[index] <= ASCII.cr {
             if base[index] == ASCII.cr || base[index] == ASCII.lf { return true }
         }
         return false
