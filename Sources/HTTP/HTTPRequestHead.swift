@@ -103,14 +103,16 @@ public struct HTTPRequestHead: Sendable, Equatable {
     public var query: Substring? {
         var target = target
         let bounds = target.withUTF8 { bytes -> (Int, Int)? in
-            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-            let end = bytes[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            guard let mark = ByteSearch.firstIndex(of: UInt8(ascii: "?"), in: bytes, from: 0, to: bytes.count) else { return nil }
+            let end = ByteSearch.firstIndex(of: UInt8(ascii: "#"), in: bytes, from: mark + 1, to: bytes.count) ?? bytes.count
             return (mark + 1, end)
         }
         return bounds.map { slice($0.0, $0.1) }
     }
 
     /// Byte offsets of the path in the target; a negative start when an absolute-form target has no path.
+    /// Searched eight bytes a step (`ByteSearch`): both are asked of every request, and a closure per byte cost
+    /// about a thousand instructions for a 40-byte target.
     private func pathBounds() -> (Int, Int) {
         var target = target
         return target.withUTF8 { bytes in
@@ -122,7 +124,9 @@ public struct HTTPRequestHead: Sendable, Equatable {
                 guard let slash = bytes[index...].firstIndex(of: UInt8(ascii: "/")) else { return (-1, -1) }
                 start = slash
             }
-            let end = bytes[start...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+            // The path ends at the first `?` or `#`: a `#` after the `?` belongs to the query's end, not the path's.
+            let question = ByteSearch.firstIndex(of: UInt8(ascii: "?"), in: bytes, from: start, to: bytes.count) ?? bytes.count
+            let end = ByteSearch.firstIndex(of: UInt8(ascii: "#"), in: bytes, from: start, to: question) ?? question
             return (start, end)
         }
     }

@@ -1,5 +1,6 @@
 import HTTP
 import HTTPFixtures
+import TestRandom
 import Testing
 
 @Suite struct HTTPRequestParserTests {
@@ -153,6 +154,25 @@ import Testing
         let head = HTTPRequestHead(method: "GET", target: target)
         #expect(head.path == path)
         #expect(head.query.map(String.init) == query)
+    }
+
+    /// Random origin-form targets of many lengths, `?` and `#` at every word offset, against the definition: the
+    /// path ends at the first `?` or `#`, the query runs from the first `?` to the first `#` after it.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func pathAndQuery_randomTargets_matchTheDefinition(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        let pieces = ["a", "/", "?", "#", "=", "bcdefgh", "%20", "é"]
+        for _ in 0..<2_000 {
+            let target = "/" + (0..<random.next(upTo: 30)).map { _ in pieces[random.next(upTo: pieces.count)] }.joined()
+            let head = HTTPRequestHead(method: "GET", target: target)
+            let pathEnd = target.firstIndex { $0 == "?" || $0 == "#" } ?? target.endIndex
+            #expect(head.path == target[..<pathEnd], "\(target)")
+            let expectedQuery = target.firstIndex(of: "?").map { mark in
+                let rest = target[target.index(after: mark)...]
+                return rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)]
+            }
+            #expect(head.query == expectedQuery, "\(target)")
+        }
     }
 }
 
