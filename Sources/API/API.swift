@@ -61,14 +61,14 @@ public struct API: Sendable {
     /// The app version of a request: the body's field wins over the `X-App-Version` header.
     func appVersion(_ request: Request, body: JSONValue? = nil) throws(APIError) -> String? {
         if let value = body?["appVersion"] {
-            guard case .string(let text) = value, Version(text) != nil else {
+            guard case .string(let text) = value, Version.isValid(text) else {
                 throw APIError.invalidField(
                     "appVersion", "appVersion must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")
             }
             return text
         }
         if let header = request.headers["X-App-Version"] {
-            guard Version(header) != nil else {
+            guard Version.isValid(header) else {
                 throw APIError.invalidField(
                     "X-App-Version", "X-App-Version must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")
             }

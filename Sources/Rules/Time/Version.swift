@@ -20,6 +20,28 @@ public struct Version: Sendable, Hashable, Comparable, CustomStringConvertible {
         self = parsed
     }
 
+    /// Whether `Version(text)` would parse, without building it: a request's version is checked where it is read
+    /// and parsed once where it is evaluated, so the check makes no second parse. Dot-separated runs of one to nine
+    /// digits, at most `maxBytes` bytes.
+    public static func isValid(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count <= maxBytes else { return false }
+            var digits = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: ".") {
+                    guard digits > 0 else { return false }
+                    digits = 0
+                } else if byte >= 48, byte <= 57, digits < 9 {
+                    digits += 1
+                } else {
+                    return false
+                }
+            }
+            return digits > 0
+        }
+    }
+
     private init(head: SIMD4<Int32>, count: Int, tail: [Int32]) {
         self.head = head
         self.count = count

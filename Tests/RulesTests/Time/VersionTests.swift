@@ -38,6 +38,7 @@ import Testing
     @Test(arguments: ["", ".", "1.", ".1", "1..2", "1.a", "1.2-beta", "1234567890", " 1", "١.٢", String(repeating: "1.", count: 32) + "1"])
     func parse_refusesWhatIsNotAVersion(text: String) {
         #expect(Version(text) == nil)
+        #expect(!Version.isValid(text))
     }
 
     @Test(arguments: [UInt64(1), 2, 3])
@@ -50,6 +51,7 @@ import Testing
         for _ in 0..<3_000 {
             let (a, b) = (text(), text())
             #expect(Version(a)?.components == Self.reference(a), "\(a)")
+            #expect(Version.isValid(a) == (Self.reference(a) != nil), "\(a)")
             guard let left = Version(a), let right = Version(b), let x = Self.reference(a), let y = Self.reference(b) else { continue }
             #expect((left == right) == (x == y), "\(a) == \(b)")
             #expect((left < right) == Self.less(x, y), "\(a) < \(b)")
