@@ -16,7 +16,9 @@ public struct ConnectionStateMachine: Sendable {
         /// stream dropped after `streamStall` with bytes waiting and none taken. `lastProgress`: when the socket
         /// last took bytes.
         case streaming(lastProgress: Instant)
-        /// The last response is written; reading and discarding until the linger deadline.
+        /// The last response is queued; reading and discarding until the linger deadline, which runs from the
+        /// last byte written (`outputFinished`): while the response is still being written, only a reader that
+        /// stops taking bytes for `streamStall` is dropped.
         case closing(until: Instant)
         case closed
     }
@@ -41,11 +43,15 @@ public struct ConnectionStateMachine: Sendable {
     /// The peer half-closed while a request was with its handler: nothing more will arrive, so the connection
     /// ends once the requests already received are answered.
     public private(set) var peerFinished = false
+    /// When the socket last took response bytes, or the connection began closing, whichever is later: the closing
+    /// connection's stall deadline runs from it while output waits.
+    public private(set) var lastOutputProgress: Instant
     public let timeouts: ConnectionTimeouts
 
     public init(timeouts: ConnectionTimeouts = .default, now: Instant) {
         self.timeouts = timeouts
         state = .idle(since: now)
+        lastOutputProgress = now
     }
 
     /// Bytes arrived: an idle connection starts the header deadline.
@@ -72,7 +78,21 @@ public struct ConnectionStateMachine: Sendable {
 
     /// The socket took response bytes at `now` (the loop's own write, or a publisher's direct write to a stream).
     public mutating func outputProgressed(now: Instant) {
+        if now > lastOutputProgress { lastOutputProgress = now }
         if case .streaming(let last) = state, now > last { state = .streaming(lastProgress: now) }
+    }
+
+    /// The last byte of a closing connection's output was written: the linger deadline runs from now, so a reply
+    /// that took long to write is still followed by the full linger (reading what the client sends meanwhile, so
+    /// the close does not reset the connection and discard the reply's tail in the socket).
+    public mutating func outputFinished(now: Instant) {
+        if case .closing = state { state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose)) }
+    }
+
+    /// Enters `.closing` at `now`.
+    private mutating func beginClosing(now: Instant) {
+        state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
+        lastOutputProgress = now
     }
 
     /// Whether the connection is closing: its last response is queued, and what arrives is read and discarded.
@@ -83,7 +103,7 @@ public struct ConnectionStateMachine: Sendable {
 
     /// The server ended a stream: the last chunk goes out, then the connection lingers and closes.
     public mutating func streamEnded(now: Instant) {
-        state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
+        beginClosing(now: now)
     }
 
     /// Whether the response being written should say `Connection: close`. `nextRequestBuffered`: bytes of a
@@ -104,29 +124,42 @@ public struct ConnectionStateMachine: Sendable {
     /// `nextRequestBuffered`: bytes of a pipelined request already wait in the parser.
     public mutating func responseQueued(now: Instant, keepAlive: Bool, nextRequestBuffered: Bool = false) -> Action {
         requestsServed += 1
+        // The wait for the socket to take this response starts now (see `tick`'s output-pending deadline).
+        if now > lastOutputProgress { lastOutputProgress = now }
         if keepAlive && !isDraining && requestsServed < timeouts.maxRequestsPerConnection {
             // A pipelined head already begun is held to the header deadline from now, not to the keep-alive one.
             state = nextRequestBuffered ? .readingHead(since: now) : .idle(since: now)
             return .none
         }
-        state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
+        beginClosing(now: now)
         return .closeAfterFlush
     }
 
     /// A framing error was answered: the connection ends without reading on.
     public mutating func protocolErrorAnswered(now: Instant) -> Action {
-        state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
+        beginClosing(now: now)
         return .closeAfterFlush
     }
 
-    /// The peer closed its side or the socket failed.
-    public mutating func peerClosed() -> Action {
+    /// The peer finished sending (end of file). `outputPending`: response bytes still wait for the socket.
+    /// - A request with its handler: its response is still attempted, then the connection closes.
+    /// - Responses queued and not yet all written: they still go out, then the connection closes. Closing now cut
+    ///   the last of them (a client that half-closes after its requests, as `nc -N` does).
+    /// - Otherwise, and on a stream (whose events would go on without end): close now.
+    public mutating func peerClosed(now: Instant, outputPending: Bool = false) -> Action {
         switch state {
         case .handling:
-            // Let the in-flight response be attempted; the write will fail or the close comes after it.
             peerFinished = true
             return .none
-        default:
+        case .idle, .readingHead, .readingBody, .closing:
+            guard outputPending else {
+                state = .closed
+                return .close
+            }
+            peerFinished = true
+            if !isLingering { beginClosing(now: now) }
+            return .closeAfterFlush
+        case .streaming, .closed:
             state = .closed
             return .close
         }
@@ -142,7 +175,7 @@ public struct ConnectionStateMachine: Sendable {
         case .readingHead, .readingBody, .handling:
             return .none
         case .streaming:
-            state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
+            beginClosing(now: now)
             return .closeAfterFlush
         case .closing, .closed:
             return .none
@@ -155,7 +188,8 @@ public struct ConnectionStateMachine: Sendable {
     /// As `nextDeadline`, knowing whether response bytes wait for the socket (which moves a stream from the
     /// heartbeat deadline to the stall deadline).
     public func nextDeadline(outputPending: Bool) -> Instant? {
-        switch state {
+        if outputPending, waitsOnItsOwnOutput { return lastOutputProgress.advanced(byNanoseconds: timeouts.spans.streamStall) }
+        return switch state {
         case .streaming(let last): last.advanced(byNanoseconds: outputPending ? timeouts.spans.streamStall : timeouts.spans.streamHeartbeat)
         case .idle(let since): since.advanced(byNanoseconds: timeouts.spans.keepAliveIdle)
         case .readingHead(let since): since.advanced(byNanoseconds: timeouts.spans.header)
@@ -169,6 +203,18 @@ public struct ConnectionStateMachine: Sendable {
     /// Checks deadlines; called by the owner with the current instant, at or after `nextDeadline`.
     /// `outputPending`: response bytes wait for the socket.
     public mutating func tick(now: Instant, outputPending: Bool = false) -> Action {
+        if outputPending, waitsOnItsOwnOutput {
+            // Our own answers wait for the socket: the client's deadlines do not run while we hold its next request
+            // back for them (parsing stops above `maxPendingOutputBytes`), nor does the linger cut the last answer;
+            // a client that stops taking bytes is dropped after `streamStall` without progress. A pipelined head
+            // held for a slow reader was answered 408 at the header deadline, and a `Connection: close` answer
+            // still being written was cut at the linger deadline.
+            if now - lastOutputProgress >= timeouts.streamStall {
+                state = .closed
+                return .close
+            }
+            return .none
+        }
         switch state {
         case .streaming(let last):
             if outputPending {
@@ -200,8 +246,17 @@ public struct ConnectionStateMachine: Sendable {
         return .none
     }
 
+    /// A state whose deadlines are the client's (reading, keep-alive) or the linger's: while our own answers wait for
+    /// the socket, only the stall deadline runs.
+    private var waitsOnItsOwnOutput: Bool {
+        switch state {
+        case .idle, .readingHead, .readingBody, .closing: true
+        case .handling, .streaming, .closed: false
+        }
+    }
+
     private mutating func timedOut(now: Instant) -> Action {
-        state = .closing(until: now.advanced(byNanoseconds: timeouts.spans.lingerClose))
+        beginClosing(now: now)
         return .respondTimeout
     }
 }

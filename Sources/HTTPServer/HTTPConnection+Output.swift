@@ -102,6 +102,7 @@ extension HTTPConnection {
     /// discard input until the client closes or the linger deadline passes.
     func finishWriting() {
         guard !isClosed else { return }
+        machine.outputFinished(now: .now)
         shutdown(fd, Int32(SHUT_WR))
         // Nothing will read the peer's close if reading stopped for good; a pause for output ends here too.
         if machine.peerFinished {

@@ -102,22 +102,40 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         } else if received < 0 {
             close()
         } else {
-            if machine.isLingering {
+            // End of file. Queued answers still go out and the close follows the last byte; a handler still at
+            // work is answered first. Reading stops either way: nothing more will come.
+            let outputPending = output.count > outputOffset
+            if machine.isLingering, !outputPending {
                 close()
                 return
             }
-            perform(machine.peerClosed())
-            // Half-closed while a handler runs: stop reading, finish the response, then close.
+            perform(machine.peerClosed(now: .now, outputPending: outputPending))
             if !isClosed { updateReading() }
         }
     }
 
-    /// The socket reported a hang-up or an error (a reset): nothing can be sent over it any more, and the kernel
-    /// reports it on every wait whatever the interest, paused reading included, so the connection ends now. A
-    /// handler still at work finds it closed and its answer is dropped; a write it made completes in the store all
-    /// the same, as for any client that disconnects.
+    /// The loop saw a hang-up or error event for this descriptor. The socket is asked what holds now (a poll that
+    /// does not wait): the event may be stale, from a connection that had this descriptor number earlier in the
+    /// same round, and must not end this one.
+    /// - An error (a reset): nothing more can be delivered, and the kernel reports it on every wait whatever the
+    ///   interest, paused reading included, so the connection ends now. A handler still at work finds it closed
+    ///   and its answer is dropped; a write it made completes in the store all the same.
+    /// - A hang-up alone (both directions down: the peer's FIN after our own shutdown ends a lingering close):
+    ///   what the peer sent is read and discarded as any lingering read does, and its end of file closes, so the
+    ///   close is clean; closing with unread input would reset the connection and discard the tail of our last
+    ///   answer still in the socket. With reading paused nothing would read it, and nothing more can be sent:
+    ///   the connection ends.
     func hungUp() {
-        close()
+        guard !isClosed else { return }
+        var socket = pollfd(fd: fd, events: 0, revents: 0)
+        let revents = Glibc.poll(&socket, 1, 0) == 1 ? Int32(socket.revents) : 0
+        if revents & Int32(POLLERR) != 0 {
+            close()
+        } else if revents & Int32(POLLHUP) != 0, readPaused {
+            close()
+        } else {
+            readable()
+        }
     }
 
     func writable() {
@@ -172,7 +190,13 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 refuse(error)
                 return
             }
-            guard let event = consume next else { break }
+            guard let event = consume next else {
+                // The peer finished and what is buffered is no whole request (a stray CRLF, a cut head or body):
+                // nothing more will come to complete it, so the connection ends once its answers are out, where
+                // it waited for the header or body deadline and a 408 nobody asked for.
+                if machine.peerFinished { perform(machine.peerClosed(now: .now, outputPending: output.count > outputOffset)) }
+                break
+            }
             // Consumed, so the head moves into `head` rather than being copied and the event destroyed after.
             switch consume event {
             case .head(let newHead):

@@ -99,9 +99,9 @@ import Testing
         var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
         machine.bytesReceived(now: t0)
         machine.headReceived(now: t0, bodyFollows: false)
-        #expect(machine.peerClosed() == .none)
+        #expect(machine.peerClosed(now: t0) == .none)
         var idle = ConnectionStateMachine(timeouts: timeouts, now: t0)
-        #expect(idle.peerClosed() == .close)
+        #expect(idle.peerClosed(now: t0) == .close)
     }
 
     @Test func peerClose_whileHandling_endsTheConnectionAfterTheLastBufferedAnswer() {
@@ -109,7 +109,7 @@ import Testing
         machine.bytesReceived(now: t0)
         machine.headReceived(now: t0, bodyFollows: false)
         #expect(!machine.peerFinished)
-        #expect(machine.peerClosed() == .none)
+        #expect(machine.peerClosed(now: t0) == .none)
         #expect(machine.peerFinished)
         // A pipelined request already received is still answered on a connection kept for it.
         #expect(machine.shouldKeepAlive(requestWantsKeepAlive: true, nextRequestBuffered: true))
@@ -118,8 +118,70 @@ import Testing
         #expect(machine.isLingering)
         var open = ConnectionStateMachine(timeouts: timeouts, now: t0)
         #expect(open.shouldKeepAlive(requestWantsKeepAlive: true))
-        #expect(open.peerClosed() == .close)
+        #expect(open.peerClosed(now: t0) == .close)
         #expect(!open.peerFinished)
+    }
+
+    /// End of file with answers queued and not yet written: they go out, then the connection closes. Closing at
+    /// once cut the last of them.
+    @Test(arguments: [false, true])
+    func peerClose_withOutputPending_closesAfterTheOutput(lingering: Bool) {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: false)
+        _ = machine.responseQueued(now: t0, keepAlive: !lingering)
+        #expect(machine.peerClosed(now: t0, outputPending: true) == .closeAfterFlush)
+        #expect(machine.peerFinished && machine.isLingering)
+        var done = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        done.bytesReceived(now: t0)
+        done.headReceived(now: t0, bodyFollows: false)
+        _ = done.responseQueued(now: t0, keepAlive: !lingering)
+        #expect(done.peerClosed(now: t0, outputPending: false) == .close)
+        var stream = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        stream.streamStarted(now: t0)
+        #expect(stream.peerClosed(now: t0, outputPending: true) == .close)
+    }
+
+    /// A closing connection whose last answer is still being written is not cut at the linger deadline: it stays
+    /// while the socket takes bytes, is dropped after `streamStall` without progress, and lingers in full once the
+    /// last byte is written.
+    @Test func closing_withOutputPending_lingersFromTheLastByteWritten() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: false)
+        #expect(machine.responseQueued(now: t0, keepAlive: false) == .closeAfterFlush)
+        // Still writing at 10 s, far past the 2 s linger: kept while the socket takes bytes.
+        machine.outputProgressed(now: t0 + .seconds(10))
+        #expect(machine.tick(now: t0 + .seconds(11), outputPending: true) == .none)
+        #expect(machine.nextDeadline(outputPending: true) == t0 + .seconds(10) + timeouts.streamStall)
+        machine.outputFinished(now: t0 + .seconds(12))
+        #expect(machine.tick(now: t0 + .seconds(13)) == .none)
+        #expect(machine.tick(now: t0 + .seconds(14)) == .close)
+        // A reader that stops taking bytes is dropped after the stall deadline.
+        var stalled = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        stalled.bytesReceived(now: t0)
+        stalled.headReceived(now: t0, bodyFollows: false)
+        _ = stalled.responseQueued(now: t0 + .seconds(1), keepAlive: false)
+        #expect(stalled.tick(now: t0 + (.seconds(1) + timeouts.streamStall - .milliseconds(1)), outputPending: true) == .none)
+        #expect(stalled.tick(now: t0 + (.seconds(1) + timeouts.streamStall), outputPending: true) == .close)
+    }
+
+    /// A pipelined head held back while our answers wait for a slow reader is not the client's delay: no 408 at
+    /// the header deadline, only the stall deadline while output waits; once it is out, the deadline is the header's.
+    @Test func pipelinedHead_heldForOurOutput_isNotTimedOut() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0)
+        machine.headReceived(now: t0, bodyFollows: false)
+        #expect(machine.responseQueued(now: t0, keepAlive: true, nextRequestBuffered: true) == .none)
+        machine.outputProgressed(now: t0 + .seconds(9))
+        #expect(machine.tick(now: t0 + .seconds(20), outputPending: true) == .none)
+        #expect(machine.nextDeadline(outputPending: true) == t0 + .seconds(9) + timeouts.streamStall)
+        #expect(machine.tick(now: t0 + .seconds(9) + timeouts.streamStall, outputPending: true) == .close)
+        var drained = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        drained.bytesReceived(now: t0)
+        drained.headReceived(now: t0, bodyFollows: false)
+        _ = drained.responseQueued(now: t0, keepAlive: true, nextRequestBuffered: true)
+        #expect(drained.tick(now: t0 + .seconds(10), outputPending: false) == .respondTimeout)
     }
 
     /// A body dripped one byte every 5 s never trips the 10 s idle deadline; the total body deadline (60 s by
