@@ -18,4 +18,7 @@ start_specd never "$SPECD_BIN" --fsync never --loops 1 --log-level warn
 NEVER_PID=${PIDS[-1]}
 start_specd always "$SPECD_BIN" --fsync always --loops 1 --log-level warn
 ALWAYS_PID=${PIDS[-1]}
-timeout 300 python3 scripts/hostile_tcp.py "$(cat "$WORK/never.port")" "$NEVER_PID" "$(cat "$WORK/always.port")" "$ALWAYS_PID"
+start_specd capped "$SPECD_BIN" --fsync never --loops 1 --max-connections 2 --log-level warn
+CAPPED_PID=${PIDS[-1]}
+timeout 300 python3 scripts/hostile_tcp.py "$(cat "$WORK/never.port")" "$NEVER_PID" "$(cat "$WORK/always.port")" "$ALWAYS_PID" \
+  "$(cat "$WORK/capped.port")" "$CAPPED_PID"

@@ -1,19 +1,21 @@
 """Hostile and unlucky TCP clients against a running daemon: half-closes, resets and slow readers at the moments
 that used to go wrong. Each check prints PASS or FAIL with what it saw; the last line is the tally.
 
-    python3 scripts/hostile_tcp.py NEVER_PORT NEVER_PID ALWAYS_PORT ALWAYS_PID
+    python3 scripts/hostile_tcp.py NEVER_PORT NEVER_PID ALWAYS_PORT ALWAYS_PID CAPPED_PORT CAPPED_PID
 
 NEVER_* is a daemon under `--fsync never`, ALWAYS_* one under `--fsync always` (its answers wait for the disk, so a
-client's end of file more often arrives while its answer is pending). Loopback only; every loop is bounded.
+client's end of file more often arrives while its answer is pending), CAPPED_* one with `--loops 1
+--max-connections 2` (over the cap, probe connections are evicted oldest first). Loopback only; every loop is bounded.
 """
 import os
+import signal
 import socket
 import struct
 import subprocess
 import sys
 import time
 
-NEVER_PORT, NEVER_PID, ALWAYS_PORT, ALWAYS_PID = (int(arg) for arg in sys.argv[1:5])
+NEVER_PORT, NEVER_PID, ALWAYS_PORT, ALWAYS_PID, CAPPED_PORT, CAPPED_PID = (int(arg) for arg in sys.argv[1:7])
 results = []
 
 
@@ -178,6 +180,38 @@ s.close()
 check("slow reader of a long pipeline: every answer whole, no 408",
       len(data) >= total and end == "eof" and b"HTTP/1.1 408" not in data,
       f"{len(data)} of {total} bytes, then {end}")
+
+# 6. A stale hang-up event: over the connection cap, accepting a probe evicts the oldest, and the next accept in the
+#    same round gets its descriptor number while the round's events still hold the evicted one's reset. The
+#    newcomer must be answered, not closed for the event of the connection before it. The daemon is stopped for
+#    a moment so that the accepts and the reset land in one round.
+slots = [connect(CAPPED_PORT) for _ in range(2)]
+killed = 0
+for _ in range(10):
+    probes = [connect(CAPPED_PORT) for _ in range(16)]
+    time.sleep(0.3)
+    os.kill(CAPPED_PID, signal.SIGSTOP)
+    try:
+        a, b = connect(CAPPED_PORT), connect(CAPPED_PORT)
+        for s in (a, b):
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        reset(probes[0])
+        time.sleep(0.05)
+    finally:
+        os.kill(CAPPED_PID, signal.SIGCONT)
+    try:
+        b.settimeout(2)
+        answer = b.recv(100).split(b"\r\n")[0]
+    except OSError as error:
+        answer = repr(error).encode()
+    killed += answer != b"HTTP/1.1 200 OK"
+    for s in probes[1:] + [a, b]:
+        reset(s)
+    time.sleep(0.3)
+for s in slots:
+    s.close()
+check("a stale hang-up event does not close the connection given its descriptor", killed == 0,
+      f"the newcomer was not answered in {killed} of 10 rounds")
 
 passed = sum(results)
 print(f"hostile-tcp: {passed} passed, {len(results) - passed} failed")
