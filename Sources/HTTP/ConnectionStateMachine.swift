@@ -82,6 +82,12 @@ public struct ConnectionStateMachine: Sendable {
         if case .streaming(let last) = state, now > last { state = .streaming(lastProgress: now) }
     }
 
+    /// Bytes other than a response were queued (`100 Continue`): the wait for the socket to take them starts now,
+    /// not at the connection's last progress, which may be long past.
+    public mutating func outputQueued(now: Instant) {
+        if now > lastOutputProgress { lastOutputProgress = now }
+    }
+
     /// The last byte of a closing connection's output was written: the linger deadline runs from now, so a reply
     /// that took long to write is still followed by the full linger (reading what the client sends meanwhile, so
     /// the close does not reset the connection and discard the reply's tail in the socket).
@@ -125,7 +131,7 @@ public struct ConnectionStateMachine: Sendable {
     public mutating func responseQueued(now: Instant, keepAlive: Bool, nextRequestBuffered: Bool = false) -> Action {
         requestsServed += 1
         // The wait for the socket to take this response starts now (see `tick`'s output-pending deadline).
-        if now > lastOutputProgress { lastOutputProgress = now }
+        outputQueued(now: now)
         if keepAlive && !isDraining && requestsServed < timeouts.maxRequestsPerConnection {
             // A pipelined head already begun is held to the header deadline from now, not to the keep-alive one.
             state = nextRequestBuffered ? .readingHead(since: now) : .idle(since: now)

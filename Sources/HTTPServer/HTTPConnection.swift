@@ -139,6 +139,9 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     }
 
     func writable() {
+        // A write that finishes the output moves the deadline (the linger runs from the last byte; the client's
+        // deadlines run again): armed from here, not left at the stall deadline it had while output waited.
+        defer { refreshDeadline() }
         flush()
         if heldForOutput, !isClosed, !machine.isLingering, !awaitingResponse, !dispatching { processInput() }
     }
@@ -208,6 +211,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 if newHead.expectsContinue {
                     // RFC 9110 §10.1.1: tell the client to send the body it is holding back.
                     output += HTTPResponseEncoder.continueResponse(version: newHead.version)
+                    machine.outputQueued(now: requestStart)
                     flush()
                 }
             case .body(let part):

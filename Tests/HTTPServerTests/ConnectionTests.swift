@@ -228,6 +228,25 @@ import Glibc
         #expect(Self.waitUntil(seconds: 2) { server.server.openConnections == 0 })
     }
 
+    /// A `Connection: close` answer written over many writability events lingers from its last byte and then
+    /// closes: the deadline is re-armed when the last write happens there, not left at the stall deadline it had
+    /// while output waited (which kept the connection about 30 s).
+    @Test func closingAnswerFinishedByAWritabilityEvent_closesAfterTheLinger() throws {
+        let server = try TestServer(kind: .epoll) {
+            $0.timeouts.lingerClose = .milliseconds(300)
+            $0.timeouts.streamStall = .seconds(20)
+        }
+        defer { server.stop() }
+        let client = try TestClient(port: server.port, timeout: 5, receiveBuffer: 4096)
+        try client.send("GET /big HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.3)
+        let response = try client.readResponse()
+        #expect(response.body.count == TestServer.bigBody.count)
+        #expect(client.isClosedByServer())
+        // The client keeps its socket open: only the server's linger deadline can close the connection.
+        #expect(Self.waitUntil(seconds: 3) { server.server.openConnections == 0 })
+    }
+
     /// Polls `condition` every 10 ms for up to `seconds`.
     static func waitUntil(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))

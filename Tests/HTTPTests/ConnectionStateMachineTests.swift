@@ -184,6 +184,17 @@ import Testing
         #expect(drained.tick(now: t0 + .seconds(10), outputPending: false) == .respondTimeout)
     }
 
+    /// `100 Continue` queued after a long idle wait starts its own wait for the socket: the stall deadline does
+    /// not run from the connection's last progress, a minute before, and close it at once.
+    @Test func continueQueued_afterALongIdle_isNotAStall() {
+        var machine = ConnectionStateMachine(timeouts: timeouts, now: t0)
+        machine.bytesReceived(now: t0 + .seconds(60))
+        machine.headReceived(now: t0 + .seconds(60), bodyFollows: true)
+        machine.outputQueued(now: t0 + .seconds(60))
+        #expect(machine.tick(now: t0 + .seconds(61), outputPending: true) == .none)
+        #expect(machine.nextDeadline(outputPending: true) == t0 + .seconds(60) + timeouts.streamStall)
+    }
+
     /// A body dripped one byte every 5 s never trips the 10 s idle deadline; the total body deadline (60 s by
     /// default) must end it anyway, or such connections hold their slots forever.
     @Test func slowBody_withSteadyProgress_isAnswered408AtTheTotalBodyDeadline() {
