@@ -30,6 +30,27 @@ enum ByteSearch {
         return nil
     }
 
+    /// Whether a byte below `limit` (at most 128) occurs in `bytes`: `(word - limit…) & ~word & 0x80…` is non-zero
+    /// exactly when some byte of the word is below `limit` (a borrow only starts at such a byte), so a buffer of
+    /// visible text is passed over in one test per word.
+    static func containsByte(below limit: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        precondition(limit <= 128, "the word test holds for limits up to 128")
+        guard let base = bytes.baseAddress else { return false }
+        let raw = UnsafeRawPointer(base)
+        let pattern = ones &* UInt64(limit)
+        var index = 0
+        while bytes.count - index >= 8 {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if (word &- pattern) & ~word & highs != 0 { return true }
+            index += 8
+        }
+        while index < bytes.count {
+            if base[index] < limit { return true }
+            index += 1
+        }
+        return false
+    }
+
     /// Whether `byte` occurs in `bytes[range]`.
     static func contains(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         firstIndex(of: byte, in: bytes, from: range.lowerBound, to: range.upperBound) != nil

@@ -61,30 +61,12 @@ struct HeadWriter {
         appendCRLF()
     }
 
-    /// Eight bytes a step: `(word - 0x0E…) & ~word & 0x80…` is non-zero exactly when a byte of the word is below
-    /// 14, as CR and LF are (a borrow only starts at such a byte), so a value is passed over in one test per
-    /// word; only a word with a control byte is looked at byte by byte. A compare per byte was most of the cost of
-    /// writing a field.
+    /// Values are visible text: one word test per eight bytes (`ByteSearch.containsByte(below:)`) rules out CR and
+    /// LF, both below 14; only a value with a control byte is looked at byte by byte. A compare per byte was most of
+    /// the cost of writing a field.
     private static func containsLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return false }
-        let raw = UnsafeRawPointer(base)
-        let count = bytes.count
-        var index = 0
-        while count - index >= 8 {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            if (word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word & 0x8080_8080_8080_8080 != 0, isLineBreak(in: base, index, index + 8) {
-                return true
-            }
-            index += 8
-        }
-        return isLineBreak(in: base, index, count)
-    }
-
-    private static func isLineBreak(in base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        for index in start..<end where base[index] <= ASCII.cr {
-            if base[index] == ASCII.cr || base[index] == ASCII.lf { return true }
-        }
-        return false
+        guard ByteSearch.containsByte(below: ASCII.cr + 1, in: bytes) else { return false }
+        return bytes.contains { $0 == ASCII.cr || $0 == ASCII.lf }
     }
 
     /// Decimal digits, with a leading `-` for a negative value: at most 20 characters for any `Int`.

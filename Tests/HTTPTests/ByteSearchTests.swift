@@ -57,4 +57,17 @@ import Testing
                 bytes.withUnsafeBufferPointer { ByteSearch.contains(sought, in: $0, start..<end) } == (Self.naive(sought, bytes, start, end) != nil))
         }
     }
+
+    /// A byte below the limit anywhere in random buffers, at every word offset and with high bytes around it
+    /// (a borrow must not make one up): the same answer as the byte loop.
+    @Test func containsByteBelow_agreesWithTheByteLoop() {
+        var random = SplitMix(seed: 0xB310)
+        let values: [UInt8] = [0, 9, 10, 13, 14, 31, 32, 127, 128, 200, 255]
+        for _ in 0..<5_000 {
+            let bytes = (0..<random.next(upTo: 40)).map { _ in values[random.next(upTo: values.count)] }
+            let limit = values[random.next(upTo: 8)] &+ UInt8(random.next(upTo: 2))
+            let found = bytes.withUnsafeBufferPointer { ByteSearch.containsByte(below: limit, in: $0) }
+            #expect(found == bytes.contains { $0 < limit }, "\(bytes) below \(limit)")
+        }
+    }
 }
