@@ -69,7 +69,9 @@ public struct FlagChange: Sendable {
         return changes
     }
 
+    /// `old` and `new` are one request's inputs at one instant: only the context differs (`Flag.answersAlike`).
     private static func change(of flag: Flag, _ old: EvaluationInput, _ new: EvaluationInput) -> FlagChange? {
+        if flag.answersAlike(old, new) { return nil }
         let previous = flag.evaluate(old)
         let current = flag.evaluate(new)
         guard previous.value != current.value || previous.variant != current.variant else { return nil }
