@@ -67,7 +67,7 @@ public struct API: Sendable {
             }
             return text
         }
-        if let header = request.headers["X-App-Version"] {
+        if let header = request.headers[.appVersion] {
             guard Version.isValid(header) else {
                 throw APIError.invalidField(
                     "X-App-Version", "X-App-Version must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")

@@ -35,11 +35,11 @@ public struct Authenticator: Sendable {
     }
 
     static func presentedSecret(_ headers: HTTPHeaders) -> [UInt8]? {
-        if let authorization = headers["Authorization"] {
+        if let authorization = headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" { return Array(parts[1].utf8) }
         }
-        if let key = headers["X-API-Key"], !key.isEmpty { return Array(key.utf8) }
+        if let key = headers[.apiKey], !key.isEmpty { return Array(key.utf8) }
         return nil
     }
 

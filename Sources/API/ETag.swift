@@ -21,7 +21,7 @@ enum ETag {
         var all = HTTPHeaders(minimumCapacity: headers.count + 2)
         all.add("ETag", tag)
         for field in headers { all.add(field.name, field.value) }
-        if let header = request.headers["If-None-Match"], matches(header, tag) {
+        if let header = request.headers[.ifNoneMatch], matches(header, tag) {
             return HTTPResponse(status: .notModified, headers: all)
         }
         all.add("Content-Type", "application/json; charset=utf-8")

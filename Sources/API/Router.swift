@@ -135,7 +135,7 @@ public struct Router: Responder {
     ) -> (Route, [(name: String, value: String)], ResponseSink)? {
         let segmentCount = ends.count
         let policy = cors.flatMap { $0.covers(path) ? $0 : nil }
-        let origin = policy == nil ? nil : request.headers["Origin"]
+        let origin = policy == nil ? nil : request.headers[.origin]
         // A preflight carries no credentials (the Fetch standard): it is answered here, before auth and rate limits,
         // with the methods this path's routes answer.
         if let policy, request.method == "OPTIONS", request.headers.contains("Access-Control-Request-Method") {

@@ -12,6 +12,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public private(set) var fields: [Field]
+    /// Where the first field of each `KnownField` name is, kept by every change to `fields`.
+    private var known = KnownFieldSlots()
 
     public init() { fields = [] }
 
@@ -22,7 +24,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public init(_ pairs: [(String, String)]) {
-        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+        fields = []
+        fields.reserveCapacity(pairs.count)
+        for (name, value) in pairs { add(name, value) }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
@@ -35,6 +39,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     public mutating func add(_ name: String, _ value: String) {
+        if let field = KnownField(name) { known.noteFirst(field, at: fields.count) }
         fields.append(Field(name: name, value: value))
     }
 
@@ -45,12 +50,35 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public mutating func remove(_ name: String) {
+        let before = fields.count
         fields.removeAll { Self.namesMatch($0.name, name) }
+        guard fields.count != before else { return }
+        // Rare (a handler replacing a field): the positions after a removed field moved, so all are found again.
+        known = KnownFieldSlots()
+        for index in fields.indices {
+            if let field = KnownField(fields[index].name) { known.noteFirst(field, at: index) }
+        }
     }
 
-    /// The first value of the field, if present.
+    /// The first value of the field, if present. A known name is found where it was noted, without a pass.
     public subscript(name: String) -> String? {
-        fields.first { Self.namesMatch($0.name, name) }?.value
+        if let field = KnownField(name) { return self[field] }
+        return firstValue(name)
+    }
+
+    /// The first value of a known field: where `add` noted it, or nowhere.
+    public subscript(field: KnownField) -> String? {
+        switch known.slot(field) {
+        case .absent: return nil
+        case .at(let index): return fields[index].value
+        case .beyond: return firstValue(field.name)
+        }
+    }
+
+    private func firstValue(_ name: String) -> String? {
+        // Indices, not `first(where:)`: that copied each field it passed (two strings retained and released).
+        for index in fields.indices where Self.namesMatch(fields[index].name, name) { return fields[index].value }
+        return nil
     }
 
     /// Every value of the field, in order.
@@ -76,6 +104,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// for almost every pair compared), then the bytes in place.
     static func namesMatch(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
+        // The same spelling, nearly every hit: a parsed name in its usual case is the literal looked up
+        // (`CommonFieldNames`), and equal strings of up to 15 bytes are equal words, compared without a call.
+        if a == b { return true }
         let inPlace = a.utf8.withContiguousStorageIfAvailable { a in
             b.utf8.withContiguousStorageIfAvailable { b in ASCII.equalsIgnoringCase(a, b) }
         }

@@ -35,7 +35,7 @@ public enum HTTPResponseEncoder {
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, version: HTTPVersion, keepAlive: Bool,
         date: String, extra: HTTPHeaders.Field? = nil, into buffer: inout [UInt8]
     ) {
-        let contentType = headers["Content-Type"]
+        let contentType = headers[.contentType]
         let extra = extra.flatMap { isManaged($0.name) ? nil : $0 }
         // An upper bound: CR and LF dropped from values only make the head shorter.
         var bound = HeadWriter.statusLineBound(status) + HeadWriter.fieldBound("Date", date)

@@ -248,7 +248,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             perform(machine.protocolErrorAnswered(now: .now))
             return
         }
-        let clientID = head.headers["X-Request-Id"]
+        let clientID = head.headers[.requestID]
         requestID = clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? $0 : nil } ?? context.requestIDs.next()
         let request = Request(head: head, body: body, id: requestID, peer: peer)
         body = []

@@ -90,7 +90,7 @@ public struct ClusterRouter: Responder {
     /// The cluster-wide global stream: every member's own, merged (`MergedGlobalStream`).
     private func openMergedStream(_ request: Request, sink: ResponseSink) {
         var resume = VectorEventID()
-        if let text = request.headers["Last-Event-ID"] {
+        if let text = request.headers[.lastEventID] {
             guard let parsed = VectorEventID(text: text, memberCount: membership.members.count) else {
                 sink.send(
                     APIError.invalidField(
