@@ -5,8 +5,19 @@ public enum Identifier {
         text.utf8.count <= 256 && isValidKey(text)
     }
 
+    /// Control characters are Unicode's Cc: C0, DEL and C1 (U+0080–U+009F). Checked on the UTF-8 bytes in place,
+    /// two ids per write: walking the unicode scalars cost about 250 instructions an id.
     public static func isValidKey(_ text: String) -> Bool {
-        // Control characters are Unicode's Cc: C0, DEL and C1 (U+0080–U+009F).
-        !text.utf8.isEmpty && !text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+        var text = text
+        return text.withUTF8 { bytes in
+            guard !bytes.isEmpty else { return false }
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == 0x7F { return false }
+                // C1 is 0xC2 0x80–0x9F: a valid string holds no other encoding of U+0080–U+009F (no overlong form).
+                if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] < 0xA0 { return false }
+            }
+            return true
+        }
     }
 }
