@@ -104,9 +104,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// for almost every pair compared), then the bytes in place.
     static func namesMatch(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
-        // The same spelling, nearly every hit: a parsed name in its usual case is the literal looked up
-        // (`CommonFieldNames`), and equal strings of up to 15 bytes are equal words, compared without a call.
-        if a == b { return true }
         let inPlace = a.utf8.withContiguousStorageIfAvailable { a in
             b.utf8.withContiguousStorageIfAvailable { b in ASCII.equalsIgnoringCase(a, b) }
         }

@@ -79,3 +79,17 @@ import Testing
         #expect(literal == ["Vary": "Origin", "content-type": "text/plain", "Content-Type": "application/json"])
     }
 }
+
+/// Names are compared byte for byte, ignoring ASCII case only: two canonically equivalent spellings are two names
+/// (found in review: a `String ==` shortcut in the comparison made them one).
+@Suite struct HTTPHeadersNameComparisonTests {
+    @Test func canonicallyEquivalentNames_areDifferentFields() {
+        var headers = HTTPHeaders()
+        headers.add("a\u{301}\u{323}", "1")
+        #expect(headers["a\u{323}\u{301}"] == nil)
+        #expect(!headers.contains("a\u{323}\u{301}"))
+        #expect(headers["a\u{301}\u{323}"] == "1")
+        headers.remove("a\u{323}\u{301}")
+        #expect(headers.count == 1)
+    }
+}
