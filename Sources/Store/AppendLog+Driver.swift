@@ -180,6 +180,10 @@ extension AppendLog {
             case .syncDirectory(let path):
                 try fileSystem.fsyncDirectory(path)
                 return .done
+            case .reserve(let fd, let path, let from, let count):
+                // Space ahead only makes syncs cheaper: a file system that cannot give it (full, say) leaves the
+                // log appending, and the write that follows reports the real trouble, if any.
+                return .reserved((try? fileSystem.reserve(fd, from: from, count: count, path: path)) ?? false)
             }
         } catch {
             return .failed(error)
@@ -251,6 +255,8 @@ extension AppendLog {
             let chores = locked { $0.takeChores(now: .now, stopping: round.stop) }
             var failure: IOError?
             for segment in chores.closes {
+                // Best effort: a segment still holding its reserved zeros reads the same (`LogRecord.isPadding`).
+                if let size = segment.truncateTo { try? fileSystem.truncate(segment.path, to: size) }
                 if segment.sync, failure == nil {
                     do throws(IOError) { try fsync(segment.fd, path: segment.path) } catch { failure = error }
                 }

@@ -104,6 +104,12 @@ public final class AppendLog: @unchecked Sendable {
     /// round then leaves them to that batch's end (no point gathering more input for a commit that waits anyway).
     public var roundWouldCommit: Bool { condition.withLock { state.hasUnflushed && !flushing } }
 
+    /// The segment written now and where its written records end: every byte before it is in place (see
+    /// `HistoryReader.liveSegment`). `nil` between retiring a segment and opening the next.
+    public var writtenEnd: (path: String, bytes: Int)? {
+        condition.withLock { state.segment.fd >= 0 ? (state.segment.path, state.segment.bytes) : nil }
+    }
+
     /// The last seq handed out.
     public var lastSeq: UInt64 { condition.withLock { state.nextSeq - 1 } }
     public var fsyncs: Int { fsyncCount.load(ordering: .relaxed) }

@@ -6,8 +6,11 @@ extension Database {
     public func userLog<Visitor: UserLogVisitor>(
         of user: String, baseBefore seq: UInt64?, into visitor: inout Visitor
     ) throws(HistoryReadError) -> UserLog {
-        try HistoryReader(directory: options.directory, fileSystem: fileSystem, policy: options.history)
-            .userLog(of: user, baseBefore: seq, into: &visitor)
+        let log = log
+        return try HistoryReader(
+            directory: options.directory, fileSystem: fileSystem, policy: options.history, liveSegment: { log.writtenEnd }
+        )
+        .userLog(of: user, baseBefore: seq, into: &visitor)
     }
 
     public func observeActivity(_ observer: @escaping @Sendable (StoreActivity) -> Void) {

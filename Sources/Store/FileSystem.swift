@@ -27,10 +27,17 @@ public protocol FileSystem: Sendable {
     func truncate(_ path: String, to size: Int) throws(IOError)
     func createDirectory(_ path: String) throws(IOError)
     func size(_ path: String) -> Int?
+    /// Zero-fills `count` bytes from `offset`, the file's end, leaving the descriptor where it is: later writes
+    /// overwrite blocks already allocated and written, so a data sync of them flushes data alone, where an append
+    /// also commits the file's new size to the journal. Returns false when the file system keeps no such space
+    /// (the default): writes then grow the file as before.
+    func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool
 }
 
 extension FileSystem {
     public func syncData(_ fd: Int32, path: String) throws(IOError) { try fsync(fd, path: path) }
+
+    public func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool { false }
 
     /// Writes everything, looping over short writes.
     public func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(IOError) {

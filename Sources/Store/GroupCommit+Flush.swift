@@ -15,6 +15,8 @@ extension GroupCommit {
         case open(path: String)
         /// Fsync the directory, so a new segment's name survives a power cut.
         case syncDirectory(path: String)
+        /// Zero-fill `count` bytes from `from`, the file's end, ahead of the records; report whether it was done.
+        case reserve(fd: Int32, path: String, from: Int, count: Int)
     }
 
     /// What a performed request returned.
@@ -22,6 +24,8 @@ extension GroupCommit {
         case wrote(Int)
         case done
         case opened(Int32)
+        /// Whether the space was reserved. Never `failed`: a reservation that cannot be made leaves writes appending.
+        case reserved(Bool)
         case failed(IOError)
     }
 
@@ -44,6 +48,8 @@ extension GroupCommit {
         case open(firstSeq: UInt64)
         case syncDirectory
         case rotated(ticket: Int)
+        /// Reserve zeros ahead before the write that follows (see `reservesSpace`).
+        case reserve(from: Int, count: Int)
     }
 
     /// The batch being written and what is left of its plan.
@@ -106,6 +112,13 @@ extension GroupCommit {
         case (.open, .opened(let fd)):
             segment.fd = fd
             segment.bytes = 0
+            segment.reserved = 0
+        case (.reserve(let from, let count), .reserved(let done)):
+            if done {
+                segment.reserved = from + count
+            } else {
+                reservesSpace = false
+            }
         case (.fsync, .done), (.syncDirectory, .done):
             break
         default:
@@ -123,6 +136,14 @@ extension GroupCommit {
             current.next += 1
             switch step {
             case .write(let range):
+                let end = max(segment.reserved, segment.bytes)
+                if reservesSpace, segment.bytes + range.count > end {
+                    // The write comes again once the zeros are there.
+                    current.next -= 1
+                    let count = max(Self.reserveChunk, segment.bytes + range.count - end)
+                    return request(
+                        .reserve(from: end, count: count), .reserve(fd: segment.fd, path: segment.path, from: end, count: count), in: current)
+                }
                 return request(step, .write(fd: segment.fd, path: segment.path, bytes: current.bytes[range]), in: current)
             case .fsync:
                 return request(step, .fsync(fd: segment.fd, path: segment.path), in: current)
@@ -142,7 +163,8 @@ extension GroupCommit {
                 retiring.append(
                     Retired(
                         fd: segment.fd, path: segment.path,
-                        dirty: policy != .always && (oldHasNewRecords || unsyncedSeq > 0)))
+                        dirty: policy != .always && (oldHasNewRecords || unsyncedSeq > 0),
+                        truncateTo: segment.reserved > segment.bytes ? segment.bytes : nil))
                 segment.fd = -1
                 unsyncedSeq = 0
                 current.wake = true
@@ -154,6 +176,9 @@ extension GroupCommit {
             case .rotated(let ticket):
                 rotationsDone = max(rotationsDone, ticket)
                 current.wake = true
+            case .reserve:
+                // Asked for on the way to a write (above), never part of a plan.
+                break
             }
         }
         flight = nil

@@ -38,6 +38,8 @@ extension GroupCommit {
             let fd: Int32
             let path: String
             let sync: Bool
+            /// Cut the reserved zeros off first (readers pass over them, but a finished segment holds its records).
+            var truncateTo: Int? = nil
         }
 
         struct Sync: Equatable {
@@ -53,7 +55,7 @@ extension GroupCommit {
 
     mutating func takeChores(now: ContinuousClock.Instant, stopping stop: Bool) -> Chores {
         let healthy = failure == nil
-        let closes = retiring.map { Chores.Close(fd: $0.fd, path: $0.path, sync: $0.dirty && healthy) }
+        let closes = retiring.map { Chores.Close(fd: $0.fd, path: $0.path, sync: $0.dirty && healthy, truncateTo: $0.truncateTo) }
         retiring.removeAll()
         let due = stop || policy == .interval && now >= lastSync + interval
         // Only the writer thread closes descriptors, so `segment.fd` stays valid even if a flusher rotates

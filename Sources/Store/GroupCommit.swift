@@ -32,7 +32,10 @@ struct GroupCommit<Waiter> {
     struct Segment: Equatable {
         var fd: Int32
         var path: String
+        /// Where the records end: the next write goes here.
         var bytes: Int
+        /// Where the zeros reserved ahead of the records end (`FileSystem.reserve`); at most `bytes` when none are.
+        var reserved = 0
     }
 
     /// A segment a rotation left behind, for the writer thread to fsync (when `dirty`) and close.
@@ -40,7 +43,13 @@ struct GroupCommit<Waiter> {
         let fd: Int32
         let path: String
         let dirty: Bool
+        /// The records' end, when zeros were reserved past it: cut there before the close.
+        var truncateTo: Int? = nil
     }
+
+    /// Zeros reserved ahead at a time: about ten thousand donations, so the one data sync that also commits the
+    /// reservation's metadata comes once in that many.
+    static var reserveChunk: Int { 1 << 20 }
 
     let policy: FsyncPolicy
     let interval: Duration
@@ -52,6 +61,9 @@ struct GroupCommit<Waiter> {
     var queuedRecords = 0
     /// Inline mode: a flusher found a large batch and left it to the writer thread.
     var handOffRequested = false
+    /// Whether writes go into zeros reserved ahead (`FileSystem.reserve`): under the policies that sync, until the
+    /// file system declines or fails once. Under `never` nothing syncs, and reserving would only write twice.
+    var reservesSpace: Bool
     var cut: Cut?
     var waiters: [(seq: UInt64, waiter: Waiter)] = []
     var nextSeq: UInt64
@@ -75,6 +87,7 @@ struct GroupCommit<Waiter> {
     ) {
         self.writersCommit = writersCommit
         self.policy = policy
+        reservesSpace = policy != .never
         self.interval = interval
         self.segmentLimit = segmentLimit
         self.directory = directory

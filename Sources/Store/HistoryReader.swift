@@ -17,6 +17,11 @@ struct HistoryReader {
     let directory: String
     let fileSystem: FileSystem
     let policy: HistoryPolicy
+    /// The segment the log writes and where its written records end, asked once the files are listed. The log
+    /// writes into zeros it reserved ahead, so a record being written now is not cut short at the file's end, as
+    /// an append was: it would read as a whole record failing its checksum. So the live segment is read up to the
+    /// records written, whose bytes are all in place. `nil`: no log writes these files (they read whole).
+    var liveSegment: (@Sendable () -> (path: String, bytes: Int)?)? = nil
     /// The pieces segments are read in.
     static let chunkSize = 1 << 20
 
@@ -78,11 +83,14 @@ struct HistoryReader {
         visitor.start(baseSeq: base.seq, base: base.context)
         var replay = Replay(state: base.context, policy: policy)
         var lastSeq = base.seq
+        // Asked after the listing: if the log moved on to a segment not listed, the last one listed is finished.
+        let live = liveSegment?()
         for (index, segment) in found.segments.enumerated() {
             let next = index + 1 < found.segments.count ? found.segments[index + 1].0 : nil
             // Only segments that can hold a record after the base.
             if let next, next <= base.seq + 1 { continue }
-            try scan(segment.1, isLast: next == nil, user: target, after: base.seq, lastSeq: &lastSeq) { record in
+            let limit = live.flatMap { ($0.path as NSString).lastPathComponent == (segment.1 as NSString).lastPathComponent ? $0.bytes : nil }
+            try scan(segment.1, isLast: next == nil, limit: limit, user: target, after: base.seq, lastSeq: &lastSeq) { record in
                 replay.apply(record, to: &visitor)
             }
         }
@@ -92,14 +100,27 @@ struct HistoryReader {
     /// Streams one segment, keeping the user's records after the base. A record cut short at the end of the
     /// last segment is one being written right now, not damage; a whole record that fails its checksum is.
     private func scan(
-        _ path: String, isLast: Bool, user: [UInt8], after base: UInt64, lastSeq: inout UInt64,
+        _ path: String, isLast: Bool, limit: Int?, user: [UInt8], after base: UInt64, lastSeq: inout UInt64,
         _ found: (UserLog.Record) -> Void
     ) throws(HistoryReadError) {
         var pending: [UInt8] = []
         var consumed = 0
         var failure: HistoryReadError?
+        /// Read up to here: the end of the records written, in the live segment.
+        var remaining = limit ?? Int.max
+        /// Past the records, in the zeros reserved after them: what follows must be zeros too.
+        var inPadding = false
         do {
-            try fileSystem.readChunks(path, chunkSize: Self.chunkSize) { chunk in
+            try fileSystem.readChunks(path, chunkSize: Self.chunkSize) { whole in
+                let chunk = UnsafeRawBufferPointer(rebasing: whole[..<min(whole.count, remaining)])
+                remaining -= chunk.count
+                if inPadding {
+                    if !LogRecord.isPadding(chunk, from: 0) {
+                        failure = .corrupt(file: path, offset: consumed, reason: "bytes after the zeros that end the records")
+                    }
+                    consumed += chunk.count
+                    return failure == nil && remaining > 0
+                }
                 pending.append(contentsOf: chunk)
                 let offset = pending.withUnsafeBytes { bytes -> Int in
                     var offset = 0
@@ -107,6 +128,13 @@ struct HistoryReader {
                         switch LogRecordFrame.read(bytes, at: offset) {
                         case .incomplete:
                             return offset
+                        case .padding:
+                            guard LogRecord.isPadding(bytes, from: offset) else {
+                                failure = .corrupt(file: path, offset: consumed + offset, reason: "a record header of zeros")
+                                return offset
+                            }
+                            inPadding = true
+                            return bytes.count
                         case .damaged:
                             failure = .corrupt(file: path, offset: consumed + offset, reason: "record length out of range")
                             return offset
@@ -128,13 +156,14 @@ struct HistoryReader {
                 // What is left is less than one record: moving it down is cheap.
                 pending.removeFirst(offset)
                 consumed += offset
-                return failure == nil
+                return failure == nil && remaining > 0
             }
         } catch {
             throw .unreadable(error)
         }
         if let failure { throw failure }
-        if !pending.isEmpty, !isLast {
+        // Fewer zeros than a header at the end are the reserved space too.
+        if !pending.isEmpty, !isLast, !LogRecord.isPadding(pending, from: 0) {
             throw .corrupt(file: path, offset: consumed, reason: "segment ends inside a record")
         }
     }

@@ -40,10 +40,36 @@ enum LogRecord {
         return .record(seq: seq, payload: (offset + headerSize)..<end, next: end)
     }
 
+    /// Whether everything from `offset` to the end is zero bytes: space the log reserved ahead of its records
+    /// (`FileSystem.reserve`), not a record, since a record's seq is never 0 and its header never all zero. A
+    /// segment is its records, then perhaps such zeros; zeros followed by anything else are not padding.
+    static func isPadding(_ bytes: [UInt8], from offset: Int) -> Bool {
+        guard offset < bytes.count else { return false }
+        return bytes.withUnsafeBytes { raw in isPadding(raw, from: offset) }
+    }
+
+    static func isPadding(_ raw: UnsafeRawBufferPointer, from offset: Int) -> Bool {
+        var index = offset
+        // A word at a time: the zeros reserved at once run to a megabyte.
+        while raw.count - index >= 8 {
+            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) != 0 { return false }
+            index += 8
+        }
+        while index < raw.count {
+            if raw[index] != 0 { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// Whether any valid record starts after `offset`: if so, a bad record there is corruption, not a torn tail.
     static func validRecordExists(in bytes: [UInt8], after offset: Int, minimumSeq: UInt64) -> Bool {
+        // A record holds a non-zero byte (its seq) at or after its start: none starts in the zeros at the end,
+        // which may be a megabyte reserved ahead, not to be tried byte by byte.
+        var lastNonZero = bytes.count - 1
+        while lastNonZero > offset, bytes[lastNonZero] == 0 { lastNonZero -= 1 }
         var candidate = offset + 1
-        while candidate + headerSize <= bytes.count {
+        while candidate + headerSize <= bytes.count, candidate <= lastNonZero {
             if case .record(let seq, _, _) = scan(bytes, at: candidate), seq >= minimumSeq { return true }
             candidate += 1
         }

@@ -11,10 +11,18 @@ enum LogRecordFrame {
         case incomplete
         /// A length no record can have.
         case damaged
+        /// A header of zeros: where the records end and the zeros reserved ahead of them begin (no record's seq
+        /// is 0). Whether the rest is zeros too is the caller's to check (`LogRecord.isPadding`).
+        case padding
     }
 
     static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Read {
         guard offset + LogRecord.headerSize <= bytes.count else { return .incomplete }
+        if bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == 0,
+            bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self) == 0
+        {
+            return .padding
+        }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         guard length <= LogRecord.maxPayload else { return .damaged }
         let seq = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))

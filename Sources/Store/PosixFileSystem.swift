@@ -8,9 +8,16 @@ import Glibc
 public struct PosixFileSystem: FileSystem {
     public init() {}
 
+    /// Writes go where the descriptor stands, which starts at the file's end: not `O_APPEND`, which would put
+    /// them after the zeros a log reserves ahead (`reserve`). One descriptor writes a file, so the two agree.
     public func openForAppend(_ path: String) throws(IOError) -> Int32 {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw IOError(call: "open", path: path, code: errno) }
+        guard lseek(fd, 0, SEEK_END) >= 0 else {
+            let code = errno
+            _ = Glibc.close(fd)
+            throw IOError(call: "lseek", path: path, code: code)
+        }
         return fd
     }
 
@@ -81,6 +88,28 @@ public struct PosixFileSystem: FileSystem {
         } catch {
             throw IOError(call: "mkdir", path: path, code: EACCES)
         }
+    }
+
+    /// Zeros written with `pwrite`, so the descriptor stays at the records' end. Overwriting written blocks is
+    /// what makes a later `fdatasync` cheap on ext4 (about 100 µs against 160 µs for an append here, two sleeps
+    /// against three and a half): unwritten extents from `fallocate` would still be converted, in the journal.
+    public func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool {
+        let piece = 64 << 10
+        let zeros = UnsafeMutableRawPointer.allocate(byteCount: piece, alignment: 4096)
+        defer { zeros.deallocate() }
+        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: piece)
+        var done = 0
+        while done < count {
+            let length = min(piece, count - done)
+            let written = pwrite(fd, zeros, length, off_t(offset + done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw IOError(call: "pwrite", path: path, code: errno)
+            }
+            guard written > 0 else { throw IOError(call: "pwrite", path: path, code: EIO) }
+            done += written
+        }
+        return true
     }
 
     public func size(_ path: String) -> Int? {

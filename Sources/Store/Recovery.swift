@@ -145,6 +145,19 @@ public enum Recovery {
             }
             var offset = 0
             while offset < bytes.count {
+                // The zeros reserved ahead of the records (`FileSystem.reserve`) end the segment. Cut from the last
+                // one, which the log appends to next; an earlier one keeps them if the cut at its retirement did not
+                // happen, and reads the same.
+                if bytes[offset] == 0, LogRecord.isPadding(bytes, from: offset) {
+                    if repair, isLast {
+                        do {
+                            try fileSystem.truncate(path, to: offset)
+                        } catch {
+                            throw .unreadable(error)
+                        }
+                    }
+                    break
+                }
                 switch LogRecord.scan(bytes, at: offset) {
                 case .record(let seq, let payload, let next):
                     if seq < expected {

@@ -11,11 +11,16 @@ let commitDirectory = "/data"
 
 func scriptedSegmentPath(_ firstSeq: UInt64) -> String { commitDirectory + "/" + AppendLog.segmentName(firstSeq: firstSeq) }
 
-/// A log at seq 1 in segment 1 (descriptor 3), created at `clockStart`.
-func makeCommit(_ policy: FsyncPolicy, segmentLimit: Int = 1 << 20, interval: Duration = .milliseconds(100)) -> Commit {
-    Commit(
+/// A log at seq 1 in segment 1 (descriptor 3), created at `clockStart`. Space is reserved ahead only when asked
+/// (`reserving`), so the other journals stay about writes and syncs.
+func makeCommit(
+    _ policy: FsyncPolicy, segmentLimit: Int = 1 << 20, interval: Duration = .milliseconds(100), reserving: Bool = false
+) -> Commit {
+    var commit = Commit(
         policy: policy, interval: interval, segmentLimit: segmentLimit, directory: commitDirectory, nextSeq: 1,
         segment: .init(fd: 3, path: scriptedSegmentPath(1), bytes: 0), now: clockStart)
+    if !reserving { commit.reservesSpace = false }
+    return commit
 }
 
 /// One record of `payload` bytes on disk.
@@ -28,6 +33,7 @@ func describe(_ request: Commit.Request) -> String {
     case .fsync(let fd, _): "fsync \(fd)"
     case .open(let path): "open segment \(path.dropFirst(commitDirectory.count + 9).drop { $0 == "0" }.dropLast(4))"
     case .syncDirectory: "sync directory"
+    case .reserve(let fd, _, let from, let count): "reserve \(fd) \(from)+\(count)"
     }
 }
 
@@ -50,6 +56,7 @@ func runFlush(_ commit: inout Commit, script: [Commit.Response] = []) -> (journa
                 response = .opened(nextFd)
                 nextFd += 1
             case .fsync, .syncDirectory: response = .done
+            case .reserve: response = .reserved(true)
             }
         }
         step = commit.advance(response)
