@@ -20,7 +20,7 @@ public struct FlagChange: Sendable {
     }
 
     /// The flags whose answer differs between two states of one user. Only flags that read something the write
-    /// changed are evaluated (`affected`, when the caller has them already: `RuleSet.flagsAffected(from:to:)`).
+    /// changed are evaluated (`affected`, when the caller has them already: `RuleSet.flagsAffected(from:to:at:)`).
     static func between(
         _ before: UserContext?, _ after: UserContext?, user: String, in ruleSet: RuleSet, now: Instant,
         appVersion: String?, affected: [Flag]? = nil
@@ -37,7 +37,7 @@ public struct FlagChange: Sendable {
     ) -> [FlagChange] {
         let old = EvaluationInput(context: before ?? UserContext(), now: now, request: request)
         let new = EvaluationInput(context: after ?? UserContext(), now: now, request: request)
-        return (affected ?? ruleSet.flagsAffected(from: before, to: after)).compactMap { flag in change(of: flag, old, new) }
+        return (affected ?? ruleSet.flagsAffected(from: before, to: after, at: now)).compactMap { flag in change(of: flag, old, new) }
     }
 
     /// The same write's changes for another app version: a flag that reads no app version changed (or did not)

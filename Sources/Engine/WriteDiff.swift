@@ -24,7 +24,7 @@ extension RuleSet {
     /// The write's diff under this set. A method of the set, called on the served set in place: a `RuleSet`
     /// parameter was a copy of every field of the set, retained and released once per write.
     func diff(of applied: UserStore.Applied, now: Instant, request: RequestAttributes) -> WriteDiff {
-        let affected = flagsAffected(from: applied.previous, to: applied.state)
+        let affected = flagsAffected(from: applied.previous, to: applied.state, at: now)
         let changes = FlagChange.between(applied.previous, applied.state, in: self, now: now, request: request, affected: affected)
         // The version-less evaluation is always published (see `Timekeeper.written`).
         let versionless =

@@ -126,6 +126,16 @@ extension RuleSet {
     }
 }
 
+extension RuleSet {
+    /// The flags whose answer can differ between two states of one user as they read at `now`. A value whose
+    /// expiry has come is still stored until something prunes it, yet no evaluation sees it (`EvaluationInput`):
+    /// compared as stored, re-adding a segment, flag or attribute that had expired looked like no change, and the
+    /// flags reading it were never asked (found in review).
+    public func flagsAffected(from old: UserContext?, to new: UserContext?, at now: Instant) -> [Flag] {
+        flagsAffected(from: old?.removingExpired(at: now), to: new?.removingExpired(at: now))
+    }
+}
+
 extension Set<ContextInput> {
     /// These inputs, or `nil` when they include `.unknown`: a prerequisite's unknown inputs are its dependent's.
     var known: Set<ContextInput>? { contains(.unknown) ? nil : self }
