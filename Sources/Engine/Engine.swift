@@ -122,7 +122,7 @@ public final class Engine: Sendable {
                 case .display: writeCounters.displayEvents.increment()
                 }
                 if !fired.isEmpty { writeCounters.triggerFires.increment(by: fired.count) }
-                timekeeper.written(request: request, applied: applied, diff: diff, ruleSet: served.rules, event: event, now: mutation.now)
+                timekeeper.written(request: request, applied: applied, diff: diff, served: served, event: event, now: mutation.now)
                 completion(.success(WriteOutcome(applied: applied, changes: changes, fired: fired)))
             }
         }

@@ -55,8 +55,10 @@ final class Timekeeper: @unchecked Sendable {
 
     /// After an acknowledged write: flag events for what changed, trigger events for what fired, and the user's
     /// clock-driven schedule refreshed.
+    /// `served` by reference: a `RuleSet` parameter taken from it was a copy of every field of the set, retained and
+    /// released once per write.
     func written(
-        request: RequestAttributes, applied: UserStore.Applied, diff: WriteDiff, ruleSet: RuleSet, event: String?, now: Instant
+        request: RequestAttributes, applied: UserStore.Applied, diff: WriteDiff, served: RulesHost.Served, event: String?, now: Instant
     ) {
         let user = request.userID
         let appVersion = request.appVersion
@@ -73,7 +75,7 @@ final class Timekeeper: @unchecked Sendable {
                 versionChanges = versionless
             } else {
                 versionChanges = FlagChange.between(
-                    applied.previous, applied.state, user: user, in: ruleSet, now: now, appVersion: version, affected: diff.affected,
+                    applied.previous, applied.state, user: user, in: served.rules, now: now, appVersion: version, affected: diff.affected,
                     written: diff.changes)
             }
             for change in versionChanges {
@@ -97,7 +99,7 @@ final class Timekeeper: @unchecked Sendable {
         }
         if let event, let state = applied.state {
             scheduleDelayedTriggers(
-                user: user, event: event, previous: applied.previous, current: state, now: now, request: request, ruleSet: ruleSet)
+                user: user, event: event, previous: applied.previous, current: state, now: now, request: request, served: served)
         }
         if interest.hasSubscribers { reschedule(user: user, context: applied.state ?? UserContext(), now: now) }
     }
@@ -172,9 +174,9 @@ final class Timekeeper: @unchecked Sendable {
 
     private func scheduleDelayedTriggers(
         user: String, event: String, previous: UserContext?, current: UserContext, now: Instant, request: RequestAttributes,
-        ruleSet: RuleSet
+        served: RulesHost.Served
     ) {
-        for trigger in ruleSet.listeners(of: event) {
+        for trigger in served.rules.listeners(of: event) {
             guard let delay = trigger.delay, trigger.shouldFire(previous: previous, current: current, now: now, request: request)
             else { continue }
             let due = now + delay
