@@ -105,9 +105,11 @@ public final class AppendLog: @unchecked Sendable {
     public var roundWouldCommit: Bool { condition.withLock { state.hasUnflushed && !flushing } }
 
     /// The segment written now and where its written records end: every byte before it is in place (see
-    /// `HistoryReader.liveSegment`). `nil` between retiring a segment and opening the next.
+    /// `HistoryReader.liveSegment`). During a rotation it names the new segment, at 0, from before the file is
+    /// created: a reader that lists the new file then reads none of it, not a record being written into its zeros
+    /// (found in review: it answered `nil` until the open returned, and the reader read the new file whole).
     public var writtenEnd: (path: String, bytes: Int)? {
-        condition.withLock { state.segment.fd >= 0 ? (state.segment.path, state.segment.bytes) : nil }
+        condition.withLock { (state.segment.path, state.segment.bytes) }
     }
 
     /// The last seq handed out.

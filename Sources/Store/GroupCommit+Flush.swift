@@ -169,7 +169,10 @@ extension GroupCommit {
                 unsyncedSeq = 0
                 current.wake = true
             case .open(let firstSeq):
+                // Nothing of the new segment is written yet (`AppendLog.writtenEnd`).
                 segment.path = segmentPath(firstSeq: firstSeq)
+                segment.bytes = 0
+                segment.reserved = 0
                 return request(step, .open(path: segment.path), in: current)
             case .syncDirectory:
                 return request(step, .syncDirectory(path: directory), in: current)

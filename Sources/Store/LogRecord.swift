@@ -62,6 +62,38 @@ enum LogRecord {
         return true
     }
 
+    /// Sectors a disk writes whole or not at all, for `looksUnwritten`.
+    static let sectorSize = 512
+
+    /// Whether the bad record at `offset` shows a write that never reached the disk: from its start, or from a
+    /// sector boundary inside the bytes it claims, zeros run to that sector's end, as the space reserved ahead held
+    /// before the write. Records go over reserved zeros with no new file size to order them, so a power cut before
+    /// a batch's data sync may keep later sectors of the batch and lose this one: the valid records after it were
+    /// never acknowledged under `always` (their sync had not returned), and are a torn tail like the rest (found
+    /// in review). A record as written starts with its non-zero length, so zeros there are no record.
+    static func looksUnwritten(_ bytes: [UInt8], at offset: Int) -> Bool {
+        guard offset < bytes.count else { return false }
+        return bytes.withUnsafeBytes { raw in
+            var end = min(raw.count, offset + headerSize)
+            if offset + 4 <= raw.count {
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                if length <= maxPayload { end = min(raw.count, offset + headerSize + length) }
+            }
+            var start = offset
+            while start < end {
+                let sectorEnd = min(raw.count, (start / sectorSize + 1) * sectorSize)
+                if sectorEnd - start >= 4, allZero(raw, start..<sectorEnd) { return true }
+                start = sectorEnd
+            }
+            return false
+        }
+    }
+
+    private static func allZero(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+        for index in range where raw[index] != 0 { return false }
+        return true
+    }
+
     /// Whether any valid record starts after `offset`: if so, a bad record there is corruption, not a torn tail.
     static func validRecordExists(in bytes: [UInt8], after offset: Int, minimumSeq: UInt64) -> Bool {
         // A record holds a non-zero byte (its seq) at or after its start: none starts in the zeros at the end,

@@ -178,7 +178,10 @@ public enum Recovery {
                     expected = seq + 1
                     offset = next
                 case .incomplete, .damaged:
-                    let tornTail = isLast && !LogRecord.validRecordExists(in: bytes, after: offset, minimumSeq: expected)
+                    let tornTail =
+                        isLast
+                        && (LogRecord.looksUnwritten(bytes, at: offset)
+                            || !LogRecord.validRecordExists(in: bytes, after: offset, minimumSeq: expected))
                     guard tornTail else {
                         throw .corrupt(file: path, offset: offset, reason: "record fails its checksum or length check")
                     }

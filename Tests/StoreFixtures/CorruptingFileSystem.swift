@@ -40,6 +40,9 @@ public final class CorruptingFileSystem: FileSystem, @unchecked Sendable {
     public func openForWrite(_ path: String) throws(IOError) -> Int32 { try real.openForWrite(path) }
     public func fsync(_ fd: Int32, path: String) throws(IOError) { try real.fsync(fd, path: path) }
     public func close(_ fd: Int32) { real.close(fd) }
+    public func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool {
+        try real.reserve(fd, from: offset, count: count, path: path)
+    }
     public func rename(_ from: String, _ to: String) throws(IOError) { try real.rename(from, to) }
     public func remove(_ path: String) throws(IOError) { try real.remove(path) }
     public func fsyncDirectory(_ path: String) throws(IOError) { try real.fsyncDirectory(path) }

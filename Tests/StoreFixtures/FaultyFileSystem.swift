@@ -78,6 +78,9 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     }
 
     public func close(_ fd: Int32) { real.close(fd) }
+    public func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool {
+        try real.reserve(fd, from: offset, count: count, path: path)
+    }
 
     public func rename(_ from: String, _ to: String) throws(IOError) {
         if tick("rename", from) { throw failure("rename", from) }

@@ -12,6 +12,9 @@ extension ForwardingFileSystem {
     public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int { try inner.write(fd, bytes, path: path) }
     public func fsync(_ fd: Int32, path: String) throws(IOError) { try inner.fsync(fd, path: path) }
     public func close(_ fd: Int32) { inner.close(fd) }
+    public func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool {
+        try inner.reserve(fd, from: offset, count: count, path: path)
+    }
     public func rename(_ from: String, _ to: String) throws(IOError) { try inner.rename(from, to) }
     public func remove(_ path: String) throws(IOError) { try inner.remove(path) }
     public func fsyncDirectory(_ path: String) throws(IOError) { try inner.fsyncDirectory(path) }

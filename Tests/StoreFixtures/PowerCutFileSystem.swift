@@ -38,6 +38,8 @@ public final class PowerCutFileSystem: FileSystem, @unchecked Sendable {
         var durableNames: [String: Int] = [:]
         var pending: [DirectoryChange] = []
         var descriptors: [Int32: Int] = [:]
+        /// Each descriptor's position: writes go there, as a descriptor opened without `O_APPEND` does.
+        var positions: [Int32: Int] = [:]
         var nextDescriptor: Int32 = 100
         var nextFile = 1
         var calls = 0
@@ -113,7 +115,27 @@ public final class PowerCutFileSystem: FileSystem, @unchecked Sendable {
         if file.rewritten, random.next(upTo: 2) == 0 { return file.durable }
         // The bytes both versions share are safe; what follows in `current` was never synced.
         var synced = 0
-        if !file.rewritten || file.current.starts(with: file.durable) {
+        if !file.rewritten {
+            // Bytes overwritten in place since the last fsync (records over reserved zeros): each 4 KiB page
+            // reached the disk or not, in any combination, as nothing orders them.
+            synced = min(file.durable.count, file.current.count)
+            var merged = Array(file.current[0..<synced])
+            var page = 0
+            while page < synced {
+                let upper = min(page + 4096, synced)
+                if file.durable[page..<upper] != file.current[page..<upper], random.next(upTo: 2) == 0 {
+                    merged.replaceSubrange(page..<upper, with: file.durable[page..<upper])
+                }
+                page = upper
+            }
+            let unsynced = file.current.count - synced
+            guard unsynced > 0 else { return merged }
+            switch random.next(upTo: 3) {
+            case 0: return merged
+            case 1: return merged + file.current[synced...]
+            default: return merged + file.current[synced..<(synced + random.next(upTo: unsynced + 1))]
+            }
+        } else if file.current.starts(with: file.durable) {
             synced = min(file.durable.count, file.current.count)
         } else {
             while synced < min(file.durable.count, file.current.count), file.durable[synced] == file.current[synced] { synced += 1 }
@@ -169,6 +191,7 @@ public final class PowerCutFileSystem: FileSystem, @unchecked Sendable {
             let fd = state.nextDescriptor
             state.nextDescriptor += 1
             state.descriptors[fd] = id
+            state.positions[fd] = state.files[id]?.current.count ?? 0
             return fd
         }
         guard let result else { throw Self.dead("open", path) }
@@ -180,8 +203,14 @@ public final class PowerCutFileSystem: FileSystem, @unchecked Sendable {
 
     public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(IOError) -> Int {
         let written = state.withLock { state -> Int? in
-            guard Self.proceed(&state), let id = state.descriptors[fd] else { return nil }
-            state.files[id]?.current.append(contentsOf: bytes)
+            guard Self.proceed(&state), let id = state.descriptors[fd], var file = state.files[id] else { return nil }
+            let at = state.positions[fd] ?? file.current.count
+            if at > file.current.count { file.current += [UInt8](repeating: 0, count: at - file.current.count) }
+            let overlap = min(bytes.count, file.current.count - at)
+            file.current.replaceSubrange(at..<(at + overlap), with: bytes[0..<overlap])
+            file.current.append(contentsOf: bytes[overlap...])
+            state.files[id] = file
+            state.positions[fd] = at + bytes.count
             return bytes.count
         }
         guard let written else { throw Self.dead("write", path) }
@@ -199,7 +228,25 @@ public final class PowerCutFileSystem: FileSystem, @unchecked Sendable {
         guard done else { throw Self.dead("fsync", path) }
     }
 
-    public func close(_ fd: Int32) { state.withLock { _ = $0.descriptors.removeValue(forKey: fd) } }
+    public func close(_ fd: Int32) {
+        state.withLock {
+            _ = $0.descriptors.removeValue(forKey: fd)
+            _ = $0.positions.removeValue(forKey: fd)
+        }
+    }
+
+    /// Zeros written at `offset`, as `pwrite` does: the position stays.
+    public func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool {
+        let done = state.withLock { state -> Bool in
+            guard Self.proceed(&state), let id = state.descriptors[fd], var file = state.files[id] else { return false }
+            if offset + count > file.current.count { file.current += [UInt8](repeating: 0, count: offset + count - file.current.count) }
+            file.current.replaceSubrange(offset..<(offset + count), with: [UInt8](repeating: 0, count: count))
+            state.files[id] = file
+            return true
+        }
+        guard done else { throw Self.dead("pwrite", path) }
+        return true
+    }
 
     public func rename(_ from: String, _ to: String) throws(IOError) {
         let done = state.withLock { state -> Bool? in

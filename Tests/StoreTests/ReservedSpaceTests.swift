@@ -132,6 +132,20 @@ import Testing
         #expect(throws: Recovery.Failure.self) { try open(directory, segmentLimit: 2048) }
     }
 
+    /// A flipped bit in an acknowledged record of the live segment is still damage, zeros reserved after it or not:
+    /// only a record that shows a sector never written is a torn tail with valid records after it.
+    @Test func aBitFlipBeforeTheRecordsEnd_stillRefusesToStart() throws {
+        let directory = temporaryDirectory()
+        let first = try open(directory)
+        try writeCounters(first, 40)
+        let segment = try segments(directory)[0]
+        first.log.close()
+        var content = bytes(segment)
+        content[100] ^= 0x04
+        #expect(FileManager.default.createFile(atPath: segment, contents: Data(content)))
+        #expect(throws: Recovery.Failure.self) { try open(directory) }
+    }
+
     /// A record being written into the zeros shows whole header and part of its payload, then zeros: read at the
     /// file's end it would be a record failing its checksum. History reads the live segment up to the records
     /// written, so a write in progress is never mistaken for damage.
