@@ -114,11 +114,9 @@ extension GroupCommit {
             segment.bytes = 0
             segment.reserved = 0
         case (.reserve(let from, let count), .reserved(let done)):
-            if done {
-                segment.reserved = from + count
-            } else {
-                reservesSpace = false
-            }
+            // Declined or failed partway, zeros may still reach that far: the cut at retirement takes them too.
+            segment.reserved = from + count
+            if !done { reservesSpace = false }
         case (.fsync, .done), (.syncDirectory, .done):
             break
         default:

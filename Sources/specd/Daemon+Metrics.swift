@@ -7,7 +7,7 @@ extension Daemon {
     /// path counts nothing for them): the log's size on disk, the age of the newest snapshot, and how long recovery
     /// took at start.
     static func registerStorageGauges(_ metrics: Metrics, directory: String, recovery: Duration) {
-        metrics.addGauge("log_bytes", help: "Size of the log segments on disk, in bytes.") {
+        metrics.addGauge("log_bytes", help: "Size of the log segments on disk, in bytes, zeros reserved ahead of the records included.") {
             Double(Self.files(in: directory, prefix: "segment-", suffix: ".log").reduce(0) { $0 + $1.size })
         }
         metrics.addGauge("snapshot_age_seconds", help: "Seconds since the newest snapshot on disk was written (none: no sample).") {
