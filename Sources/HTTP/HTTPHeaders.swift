@@ -104,6 +104,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// for almost every pair compared), then the bytes in place.
     static func namesMatch(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
+        // The same representation is the same bytes: a parsed name interned as the very literal looked up
+        // (`CommonFieldNames`), or equal small strings. Two words compared, no call; not `==`, which is Unicode
+        // canonical equivalence and would make two spellings one name.
+        if unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self) { return true }
         let inPlace = a.utf8.withContiguousStorageIfAvailable { a in
             b.utf8.withContiguousStorageIfAvailable { b in ASCII.equalsIgnoringCase(a, b) }
         }
