@@ -126,9 +126,18 @@ public final class AppendLog: @unchecked Sendable {
     /// Assigns the next seq and queues the record. Call it while holding whatever orders your writes: the seq
     /// order is the order in the file. Under `interval` and `never`, call `flush` once your locks are released.
     public func append(_ payload: [UInt8]) throws(StorageFailure) -> UInt64 {
+        try append { $0.bytes.append(contentsOf: payload) }
+    }
+
+    /// The same for a mutation, encoded straight into the queued batch under the lock.
+    func append(_ mutation: Mutation) throws(StorageFailure) -> UInt64 {
+        try append { MutationCodec.encode(mutation, into: &$0) }
+    }
+
+    private func append(encoding payload: (inout BinaryWriter) -> Void) throws(StorageFailure) -> UInt64 {
         condition.lock()
         defer { condition.unlock() }
-        let seq = try state.append(payload)
+        let seq = try state.append(encoding: payload)
         // Under `always`, a thread that flushes at its round's end wakes the writer once then, for the whole
         // round: woken per record, the writer would take (and fsync) batches of one, and on a shared core preempt
         // the loop each time.

@@ -117,11 +117,16 @@ struct GroupCommit<Waiter> {
 
     /// Assigns the next seq and queues the record. Refused once the log failed or is stopping.
     mutating func append(_ payload: [UInt8]) throws(StorageFailure) -> UInt64 {
+        try append { $0.bytes.append(contentsOf: payload) }
+    }
+
+    /// The same, the payload written by `payload` straight into the queue (`LogRecord.encode(seq:into:payload:)`).
+    mutating func append(encoding payload: (inout BinaryWriter) -> Void) throws(StorageFailure) -> UInt64 {
         if let failure { throw failure }
         guard !stopping else { throw StorageFailure(IOError(call: "write", path: segment.path, code: EBADF)) }
         let seq = nextSeq
         nextSeq += 1
-        LogRecord.encode(seq: seq, payload: payload, into: &queued)
+        LogRecord.encode(seq: seq, into: &queued, payload: payload)
         queuedLastSeq = seq
         queuedRecords += 1
         return seq

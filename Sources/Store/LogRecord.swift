@@ -18,6 +18,24 @@ enum LogRecord {
         out.append(contentsOf: payload)
     }
 
+    /// The same record with its payload written by `payload` straight after the header, in `out`: no array of its
+    /// own to encode into and copy from, once per write. The header is filled in once the payload's length is known.
+    static func encode(seq: UInt64, into out: inout [UInt8], payload: (inout BinaryWriter) -> Void) {
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: headerSize))
+        var writer = BinaryWriter()
+        swap(&writer.bytes, &out)
+        payload(&writer)
+        swap(&writer.bytes, &out)
+        let end = out.count
+        out.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: UInt32(end - start - headerSize).littleEndian, toByteOffset: start, as: UInt32.self)
+            raw.storeBytes(of: seq.littleEndian, toByteOffset: start + 8, as: UInt64.self)
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + 8)..<end]))
+            raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
+        }
+    }
+
     enum Scan: Equatable {
         case record(seq: UInt64, payload: Range<Int>, next: Int)
         /// The bytes from here to the end cannot hold a whole record.

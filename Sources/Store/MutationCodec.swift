@@ -7,11 +7,16 @@ enum MutationCodec {
         // Room for the usual record (a user, an instant, an action or two) at once: grown from empty, the buffer
         // was reallocated three times per write.
         writer.bytes.reserveCapacity(64 + mutation.user.utf8.count)
+        encode(mutation, into: &writer)
+        return writer.bytes
+    }
+
+    /// The payload appended to what `writer` holds: the log encodes each write this way straight into its batch.
+    static func encode(_ mutation: Mutation, into writer: inout BinaryWriter) {
         writer.string(mutation.user)
         writer.instant(mutation.now)
         writer.unsigned(UInt64(mutation.actions.count))
         for action in mutation.actions { encode(action, into: &writer) }
-        return writer.bytes
     }
 
     static func decode(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) throws(BinaryReader.Failure) -> Mutation {

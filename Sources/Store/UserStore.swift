@@ -202,7 +202,7 @@ public final class UserStore: Sendable {
             var seq: UInt64 = 0
             if let log {
                 do throws(StorageFailure) {
-                    seq = try log.append(MutationCodec.encode(mutation))
+                    seq = try log.append(mutation)
                 } catch {
                     if change > 0 { total.wrappingSubtract(1, ordering: .relaxed) }
                     throw .storageFailed(error)
