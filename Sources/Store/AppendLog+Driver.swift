@@ -274,6 +274,10 @@ extension AppendLog {
             if round.stop {
                 // Closed before `close()` callers see the log stopped.
                 condition.withLock {
+                    // A clean stop leaves the live segment holding its records alone, as a retired one does: the
+                    // directory then reads the same to a build that knows nothing of reserved zeros.
+                    let live = state.segment
+                    if live.fd >= 0, live.reserved > live.bytes { try? fileSystem.truncate(live.path, to: live.bytes) }
                     for fd in state.finishStopping() { fileSystem.close(fd) }
                     condition.broadcast()
                 }
