@@ -55,7 +55,8 @@ public enum KnownField: Int, Sendable, CaseIterable {
 }
 
 /// Where the first field of each known name sits in a field list: one byte each, packed in one word, so a header
-/// list stays cheap to copy. 0 means none; 255 means past the first 254 fields, where the list is searched.
+/// list stays cheap to copy. 0 means none; 255 means past the first 254 fields, where the list is searched. One
+/// word holds eight names: a ninth would shift out of it and never be found (a test holds the count).
 struct KnownFieldSlots: Sendable, Equatable {
     private var packed: UInt64 = 0
 

@@ -18,6 +18,11 @@ import Testing
         "X-App-Versions", "Vary", "ETag"
     ]
 
+    /// The slots are one byte per name in one word.
+    @Test func knownNames_fitTheirSlots() {
+        #expect(KnownField.allCases.count <= 8)
+    }
+
     @Test func knownName_isNamedByItsEveryCase_andNoOtherNameIs() {
         for field in KnownField.allCases {
             #expect(KnownField(field.name) == field)
