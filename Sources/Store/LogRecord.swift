@@ -7,15 +7,7 @@ enum LogRecord {
     static let maxPayload = 64 << 20
 
     static func encode(seq: UInt64, payload: [UInt8], into out: inout [UInt8]) {
-        // The CRC covers the seq's eight bytes, then the payload: chained over both, not over a concatenated copy,
-        // and the fields appended straight into `out` (three temporary arrays per record were most of its cost).
-        let crc = withUnsafeBytes(of: seq.littleEndian) { seqBytes in
-            payload.withUnsafeBytes { CRC32C.checksum($0, initial: CRC32C.checksum(seqBytes)) }
-        }
-        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: crc.littleEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: seq.littleEndian) { out.append(contentsOf: $0) }
-        out.append(contentsOf: payload)
+        encode(seq: seq, into: &out) { $0.bytes.append(contentsOf: payload) }
     }
 
     /// The same record with its payload written by `payload` straight after the header, in `out`: no array of its
@@ -100,16 +92,11 @@ enum LogRecord {
             var start = offset
             while start < end {
                 let sectorEnd = min(raw.count, (start / sectorSize + 1) * sectorSize)
-                if sectorEnd - start >= 4, allZero(raw, start..<sectorEnd) { return true }
+                if sectorEnd - start >= 4, isPadding(UnsafeRawBufferPointer(rebasing: raw[..<sectorEnd]), from: start) { return true }
                 start = sectorEnd
             }
             return false
         }
-    }
-
-    private static func allZero(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
-        for index in range where raw[index] != 0 { return false }
-        return true
     }
 
     /// Whether any valid record starts after `offset`: if so, a bad record there is corruption, not a torn tail.

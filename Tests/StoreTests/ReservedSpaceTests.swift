@@ -42,6 +42,15 @@ import Testing
         for index in 0..<count { _ = try database.writeAndWait(mutation(user, .increment(counter: "k", by: index + 1))) }
     }
 
+    /// 200 durable writes in segments of 2 KiB, the log stopped: a directory of several segments.
+    func severalSegments() throws -> String {
+        let directory = temporaryDirectory()
+        let database = try open(directory, segmentLimit: 2048)
+        try writeCounters(database, 200)
+        database.log.close()
+        return directory
+    }
+
     @Test func durableWrites_goIntoReservedZeros_andARestartCutsThemAndAppendsAfterTheRecords() throws {
         let directory = temporaryDirectory()
         let first = try open(directory)
@@ -82,10 +91,7 @@ import Testing
     }
 
     @Test func retiredSegments_areCutToTheirRecords_andEveryRecordRecovers() throws {
-        let directory = temporaryDirectory()
-        let first = try open(directory, segmentLimit: 2048)
-        try writeCounters(first, 200)
-        first.log.close()
+        let directory = try severalSegments()
         let all = try segments(directory)
         #expect(all.count >= 2)
         for path in all.dropLast() {
@@ -98,10 +104,7 @@ import Testing
     }
 
     @Test func zerosLeftInAnEarlierSegment_readAsItsEnd() throws {
-        let directory = temporaryDirectory()
-        let first = try open(directory, segmentLimit: 2048)
-        try writeCounters(first, 200)
-        first.log.close()
+        let directory = try severalSegments()
         #expect(try segments(directory).count >= 2)
         // A crash between a rotation and the cut of the old segment leaves its zeros.
         append(try segments(directory)[0], [UInt8](repeating: 0, count: 5000))
@@ -115,10 +118,7 @@ import Testing
     }
 
     @Test func zerosThenOtherBytes_areATornTailInTheLastSegment_andCorruptionInAnEarlierOne() throws {
-        let directory = temporaryDirectory()
-        let first = try open(directory, segmentLimit: 2048)
-        try writeCounters(first, 200)
-        first.log.close()
+        let directory = try severalSegments()
         var all = try segments(directory)
         #expect(all.count >= 2)
         let last = all.removeLast()
