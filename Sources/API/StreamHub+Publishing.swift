@@ -16,26 +16,11 @@ extension StreamHub {
             let id = nextID(&state, seq: seq)
             if let observed, let observer { observer.published(observed, id: id.description) }
             let change = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion)
-            let size =
-                Self.flagEventFramingBytes + id.textLength
-                + DomainEvent.flagDataByteCount(user: user, key: key, evaluation: evaluation, previous: previous, seq: id.seq)
             retain(
                 &state,
                 Retained(
                     id: id, user: user, type: "flag", flag: key, value: value, appVersion: appVersion, bytes: [], pending: change,
-                    size: size, at: .now))
-            // Encoded for the first stream that takes it, and kept encoded in the window from then on.
-            var encoded: [UInt8]?
-            func bytes(_ state: inout State) -> [UInt8] {
-                if let encoded { return encoded }
-                let made = Self.flagEventBytes(id: id, change, scratch: &state.scratch)
-                if let last = state.retained.indices.last, state.retained[last].id == id, state.retained[last].pending != nil {
-                    state.retained[last].bytes = made
-                    state.retained[last].pending = nil
-                }
-                encoded = made
-                return made
-            }
+                    size: Self.eventByteCount(id: id, change), at: .now))
             // Framed only once a stream takes it: most writes have no listener.
             var frame: EventFrame?
             var refetch: EventFrame?
@@ -53,7 +38,7 @@ extension StreamHub {
                     if refetch == nil { refetch = EventFrame(refetchBytes(id)) }
                     subscriber.stream.send(refetch!, direct: direct)
                 } else {
-                    if frame == nil { frame = EventFrame(bytes(&state)) }
+                    if frame == nil { frame = EventFrame(encodeRetained(&state, id: id, change)) }
                     subscriber.stream.send(frame!, direct: direct)
                 }
                 state.sent += 1
@@ -97,14 +82,56 @@ extension StreamHub {
         }
     }
 
-    /// A flag event's SSE bytes, `id`, `event: flag` and one `data` line, in a buffer of exactly their size (it may
-    /// be retained for the whole resume window). Compact JSON has no line break, so this is `SSEEncoder.encode`'s
+    /// A trigger's firing for a user, retained unencoded like a flag change and framed only once a stream takes it,
+    /// live or on a resume: most firings have no listener, and building, encoding and framing the event cost more
+    /// than the rest of the write's publishing. Sent to each interested stream except those that only refetch (a
+    /// firing changes no evaluation).
+    func publishTrigger(_ event: DomainEvent, user: String, seq: UInt64?, observed: DomainEvent?) {
+        withState { state in
+            let id = nextID(&state, seq: seq)
+            if let observed, let observer { observer.published(observed, id: id.description) }
+            let type = event.streamType
+            retain(
+                &state,
+                Retained(
+                    id: id, user: user, type: type, flag: nil, value: nil, appVersion: nil, bytes: [], pending: event,
+                    size: Self.eventByteCount(id: id, event), at: .now))
+            var frame: EventFrame?
+            let numbers = targets(state, user: user)
+            let direct = numbers.count <= Self.directFanOut
+            for number in numbers {
+                guard let subscriber = state.subscribers[number], !subscriber.refetchOnly,
+                    wants(subscriber, type: type, user: user, flag: nil, appVersion: nil)
+                else { continue }
+                if frame == nil { frame = EventFrame(encodeRetained(&state, id: id, event)) }
+                subscriber.stream.send(frame!, direct: direct)
+                state.sent += 1
+            }
+        }
+    }
+
+    /// The SSE bytes of the event just retained under `id`, which then keeps them: a stream that resumes later
+    /// copies them instead of encoding again. (The window may have dropped the event at once; then they are only
+    /// returned.)
+    func encodeRetained(_ state: inout State, id: EventID, _ event: DomainEvent) -> [UInt8] {
+        let made = Self.eventBytes(id: id, event, scratch: &state.scratch)
+        if let last = state.retained.indices.last, state.retained[last].id == id, state.retained[last].pending != nil {
+            state.retained[last].bytes = made
+            state.retained[last].pending = nil
+        }
+        return made
+    }
+
+    /// An event's SSE bytes, `id`, `event` and one `data` line, in a buffer of exactly their size (it may be
+    /// retained for the whole resume window). Compact JSON has no line break, so this is `SSEEncoder.encode`'s
     /// output without splitting the text into lines first; `scratch` is reused across events.
-    static func flagEventBytes(id: EventID, _ event: DomainEvent, scratch: inout [UInt8]) -> [UInt8] {
+    static func eventBytes(id: EventID, _ event: DomainEvent, scratch: inout [UInt8]) -> [UInt8] {
         scratch.removeAll(keepingCapacity: true)
         JSONWriter.append("id: ", into: &scratch)
         scratch.append(contentsOf: id.description.utf8)
-        JSONWriter.append("\nevent: flag\ndata: ", into: &scratch)
+        JSONWriter.append("\nevent: ", into: &scratch)
+        scratch.append(contentsOf: event.streamType.utf8)
+        JSONWriter.append("\ndata: ", into: &scratch)
         event.writeStreamData(seq: id.seq, into: &scratch)
         JSONWriter.append("\n\n", into: &scratch)
         return scratch.withUnsafeBufferPointer { source in
@@ -114,13 +141,13 @@ extension StreamHub {
         }
     }
 
-    /// The length of `flagEventBytes(id:_:scratch:)`, counted without encoding.
-    static func flagEventByteCount(id: EventID, _ event: DomainEvent) -> Int {
-        flagEventFramingBytes + id.textLength + event.streamDataByteCount(seq: id.seq)
+    /// The length of `eventBytes(id:_:scratch:)`, counted without encoding.
+    static func eventByteCount(id: EventID, _ event: DomainEvent) -> Int {
+        eventFramingBytes + event.streamType.utf8.count + id.textLength + event.streamDataByteCount(seq: id.seq)
     }
 
-    /// `id: `, `\nevent: flag\ndata: ` and the closing `\n\n` around a flag event's id and data.
-    static let flagEventFramingBytes = 4 + 19 + 2
+    /// `id: `, `\nevent: `, `\ndata: ` and the closing `\n\n` around an event's id, type and data.
+    static let eventFramingBytes = 4 + 8 + 7 + 2
 
     /// `{"type": "refetchEvaluation", "etag", "lastModified"}` (OFREP): the id doubles as the etag.
     func refetchBytes(_ id: EventID) -> [UInt8] {

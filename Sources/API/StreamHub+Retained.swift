@@ -15,10 +15,10 @@ extension StreamHub {
         /// For flag events, the app version the answer was evaluated for.
         let appVersion: String?
         /// The SSE bytes. Emptied when the event leaves the window: the array's slots are reclaimed in bulk, the
-        /// bytes at once. Empty too while `pending` holds a flag change not yet encoded.
+        /// bytes at once. Empty too while `pending` holds an event not yet encoded.
         var bytes: [UInt8]
-        /// A flag change is encoded only when a stream takes it, live or on a resume: most writes' changes are
-        /// heard by no stream, and encoding each one cost more than the rest of publishing it.
+        /// A flag change or a trigger's firing is encoded only when a stream takes it, live or on a resume: most
+        /// writes' events are heard by no stream, and encoding each one cost more than the rest of publishing it.
         var pending: DomainEvent?
         /// The bytes' length, known before they are made: what the window's byte bound counts.
         let size: Int
@@ -43,7 +43,7 @@ extension StreamHub {
         /// Its SSE bytes, made now if they are still pending.
         func encoded(scratch: inout [UInt8]) -> [UInt8] {
             guard let pending else { return bytes }
-            return StreamHub.flagEventBytes(id: id, pending, scratch: &scratch)
+            return StreamHub.eventBytes(id: id, pending, scratch: &scratch)
         }
     }
 }

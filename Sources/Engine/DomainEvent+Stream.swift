@@ -43,10 +43,22 @@ extension DomainEvent {
         }
     }
 
-    /// `streamData(seq:)` as JSON bytes appended to `out`, the same bytes `JSONWriter` makes of it. A flag change is
-    /// written member by member: it is the event every write makes, and building the object first cost more than
-    /// the rest of publishing it.
+    /// `streamData(seq:)` as JSON bytes appended to `out`, the same bytes `JSONWriter` makes of it. A flag change and
+    /// a trigger's firing are written member by member: they are the events writes make, and building the object
+    /// first cost more than the rest of publishing it.
     public func writeStreamData(seq: UInt64, into out: inout [UInt8]) {
+        if case .triggerFired(let user, let trigger, let at, _) = self {
+            JSONWriter.append(#"{"user":"#, into: &out)
+            JSONWriter.writeString(user, into: &out)
+            JSONWriter.append(#","trigger":"#, into: &out)
+            JSONWriter.writeString(trigger, into: &out)
+            JSONWriter.append(#","at":""#, into: &out)
+            ISO8601.write(at, into: &out)
+            JSONWriter.append(#"","seq":"#, into: &out)
+            JSONWriter.appendDecimal(Int(clamping: seq), into: &out)
+            out.append(UInt8(ascii: "}"))
+            return
+        }
         guard case .flagChanged(let user, let key, let evaluation, let previous, _, _) = self else {
             JSONWriter.write(streamData(seq: seq), into: &out)
             return
@@ -72,6 +84,11 @@ extension DomainEvent {
 
     /// The length of what `writeStreamData(seq:into:)` writes, counted without writing it.
     public func streamDataByteCount(seq: UInt64) -> Int {
+        if case .triggerFired(let user, let trigger, let at, _) = self {
+            // `{"user":` `,"trigger":` `,"at":` `,"seq":` `}`, and the date's quotes.
+            return 8 + 11 + 6 + 7 + 1 + 2 + JSONWriter.byteCount(string: user) + JSONWriter.byteCount(string: trigger)
+                + ISO8601.byteCount(at) + JSONWriter.byteCount(decimal: Int(clamping: seq))
+        }
         guard case .flagChanged(let user, let key, let evaluation, let previous, _, _) = self else {
             return JSONWriter.byteCount(streamData(seq: seq))
         }

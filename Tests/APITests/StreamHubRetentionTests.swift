@@ -59,7 +59,7 @@ import Testing
             let id = EventID(seq: UInt64(index + 1))
             let event = DomainEvent.flagChanged(
                 user: user, key: key, evaluation: evaluation, previous: .int(index - 1), seq: UInt64(index + 1), appVersion: nil)
-            expected += StreamHub.flagEventBytes(id: id, event, scratch: &scratch)
+            expected += StreamHub.eventBytes(id: id, event, scratch: &scratch)
         }
         // A global stream resuming from before the first change replays all forty, encoded or not, in order.
         let resumed = Captured()
@@ -70,6 +70,43 @@ import Testing
         let prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
         #expect(resumed.bytes.withLock { $0 } == prelude + expected)
         #expect(live.text.contains("\"user\":\"u0\"") && !live.text.contains("\"user\":\"u1\""))
+    }
+
+    /// Trigger firings are retained unencoded too: a live stream and a resume get the bytes the JSON tree made
+    /// before, a stream that only refetches gets none, and a user's firing reaches no other user's stream.
+    @Test func triggerFirings_liveAndResumed_getTheBytesOfTheJSONTree() {
+        let hub = StreamHub(startSeq: 0)
+        let live = Captured()
+        let refetching = Captured()
+        #expect(hub.subscribe(Self.stream(live), user: "u0", flags: nil, types: nil, lastEventID: nil, currentValues: [:], resetState: { .null }))
+        #expect(
+            hub.subscribe(
+                Self.stream(refetching), user: "u0", flags: nil, types: nil, refetchOnly: true, lastEventID: nil, currentValues: [:],
+                resetState: { .null }))
+        let connected = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
+        var expected: [UInt8] = []
+        var expectedLive: [UInt8] = connected
+        for index in 0..<20 {
+            let user = "u\(index % 2)"
+            let event = DomainEvent.triggerFired(
+                user: user, trigger: ["welcome", "caf\u{E9}\"tip"][index % 2], at: Instant(milliseconds: 1_773_144_000_000 + Int64(index) * 1_001),
+                seq: UInt64(index + 1))
+            hub.publish(event)
+            let bytes = SSEEncoder.encode(
+                SSEEvent(
+                    id: EventID(seq: UInt64(index + 1)).description, event: "trigger",
+                    data: JSONWriter.string(event.streamData(seq: UInt64(index + 1)))))
+            expected += bytes
+            if user == "u0" { expectedLive += bytes }
+        }
+        #expect(live.bytes.withLock { $0 } == expectedLive)
+        #expect(refetching.bytes.withLock { $0 } == connected)
+        let resumed = Captured()
+        #expect(
+            hub.subscribe(
+                Self.stream(resumed), user: nil, flags: nil, types: nil, lastEventID: EventID(seq: 0), currentValues: [:],
+                resetState: { .null }))
+        #expect(resumed.bytes.withLock { $0 } == connected + expected)
     }
 
     @Test(arguments: [300, 1_000, 4_096])
@@ -83,7 +120,7 @@ import Testing
             let (user, key, evaluation) = Self.change(index)
             hub.publishFlag(user: user, key: key, evaluation: evaluation, previous: nil, seq: UInt64(index + 1), appVersion: nil)
             let event = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: nil, seq: UInt64(index + 1), appVersion: nil)
-            sizes.append(StreamHub.flagEventBytes(id: EventID(seq: UInt64(index + 1)), event, scratch: &scratch).count)
+            sizes.append(StreamHub.eventBytes(id: EventID(seq: UInt64(index + 1)), event, scratch: &scratch).count)
         }
         // The newest events whose encoded sizes fit the bound are held, and nothing is encoded yet.
         var fitting = 0

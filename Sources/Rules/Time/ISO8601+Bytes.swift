@@ -32,6 +32,18 @@ extension ISO8601 {
         out.append(UInt8(ascii: "Z"))
     }
 
+    /// The length of what `write` writes, counted without writing it: 20 bytes, 24 with milliseconds, for a
+    /// four-digit year; an expanded year (the ends of the Int64 range) is written to be counted.
+    public static func byteCount(_ instant: Instant, fraction: Fraction = .whenNonZero) -> Int {
+        let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: instant.milliseconds)
+        guard (0...9999).contains(CivilDate(daysSinceEpoch: Int(days)).year) else {
+            var out: [UInt8] = []
+            write(instant, fraction: fraction, into: &out)
+            return out.count
+        }
+        return millisecondOfDay % 1000 != 0 || fraction == .milliseconds ? 24 : 20
+    }
+
     /// The common case, a four-digit year: 20 or 24 bytes of fixed layout, made on the stack and appended at once.
     private static func writeFixedWidth(
         year: Int, month: Int, day: Int, secondOfDay: Int, millis: Int, withFraction: Bool, into out: inout [UInt8]
