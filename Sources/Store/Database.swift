@@ -119,12 +119,12 @@ public final class Database: Sendable {
         }
         let shardCount = max(1, options.shardCount)
         var users = [UserTable](repeating: UserTable(), count: shardCount)
-        var buckets = [[Mutation]](repeating: [], count: shardCount)
+        // The snapshot's users arrive first, then the records after it, applied as they are read.
+        var replay = ReplayBuffer(shardCount: shardCount, policy: options.history)
         let report = try Recovery.run(
             directory: options.directory, fileSystem: fileSystem, repair: true, shardCount: shardCount,
-            apply: { mutation in
-                buckets[UserStore.shardIndex(of: mutation.user, shardCount: shardCount)].append(mutation)
-            }, loadSnapshot: { users = $0 })
+            apply: { mutation in replay.add(mutation, into: &users) }, loadSnapshot: { users = $0 })
+        replay.apply(to: &users)
         recovery = report
         do {
             log = try AppendLog(
@@ -137,7 +137,6 @@ public final class Database: Sendable {
         completions = (0..<shardCount).map { _ in OrderedCompletions() }
         store = UserStore(shardTables: users, policy: options.history, limits: options.limits, log: log, maxUsers: options.maxUsers)
         users = []
-        store.replay(buckets)
         // Replay ran on several threads, each allocating from its own malloc arena; what they and the load freed
         // (read buffers, decoded mutations) stays in those arenas unless handed back. Returned here, once, so a
         // recovered daemon holds what its users take and not the peak of loading them.

@@ -80,29 +80,6 @@ public final class UserStore: Sendable {
         return Int(hash % UInt32(shardCount))
     }
 
-    /// Replays recovered mutations, one shard per task in parallel: users in different shards are independent,
-    /// and within a shard the log order is kept.
-    func replay(_ buckets: [[Mutation]]) {
-        precondition(buckets.count == shards.count)
-        let policy = policy
-        DispatchQueue.concurrentPerform(iterations: shards.count) { index in
-            shards[index].users.withLock { table in
-                for mutation in buckets[index] {
-                    // A mutation the reducer refused was refused live too, and never logged; skipping is exact. No
-                    // caps (per-user or user count): the record was acknowledged, whatever the caps are now.
-                    let user = ByteKey(mutation.user)
-                    if table.decodeIfEncoded(user) != nil { recordDecoded() }
-                    if !mutation.erases, let index = table.users.index(forKey: user) {
-                        _ = try? Reducer.applyInPlace(mutation, toExisting: &table.users.values[index], policy: policy, limits: .unlimited)
-                    } else {
-                        _ = try? Reducer.applyInPlace(mutation, to: &table.users[user], policy: policy, limits: .unlimited)
-                    }
-                }
-            }
-        }
-        total.store(shards.reduce(0) { sum, shard in sum + shard.users.withLock { $0.count } }, ordering: .relaxed)
-    }
-
     public func context(of user: String) -> UserContext? {
         shard(for: user).users.withLock { context(ByteKey(user), in: &$0) }
     }

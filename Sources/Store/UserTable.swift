@@ -25,6 +25,20 @@ public struct UserTable: Sendable {
         return false
     }
 
+    /// Applies recovered records in log order. A record the reducer refused was refused live too, and never logged;
+    /// skipping it is exact. No caps (per-user or user count): the record was acknowledged, whatever the caps are now.
+    mutating func replay(_ mutations: [Mutation], policy: HistoryPolicy) {
+        for mutation in mutations {
+            let user = ByteKey(mutation.user)
+            _ = decodeIfEncoded(user)
+            if !mutation.erases, let index = users.index(forKey: user) {
+                _ = try? Reducer.applyInPlace(mutation, toExisting: &users.values[index], policy: policy, limits: .unlimited)
+            } else {
+                _ = try? Reducer.applyInPlace(mutation, to: &users[user], policy: policy, limits: .unlimited)
+            }
+        }
+    }
+
     /// Decodes the user if it is still a record, and keeps it decoded: the context, or nil when the user was not
     /// held as a record (`UserStore` counts the records left).
     mutating func decodeIfEncoded(_ user: ByteKey) -> UserContext? {

@@ -13,10 +13,9 @@ enum StoreBenchmark {
         print("store: 32 writer threads, INCR-like single-counter writes, \(seconds) s per policy")
         let directory = NSTemporaryDirectory() + "specd-bench-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var lastDirectory = ""
         for policy in [FsyncPolicy.always, .interval] {
             let path = directory + "-" + policy.rawValue
-            lastDirectory = path
+            defer { try? FileManager.default.removeItem(atPath: path) }
             let database = try! Database(options: .init(directory: path, fsync: policy, snapshotEvery: 100_000_000))
             let total = writeLoad(database, writers: 32, seconds: seconds)
             let perSecond = Double(total) / seconds
@@ -26,22 +25,39 @@ enum StoreBenchmark {
                     policy.rawValue, perSecond, database.log.fsyncs, Double(total) / Double(max(1, database.log.fsyncs))))
             database.log.close()
         }
-        let scanStarted = ContinuousClock.now
-        let scanned = try! Recovery.run(
-            directory: lastDirectory, fileSystem: PosixFileSystem(), repair: false, apply: { _ in }, loadSnapshot: { _ in })
-        print("  (scan and decode only: \(scanned.replayedRecords) records in \(ContinuousClock.now - scanStarted))")
-        let started = ContinuousClock.now
-        let recovered = try! Database(options: .init(directory: lastDirectory, fsync: .never))
-        let elapsed = ContinuousClock.now - started
-        let elapsedSeconds = elapsed.inSeconds
-        print(
-            String(
-                format: "  replay: %d records in %.2f s = %.0f records/s", recovered.recovery.replayedRecords, elapsedSeconds,
-                Double(recovered.recovery.replayedRecords) / elapsedSeconds))
-        recovered.log.close()
-        try? FileManager.default.removeItem(atPath: lastDirectory)
-        try? FileManager.default.removeItem(atPath: directory + "-always")
+        measureReplay(directory: directory + "-replay")
         measureMemory()
+    }
+
+    /// Records replayed per second at a start: a log of `SPECD_BENCH_REPLAY` (500 000) INCR-like writes over 32 000 users (the
+    /// write load's shape, but the same log whatever the write phases managed), opened three times; the scan and
+    /// decode alone first, for reference.
+    static func measureReplay(directory: String) {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let records = Int(environment["SPECD_BENCH_REPLAY"] ?? "") ?? 500_000
+        do {
+            let database = try! Database(options: .init(directory: directory, fsync: .never, snapshotEvery: 100_000_000))
+            let start = Instant(milliseconds: 1_773_144_000_000)
+            for index in 0..<records {
+                _ = try? database.writeAndWait(
+                    Mutation(
+                        user: "user-\(index % 32)-\(index / 32 % 1000)", now: start + Int64(index), actions: [.increment(counter: "hits", by: 1)]))
+            }
+            database.log.close()
+        }
+        let scanStarted = ContinuousClock.now
+        let scanned = try! Recovery.run(directory: directory, fileSystem: PosixFileSystem(), repair: false, apply: { _ in }, loadSnapshot: { _ in })
+        print("  (scan and decode only: \(scanned.replayedRecords) records in \(ContinuousClock.now - scanStarted))")
+        for _ in 0..<3 {
+            let started = ContinuousClock.now
+            let recovered = try! Database(options: .init(directory: directory, fsync: .never))
+            let elapsedSeconds = (ContinuousClock.now - started).inSeconds
+            print(
+                String(
+                    format: "  replay: %d records in %.2f s = %.0f records/s", recovered.recovery.replayedRecords, elapsedSeconds,
+                    Double(recovered.recovery.replayedRecords) / elapsedSeconds))
+            recovered.log.close()
+        }
     }
 
     static func writeLoad(_ database: Database, writers: Int, seconds: Double) -> Int {

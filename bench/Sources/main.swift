@@ -1,10 +1,11 @@
 import Foundation
 
-/// specd-bench: in-process benchmarks (not timed tests). `swift run -c release specd-bench rules|context|json|store|all`;
+/// specd-bench: in-process benchmarks (not timed tests). `swift run -c release specd-bench rules|context|json|store|replay|all`;
 /// `specd-bench sse-load …` is the SSE load client that scripts/bench-sse.sh drives; `specd-bench seed-data DIR USERS
 /// [TAIL]` makes a data directory for the cold-start measurement in scripts/bench-store.sh.
 let suites: [String: () -> Void] = [
-    "rules": RulesBenchmark.run, "context": ContextBenchmark.run, "json": JSONBenchmark.run, "store": StoreBenchmark.run
+    "rules": RulesBenchmark.run, "context": ContextBenchmark.run, "json": JSONBenchmark.run, "store": StoreBenchmark.run,
+    "replay": { StoreBenchmark.measureReplay(directory: NSTemporaryDirectory() + "specd-bench-replay-\(UUID().uuidString)") }
 ]
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 if requested == "sse-load" {
