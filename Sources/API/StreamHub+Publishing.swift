@@ -132,7 +132,7 @@ extension StreamHub {
         JSONWriter.append("\nevent: ", into: &scratch)
         scratch.append(contentsOf: event.streamType.utf8)
         JSONWriter.append("\ndata: ", into: &scratch)
-        event.writeStreamData(seq: id.seq, into: &scratch)
+        event.writeStreamData(seq: dataSeq(id: id, event), into: &scratch)
         JSONWriter.append("\n\n", into: &scratch)
         return scratch.withUnsafeBufferPointer { source in
             [UInt8](unsafeUninitializedCapacity: source.count) { target, count in
@@ -143,7 +143,15 @@ extension StreamHub {
 
     /// The length of `eventBytes(id:_:scratch:)`, counted without encoding.
     static func eventByteCount(id: EventID, _ event: DomainEvent) -> Int {
-        eventFramingBytes + event.streamType.utf8.count + id.textLength + event.streamDataByteCount(seq: id.seq)
+        eventFramingBytes + event.streamType.utf8.count + id.textLength + event.streamDataByteCount(seq: dataSeq(id: id, event))
+    }
+
+    /// The `seq` an event's data carries: a flag change's is its stream id's, a trigger firing's its own write's.
+    /// The two differ only when writes publish out of their order (two loops): the firing then still names the
+    /// write that fired it, as it always has.
+    static func dataSeq(id: EventID, _ event: DomainEvent) -> UInt64 {
+        if case .triggerFired(_, _, _, let seq) = event { return seq }
+        return id.seq
     }
 
     /// `id: `, `\nevent: `, `\ndata: ` and the closing `\n\n` around an event's id, type and data.

@@ -109,6 +109,31 @@ import Testing
         #expect(resumed.bytes.withLock { $0 } == connected + expected)
     }
 
+    /// Writes on two loops may publish out of their order: a firing published after a later write's change gets an
+    /// id under that later seq, and its data still names its own write, live and on a resume, as before it was
+    /// retained unencoded.
+    @Test func triggerFiring_publishedAfterALaterWrite_namesItsOwnWrite() {
+        let hub = StreamHub(startSeq: 0)
+        let live = Captured()
+        #expect(
+            hub.subscribe(Self.stream(live), user: "u0", flags: nil, types: ["trigger"], lastEventID: nil, currentValues: [:], resetState: { .null }))
+        let (user, key, evaluation) = Self.change(0)
+        hub.publishFlag(user: user, key: key, evaluation: evaluation, previous: nil, seq: 9, appVersion: nil)
+        let firing = DomainEvent.triggerFired(user: "u0", trigger: "welcome", at: Instant(milliseconds: 1_773_144_000_250), seq: 7)
+        hub.publish(firing)
+        let bytes = SSEEncoder.encode(
+            SSEEvent(id: EventID(seq: 9, index: 1).description, event: "trigger", data: JSONWriter.string(firing.streamData(seq: 7))))
+        #expect(String(decoding: bytes, as: UTF8.self).contains(#""seq":7}"#))
+        let connected = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
+        #expect(live.bytes.withLock { $0 } == connected + bytes)
+        let resumed = Captured()
+        #expect(
+            hub.subscribe(
+                Self.stream(resumed), user: nil, flags: nil, types: ["trigger"], lastEventID: EventID(seq: 0), currentValues: [:],
+                resetState: { .null }))
+        #expect(resumed.bytes.withLock { $0 } == connected + bytes)
+    }
+
     @Test(arguments: [300, 1_000, 4_096])
     func byteBound_countsPendingChangesAtTheirEncodedSize(retainBytes: Int) {
         var options = StreamHub.Options()
