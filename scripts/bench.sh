@@ -57,6 +57,19 @@ start_redis() {
   echo "redis did not start" >&2
   exit 1
 }
+# start_loading_redis PORT DIR [ARGS...]: a pinned redis-server loading what DIR holds, back once it answers PING (at
+# most 120 s); its pid in LOADING_PID, its log in DIR/load.log. The caller shuts it down.
+start_loading_redis() {
+  local port=$1 dir=$2
+  shift 2
+  "${SERVER_PIN[@]}" redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save "" --logfile "$dir/load.log" "$@" >/dev/null &
+  LOADING_PID=$!
+  PIDS+=($LOADING_PID)
+  for _ in $(seq 12000); do
+    redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && return 0
+    sleep 0.01
+  done
+}
 # redis_incr PORT REQUESTS -> requests/s of INCR over 10 000 keys, 32 connections, from the load CPU.
 redis_incr() {
   timeout $((DURATION * 4 + 60)) "${LOAD_PIN[@]}" redis-benchmark -p "$1" -t incr -c "$CONNECTIONS" -n "$2" -r 10000 --csv |
@@ -148,14 +161,8 @@ if [[ " $SKIP " != *" cold "* ]]; then
   sleep 0.5
   for round in $(seq "$ROUNDS"); do
     started=$(date +%s.%N)
-    "${SERVER_PIN[@]}" redis-server --bind 127.0.0.1 --port "$RDB_PORT" --dir "$WORK/redis-rdb" --dbfilename users.rdb --save "" \
-      --appendonly no --logfile "$WORK/redis-rdb/load.log" >/dev/null &
-    pid=$!
-    PIDS+=($pid)
-    for _ in $(seq 12000); do
-      redis-cli -p "$RDB_PORT" ping 2>/dev/null | grep -q PONG && break
-      sleep 0.01
-    done
+    start_loading_redis "$RDB_PORT" "$WORK/redis-rdb" --dbfilename users.rdb --appendonly no
+    pid=$LOADING_PID
     record cold-start peer "$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')"
     record bytes/user peer "$(awk -v k="$(rss_kib "$pid")" -v u="$USERS" 'BEGIN {print k * 1024 / u}')"
     if [ "$round" = 1 ]; then record bytes/user-read peer "$(awk -v k="$(rss_kib "$pid")" -v u="$USERS" 'BEGIN {print k * 1024 / u}')"; fi
@@ -180,14 +187,8 @@ if [[ " $SKIP " != *" replay "* ]]; then
   sleep 0.5
   for round in $(seq "$ROUNDS"); do
     : >"$WORK/redis-aof/load.log"
-    "${SERVER_PIN[@]}" redis-server --bind 127.0.0.1 --port "$AOF_PORT" --dir "$WORK/redis-aof" --save "" "${AOF_ARGS[@]}" \
-      --logfile "$WORK/redis-aof/load.log" >/dev/null &
-    pid=$!
-    PIDS+=($pid)
-    for _ in $(seq 3000); do
-      redis-cli -p "$AOF_PORT" ping 2>/dev/null | grep -q PONG && break
-      sleep 0.01
-    done
+    start_loading_redis "$AOF_PORT" "$WORK/redis-aof" "${AOF_ARGS[@]}"
+    pid=$LOADING_PID
     seconds=$(awk '/DB loaded from append only file/ {print $(NF - 1)}' "$WORK/redis-aof/load.log" | tail -1)
     [ -n "$seconds" ] && record replay peer "$(awk -v s="$seconds" 'BEGIN {print 500000 / s}')"
     redis-cli -p "$AOF_PORT" shutdown nosave >/dev/null 2>&1 || true
