@@ -90,6 +90,14 @@ import Testing
         #expect(bytes(segment).count == database.log.writtenEnd!.bytes)
     }
 
+    /// Reopened, the directory of `severalSegments` starts without a warning and with every increment counted.
+    func expectEveryRecordRecovers(_ directory: String) throws {
+        let second = try open(directory, segmentLimit: 2048)
+        defer { second.log.close() }
+        #expect(second.recovery.warnings.isEmpty)
+        #expect(second.store.context(of: "u")?.counters["k"] == 20_100)
+    }
+
     @Test func retiredSegments_areCutToTheirRecords_andEveryRecordRecovers() throws {
         let directory = try severalSegments()
         let all = try segments(directory)
@@ -97,10 +105,7 @@ import Testing
         for path in all.dropLast() {
             #expect(bytes(path).count == recordsEnd(path), "\(path) keeps its reserved zeros")
         }
-        let second = try open(directory, segmentLimit: 2048)
-        defer { second.log.close() }
-        #expect(second.recovery.warnings.isEmpty)
-        #expect(second.store.context(of: "u")?.counters["k"] == 20_100)
+        try expectEveryRecordRecovers(directory)
     }
 
     @Test func zerosLeftInAnEarlierSegment_readAsItsEnd() throws {
@@ -111,10 +116,7 @@ import Testing
         let check = try Recovery.run(directory: directory, fileSystem: PosixFileSystem(), repair: false, apply: { _ in }, loadSnapshot: { _ in })
         #expect(check.warnings.isEmpty)
         #expect(check.lastSeq == 200)
-        let second = try open(directory, segmentLimit: 2048)
-        defer { second.log.close() }
-        #expect(second.recovery.warnings.isEmpty)
-        #expect(second.store.context(of: "u")?.counters["k"] == 20_100)
+        try expectEveryRecordRecovers(directory)
     }
 
     @Test func zerosThenOtherBytes_areATornTailInTheLastSegment_andCorruptionInAnEarlierOne() throws {
