@@ -146,12 +146,9 @@ extension StreamHub {
         eventFramingBytes + event.streamType.utf8.count + id.textLength + event.streamDataByteCount(seq: dataSeq(id: id, event))
     }
 
-    /// The `seq` an event's data carries: a flag change's is its stream id's, a trigger firing's its own write's.
-    /// The two differ only when writes publish out of their order (two loops): the firing then still names the
-    /// write that fired it, as it always has.
+    /// The `seq` an event's data carries under stream id `id` (`DomainEvent.dataSeq(streamSeq:)`).
     static func dataSeq(id: EventID, _ event: DomainEvent) -> UInt64 {
-        if case .triggerFired(_, _, _, let seq) = event { return seq }
-        return id.seq
+        event.dataSeq(streamSeq: id.seq)
     }
 
     /// `id: `, `\nevent: `, `\ndata: ` and the closing `\n\n` around an event's id, type and data.

@@ -43,6 +43,15 @@ extension DomainEvent {
         }
     }
 
+    /// The `seq` the event's data carries when its stream id's seq is `streamSeq`: a flag change's is the id's, a
+    /// trigger firing's its own write's. The two differ only when writes publish out of their order (two loops): the
+    /// firing then still names the write that fired it. The stream and a webhook's body both carry this one, so a
+    /// receiver of both sees one event.
+    public func dataSeq(streamSeq: UInt64) -> UInt64 {
+        if case .triggerFired(_, _, _, let seq) = self { return seq }
+        return streamSeq
+    }
+
     /// `streamData(seq:)` as JSON bytes appended to `out`, the same bytes `JSONWriter` makes of it. A flag change and
     /// a trigger's firing are written member by member: they are the events writes make, and building the object
     /// first cost more than the rest of publishing it.

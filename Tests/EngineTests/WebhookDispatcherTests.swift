@@ -55,6 +55,22 @@ import Testing
         #expect(fixture.metrics.counter("webhook_deliveries_total{outcome=\"delivered\"}") == 1)
     }
 
+    /// Writes on two loops may publish out of their order, so a firing's stream id can carry a later seq than the
+    /// write that fired it. Its stream data names the firing's own write (`StreamHub.eventBytes`); the webhook body,
+    /// which is that data, named the id's seq instead, so the two said different writes for one event.
+    @Test func firingPublishedUnderALaterStreamSeq_bodyNamesItsOwnWrite_asTheStreamDoes() throws {
+        let fixture = try fixture()
+        let firing = WebhookEvents.trigger("u1", seq: 7)
+        fixture.dispatcher.published(firing, id: "9")
+        fixture.dispatcher.deliverDue(now: fixture.clock.now())
+        let received = try #require(fixture.transport.delivered.withLock { $0.first })
+        #expect(received.header("X-Specd-Event-Id") == "9")
+        #expect(received.bodyText == #"{"user":"u1","trigger":"welcome","at":"2026-03-10T12:00:00Z","seq":7}"#)
+        var streamData: [UInt8] = []
+        firing.writeStreamData(seq: firing.dataSeq(streamSeq: 9), into: &streamData)
+        #expect(received.body == streamData)
+    }
+
     @Test func events_filteredByKindNameAndAppVersion() throws {
         let webhooks = [
             Webhook(url: "http://a/flags", events: [.flag], flags: ["discount"], secret: Self.secret),

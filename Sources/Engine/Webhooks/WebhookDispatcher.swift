@@ -77,8 +77,8 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
     public func published(_ event: DomainEvent, id: String) {
         let matching = webhooks.filter { $0.wants(event) }
         guard !matching.isEmpty, let user = event.user else { return }
-        // The body is the SSE event's data; its `seq` is the id's.
-        let seq = UInt64(id.split(separator: "-").first ?? "") ?? 0
+        // The body is the SSE event's data, with the seq the stream's data names (a firing's own write's).
+        let seq = event.dataSeq(streamSeq: UInt64(id.split(separator: "-").first ?? "") ?? 0)
         var body: [UInt8] = []
         event.writeStreamData(seq: seq, into: &body)
         let now = clock.now()
