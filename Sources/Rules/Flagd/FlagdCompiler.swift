@@ -34,7 +34,14 @@ struct FlagdCompiler {
             specs.error(path.appending("defaultVariant"), "wrong_type", "defaultVariant is a variant name or null")
             return nil
         }
-        var targeting = fields["targeting"].map { resolve($0, depth: 0) }
+        var inlined = 0
+        var targeting = fields["targeting"].map { resolve($0, depth: 0, inlinedFromRefs: false, count: &inlined) }
+        guard inlined <= Self.inliningLimit else {
+            specs.error(
+                path.appending("targeting"), "too_complex",
+                "'\(key)' inlines more than \(Self.inliningLimit) nodes from $evaluators: each $ref is copied wherever it is used")
+            return nil
+        }
         if case .object(let object)? = targeting, object.isEmpty { targeting = nil }
         if targeting == .null { targeting = nil }
         var metadata = setMetadata
@@ -55,22 +62,35 @@ struct FlagdCompiler {
             metadata: metadata, source: definition)
     }
 
+    /// Nodes a flag's targeting may take from `$evaluators`, counted each time a `$ref` copies them. Twelve
+    /// evaluators of ten `$ref`s each to the next are 2.2 KB that expand to 10^12 nodes: `specd validate` grew past
+    /// 3 GB, and the same body on `POST /v1/rules/validate` aborted the daemon. Literal targeting is not counted:
+    /// the file's own size bounds it.
+    static let inliningLimit = 100_000
+
     /// Replaces `{"$ref": name}` with the named evaluator, recursively (bounded, so cycles cannot hang a load). A
     /// reference to a missing evaluator stays as it is: flagd evaluates lazily, so it fails (`PARSE_ERROR`) only
-    /// when an evaluation reaches it, and a branch never taken costs nothing.
-    private func resolve(_ value: JSONValue, depth: Int) -> JSONValue {
-        guard depth < 32 else { return .null }
+    /// when an evaluation reaches it, and a branch never taken costs nothing. `count` grows by each node copied
+    /// from an evaluator; past `inliningLimit` the walk stops (and the caller refuses the flag).
+    private func resolve(_ value: JSONValue, depth: Int, inlinedFromRefs: Bool, count: inout Int) -> JSONValue {
+        guard depth < 32, count <= Self.inliningLimit else { return .null }
+        if inlinedFromRefs { count += 1 }
         switch value {
         case .object(let object):
             if object.count == 1, case .string(let name)? = object["$ref"] {
                 guard let target = evaluators[name] else { return value }
-                return resolve(target, depth: depth + 1)
+                return resolve(target, depth: depth + 1, inlinedFromRefs: true, count: &count)
             }
             var resolved = JSONObject()
-            for (key, member) in object { resolved[key] = resolve(member, depth: depth + 1) }
+            for (key, member) in object {
+                resolved[key] = resolve(member, depth: depth + 1, inlinedFromRefs: inlinedFromRefs, count: &count)
+            }
             return .object(resolved)
         case .array(let items):
-            return .array(items.map { resolve($0, depth: depth + 1) })
+            var resolved: [JSONValue] = []
+            resolved.reserveCapacity(items.count)
+            for item in items { resolved.append(resolve(item, depth: depth + 1, inlinedFromRefs: inlinedFromRefs, count: &count)) }
+            return .array(resolved)
         default:
             return value
         }

@@ -9,7 +9,7 @@ public struct FlagdTargeting: Sendable, Equatable {
 
     /// flagd semantics: no targeting → the default (`STATIC`); targeting → its result looked up as a variant name
     /// (`true` → "true", numbers as JavaScript prints them); `null` → the default (`DEFAULT`); an unknown name →
-    /// `GENERAL`; an operator that does not exist on the path taken, a `$ref` to a missing evaluator included, or a
+    /// `GENERAL`, as is an evaluation past its budget (`JSONLogic.maxSteps`); an operator that does not exist on the path taken, a `$ref` to a missing evaluator included, or a
     /// result JSON cannot write (NaN, infinities) → `PARSE_ERROR`.
     func evaluate(key: String, enabled: Bool, _ input: EvaluationInput) -> Evaluation {
         guard enabled else { return Evaluation(key: key, value: nil, reason: .disabled, matched: false) }
@@ -22,6 +22,12 @@ public struct FlagdTargeting: Sendable, Equatable {
             switch error {
             case .unknownOperator("$ref"): message = "targeting refers to a missing evaluator"
             case .unknownOperator(let name): message = "targeting uses '\(name)', which is no operator"
+            case .overBudget:
+                return Evaluation(
+                    key: key, value: nil, reason: .error, matched: false, errorCode: .general,
+                    errorMessage:
+                        "targeting exceeded its evaluation budget (\(JSONLogic.maxSteps) steps, strings of \(JSONLogic.maxValueBytes) bytes, arrays of \(JSONLogic.maxElements) elements)"
+                )
             }
             return Evaluation(key: key, value: nil, reason: .error, matched: false, errorCode: .parseError, errorMessage: message)
         }

@@ -8,13 +8,28 @@ import Foundation
 public struct JSONLogic: Sendable {
     public typealias Operator = @Sendable (_ arguments: [JSONValue], _ data: JSONValue, _ logic: JSONLogic) throws(Failure) -> JSONValue
 
-    /// Why an evaluation has no answer at all (flagd: `PARSE_ERROR`).
+    /// Why an evaluation has no answer at all.
     public enum Failure: Error, Equatable, Sendable {
-        /// An object of one member whose name is no operator, e.g. `{"$ref": "missing"}`.
+        /// An object of one member whose name is no operator, e.g. `{"$ref": "missing"}` (flagd: `PARSE_ERROR`).
         case unknownOperator(String)
+        /// The evaluation spent its `EvaluationBudget`: more than `maxSteps` steps, or a string or array past
+        /// `maxValueBytes` / `maxElements`. A valid rule can ask for 2^40 bytes (`reduce` doubling a string with
+        /// `cat`) or 10^9 steps (three nested `some` over 1 000 items); one request must not cost the process that.
+        case overBudget
     }
 
+    /// Operations and iterations one evaluation may take: a flag's targeting takes tens; this bounds it to
+    /// milliseconds of CPU whatever the rule.
+    public static let maxSteps = 100_000
+    /// The longest string an operation may produce (`cat`), in UTF-8 bytes.
+    public static let maxValueBytes = 16 * 1024
+    /// The most elements an operation may produce (`merge`, `map`, `filter`).
+    public static let maxElements = 10_000
+
     public var extensions: [String: Operator]
+    /// The running evaluation's spending, shared by its nested calls and by the extensions (which evaluate their
+    /// arguments through `logic`); `nil` until `evaluate` starts one.
+    private var budget: EvaluationBudget?
 
     public init(extensions: [String: Operator] = [:]) {
         self.extensions = extensions
@@ -25,10 +40,23 @@ public struct JSONLogic: Sendable {
         (try? evaluate(rule, data)) ?? .null
     }
 
-    /// Evaluates `rule` against `data`, failing where the path taken meets an unknown operator.
+    /// Evaluates `rule` against `data`, failing where the path taken meets an unknown operator or the evaluation
+    /// spends its budget.
     public func evaluate(_ rule: JSONValue, _ data: JSONValue) throws(Failure) -> JSONValue {
+        guard let budget else {
+            var counted = self
+            counted.budget = EvaluationBudget(steps: Self.maxSteps)
+            return try counted.evaluate(rule, data)
+        }
+        try budget.spend(1)
         switch rule {
         case .array(let items):
+            // A literal list (an allow-list of targeting keys) evaluates to itself: taken whole, charged a step per
+            // 64 items, where evaluating it item by item spent a step each.
+            if !items.contains(where: \.needsEvaluation) {
+                try budget.spend(items.count / 64)
+                return rule
+            }
             var results: [JSONValue] = []
             results.reserveCapacity(items.count)
             for item in items { results.append(try evaluate(item, data)) }
@@ -87,12 +115,27 @@ public struct JSONLogic: Sendable {
             for item in items {
                 accumulator = try evaluate(arguments[1], ["current": item, "accumulator": accumulator])
             }
+            try budget?.charge(accumulator)
             return accumulator
         default:
             break
         }
         let values = try evaluateAll(arguments, data)
-        if let result = JSONLogic.builtin(name, values, data) { return result }
+        if name == "in", values.count >= 2 {
+            switch values[1] {
+            case .string(let haystack):
+                // The byte search compares up to haystack × needle bytes: charged before it runs.
+                try budget?.spend(haystack.utf8.count * JSONLogic.string(values[0]).utf8.count / 1024)
+            case .array(let items):
+                try budget?.spend(items.count / 64)
+            default:
+                break
+            }
+        }
+        if let result = JSONLogic.builtin(name, values, data) {
+            try budget?.charge(result)
+            return result
+        }
         throw .unknownOperator(name)
     }
 
@@ -105,10 +148,12 @@ public struct JSONLogic: Sendable {
             var mapped: [JSONValue] = []
             mapped.reserveCapacity(items.count)
             for item in items { mapped.append(try evaluate(arguments[1], item)) }
+            try budget?.charge(.array(mapped))
             return .array(mapped)
         case "filter":
             var kept: [JSONValue] = []
             for item in items where JSONLogic.truthy(try evaluate(arguments[1], item)) { kept.append(item) }
+            try budget?.charge(.array(kept))
             return .array(kept)
         case "all":
             // jsonlogic.com: `all` of an empty array is false.
@@ -118,6 +163,17 @@ public struct JSONLogic: Sendable {
         default:
             for item in items where JSONLogic.truthy(try evaluate(arguments[1], item)) { return .bool(name == "some") }
             return .bool(name == "none")
+        }
+    }
+}
+
+extension JSONValue {
+    /// Whether evaluating the value as JSON Logic could give anything but the value itself: an object (an
+    /// operation) or a list that may hold one.
+    fileprivate var needsEvaluation: Bool {
+        switch self {
+        case .object, .array: true
+        default: false
         }
     }
 }

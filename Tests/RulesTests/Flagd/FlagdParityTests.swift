@@ -98,6 +98,18 @@ struct FlagCase: CustomTestStringConvertible, Sendable {
         #expect(try evaluate(test) == test.expected, "\(test.keeps)")
     }
 
+    /// A targeting past its evaluation budget answers that flag's evaluation with `GENERAL`, where the daemon
+    /// aborted on the allocation (flagd has no such bound; ours is docs/rules.md's).
+    @Test func targetingPastItsBudget_isAGeneralError() throws {
+        let ones = Array(repeating: "1", count: 40).joined(separator: ",")
+        let doubling = #"{"reduce": [[\#(ones)], {"cat": [{"var": "accumulator"}, {"var": "accumulator"}]}, "x"]}"#
+        let test = FlagCase(
+            targeting: #"{"if": [{"==": [\#(doubling), "never"]}, "on", "off"]}"#, context: "{}", expected: "GENERAL", keeps: "specd's budget")
+        #expect(try evaluate(test) == "GENERAL")
+        let cheap = FlagCase(targeting: #"{"if": [{"==": [{"cat": ["a", "b"]}, "ab"]}, "on", "off"]}"#, context: "{}", expected: "on", keeps: "")
+        #expect(try evaluate(cheap) == "on")
+    }
+
     // 3. The empty string is in every string.
     static let emptyNeedles: [ParityCase] = [
         .init(#"{"in": ["", "abc"]}"#, "true", keeps: "json-logic-js in: \"abc\".indexOf(\"\") is 0"),

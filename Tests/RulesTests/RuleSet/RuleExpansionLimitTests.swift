@@ -41,6 +41,49 @@ import Testing
         #expect(error.diagnostics.contains { $0.code == "too_complex" && $0.path.hasPrefix("/specs/s") })
     }
 
+    /// flagd evaluators where each is `fanOut` `$ref`s to the next: `levels` of them copy fanOut^levels nodes into
+    /// the targeting.
+    static func evaluatorFan(fanOut: Int, levels: Int) -> String {
+        var evaluators: [String] = []
+        for level in 0..<levels {
+            let refs = Array(repeating: #"{"$ref": "e\#(level + 1)"}"#, count: fanOut).joined(separator: ", ")
+            evaluators.append(#""e\#(level)": {"or": [\#(refs)]}"#)
+        }
+        evaluators.append(#""e\#(levels)": {"==": [1, 1]}"#)
+        return #"{"$evaluators": {\#(evaluators.joined(separator: ", "))}, "flags": {"f": {"state": "ENABLED", "#
+            + #""variants": {"on": true, "off": false}, "defaultVariant": "off", "targeting": {"if": [{"$ref": "e0"}, "on", "off"]}}}}"#
+    }
+
+    /// Twelve levels of ten `$ref`s (2.2 KB) expanded to 10^12 nodes: validation grew past 3 GB and the same body
+    /// on `POST /v1/rules/validate` aborted the daemon. It is refused, and refusing it stops early.
+    @Test func flagdEvaluatorFanOut_pastTheLimit_isRefusedAsTooComplex() {
+        let clock = ContinuousClock()
+        let started = clock.now
+        guard case .failure(let error) = RuleSetLoader.load(text: Self.evaluatorFan(fanOut: 10, levels: 12)) else {
+            Issue.record("a 10^12-node targeting loaded")
+            return
+        }
+        #expect(error.diagnostics.contains { $0.code == "too_complex" && $0.path == "/flags/f/targeting" })
+        #expect(clock.now - started < .seconds(30))
+    }
+
+    /// At 10^4 nodes the same shape loads and answers; a long literal targeting (an allow-list) is not counted.
+    @Test func flagdEvaluatorFanOut_belowTheLimit_loadsAndAnswers() throws {
+        let input = EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))
+        let fan = try RuleSetLoader.load(text: Self.evaluatorFan(fanOut: 10, levels: 4)).get()
+        #expect(fan.evaluate("f", input).value == true)
+        let names = (0..<150_000).map { #""u\#($0)""# }.joined(separator: ",")
+        let allowList = try RuleSetLoader.load(
+            text: #"{"flags": {"f": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off", "#
+                + #""targeting": {"if": [{"in": [{"var": "targetingKey"}, [\#(names)]]}, "on", "off"]}}}}"#
+        ).get()
+        #expect(allowList.evaluate("f", input).value == false)
+        #expect(
+            allowList.evaluate(
+                "f", EvaluationInput(context: UserContext(), now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u149999"))
+            ).value == true)
+    }
+
     /// Below the limit the same shapes load and answer: the limit counts nodes, not levels.
     @Test func ladders_belowTheLimit_loadAndAnswer() throws {
         let prerequisites = try RuleSetLoader.load(text: Self.prerequisiteLadder(12)).get()
