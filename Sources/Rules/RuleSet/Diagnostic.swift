@@ -1,5 +1,5 @@
 /// One problem found while validating a rule set, located by JSON pointer (docs/rules.md, "Validation").
-public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable {
         case error, warning
     }

@@ -49,9 +49,7 @@ extension FlagCompiler {
         let before = specs.diagnostics.count
         let body = compileCases(rewritten)
         let casesPath = path.appending("cases").text + "/"
-        specs.diagnostics =
-            Array(specs.diagnostics[..<before])
-            + specs.diagnostics[before...].filter { !($0.code == "unreachable_case" && $0.path.hasPrefix(casesPath)) }
+        specs.dropDiagnostics(after: before) { $0.code == "unreachable_case" && $0.path.hasPrefix(casesPath) }
         guard ok, case .cases(let cases, let fallback)? = body, cases.count == weights.count else { return nil }
         var picked: [WeightedPick.Case] = []
         for (index, candidate) in cases.enumerated() {

@@ -24,9 +24,13 @@ extension SpecCompiler {
             let flagd = flagResolution.flagd
             flag = flagd.compile(key: key, definition, specs: &self)
         } else {
-            var compiler = FlagCompiler(key: key, path: path, specs: self)
+            // The compiler takes this state over by a swap, not a copy: a copy held by both left every collection
+            // it then grew (diagnostics, the flags compiled so far) shared, so each flag copied them all, and
+            // 40 000 flags with a warning each took minutes to validate.
+            var compiler = FlagCompiler(key: key, path: path, specs: SpecCompiler(named: [:]))
+            swap(&self, &compiler.specs)
             flag = compiler.compile(definition)
-            self = compiler.specs
+            swap(&self, &compiler.specs)
         }
         flagResolution.compiling.removeLast()
         flagResolution.sizes[ByteKey(key)] = expansion
