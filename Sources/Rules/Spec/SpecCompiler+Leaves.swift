@@ -243,8 +243,13 @@ extension SpecCompiler {
             guard case .string(let text) = operand else { return wrongType(at, "a string") }
             test = op == "startsWith" ? .startsWith(text) : .endsWith(text)
         case "matches":
-            guard case .string(let source) = operand, let pattern = Pattern(source) else {
-                error(at, "invalid_pattern", "expected a valid regular expression")
+            guard case .string(let source) = operand else {
+                error(at, "invalid_pattern", "expected a regular expression")
+                return nil
+            }
+            guard let pattern = Pattern(source) else {
+                let reason = if case .failure(let problem) = Pattern.check(source) { problem.message } else { "" }
+                error(at, "invalid_pattern", "expected a regular expression: \(reason)")
                 return nil
             }
             test = .matches(pattern)
