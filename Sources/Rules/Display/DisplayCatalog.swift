@@ -7,6 +7,9 @@ struct DisplayCatalog {
     var displayFlags: Set<String> = []
 
     static let groupFields = ["frequency", "order"]
+    /// Members a display group may have. Two thousand flags in one ordered group (a 127 KB file) took minutes to
+    /// validate and would have held four million member entries.
+    static let maxMembers = 256
 
     /// Reads `groups`: `{"name": {"frequency": "daily"|…|duration, "order": "ordered"|"firstAvailable"}}`.
     static func compileGroups(_ section: JSONObject, specs: inout SpecCompiler) -> [String: DisplayGroup] {
@@ -54,6 +57,15 @@ struct DisplayCatalog {
         for name in groups.keys.sorted() where name != DisplayGroup.global && members[name] == nil {
             specs.warning(JSONPointer("/groups").appending(name), "unused_group", "no flag's display names group '\(name)'")
         }
+        // Each member's rule lists the group's other members: a group of n costs n² of them, built and kept.
+        var oversized = members.filter { $0.value.count > Self.maxMembers }.map(\.key)
+        if groups[DisplayGroup.global] != nil, displayed.count > Self.maxMembers { oversized.append(DisplayGroup.global) }
+        for name in oversized.sorted() {
+            specs.error(
+                JSONPointer("/groups").appending(name), "group_too_large",
+                "group '\(name)' has more than \(Self.maxMembers) members (the global group '*' has every display flag)")
+        }
+        guard oversized.isEmpty else { return flags }
         return flags.map { flag in
             guard let display = flag.display else { return flag }
             var constraints: [DisplayRule.Constraint] = []

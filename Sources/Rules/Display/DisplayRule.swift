@@ -44,15 +44,19 @@ public final class DisplayRule: Sendable, Equatable {
         self.group = group
         self.constraints = constraints
         var roles: [Role] = []
+        // Where each member's role is, by its key's bytes: a scan of the roles per member made a group cubic to
+        // compile.
+        var placed: [ByteKey: Int] = [:]
         for (index, constraint) in constraints.enumerated() {
             for (position, member) in constraint.others.enumerated() {
                 let earlier = constraint.group.order == .ordered && position < constraint.earlierCount ? index : nil
-                if let found = roles.firstIndex(where: { $0.key.bytesEqual(member.key) }) {
+                if let found = placed[ByteKey(member.key)] {
                     let role = roles[found]
                     roles[found] = Role(
                         key: role.key, maxCount: role.maxCount, mustBeInvalidatedFor: role.mustBeInvalidatedFor ?? earlier,
                         constraintBits: role.constraintBits | 1 << UInt8(index))
                 } else {
+                    placed[ByteKey(member.key)] = roles.count
                     roles.append(Role(key: member.key, maxCount: member.maxCount, mustBeInvalidatedFor: earlier, constraintBits: 1 << UInt8(index)))
                 }
             }

@@ -88,3 +88,28 @@ import Testing
         #expect(set.flags["f"]?.display?.constraints.first?.group.window == window)
     }
 }
+
+/// A display group's members each list the others, so a group costs the square of its size: two thousand flags in one
+/// ordered group (127 KB) took minutes to validate (found by adversarial review). Groups are bounded instead.
+@Suite struct DisplayGroupSizeTests {
+    static func file(members: Int, group: String = "g") -> String {
+        let flags = (0..<members).map { #""t\#($0)": {"when": {"always": true}, "display": {"group": "\#(group)"}}"# }.joined(separator: ", ")
+        return #"{"groups": {"g": {"order": "ordered"}, "*": {"frequency": "1h"}}, "flags": {\#(flags)}}"#
+    }
+
+    @Test func aGroupPastTheBound_isRefused_withoutTheQuadraticWork() throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let found = try diagnostics(Self.file(members: 2_000))
+        #expect(clock.now - started < .seconds(30))
+        #expect(found.contains { $0.code == "group_too_large" && $0.path == "/groups/g" })
+        #expect(found.contains { $0.code == "group_too_large" && $0.path == "/groups/*" })
+    }
+
+    @Test func aGroupAtTheBound_loadsAndGatesInOrder() throws {
+        let rules = try ruleSet(Self.file(members: 256))
+        #expect(rules.evaluate("t0", input(context())).value == true)
+        // An ordered group: the second waits for the first to be invalidated.
+        #expect(rules.evaluate("t1", input(context())).value == false)
+    }
+}
