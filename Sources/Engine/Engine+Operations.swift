@@ -32,7 +32,7 @@ extension Engine {
         }
         let pending = timekeeper.pendingFires
         return [
-            "counts": .object(byKind), "pendingFires": .int(pending.count),
+            "counts": .object(byKind), "pendingFires": .int(pending.count), "droppedFires": .int(timekeeper.droppedFires),
             "nextDueFire": pending.first.map { Self.pendingOperation($0).json } ?? .null
         ]
     }

@@ -46,6 +46,15 @@ struct PendingFires {
     /// ones: a `restart` trigger replaces a fire on every donation.
     private var order = MinHeap<Entry>()
     private var lastID = 0
+    /// Pending fires per (user, trigger), whatever the mode: what `maxPerOwner` bounds.
+    private var perOwner: [Owner: Int] = [:]
+    /// Fires not scheduled because their (user, trigger) had `maxPerOwner` pending already.
+    private(set) var dropped = 0
+
+    /// Fires one (user, trigger) may have pending. The `each` mode schedules one per qualifying donation, so a
+    /// trigger delayed by a week kept every one of a busy user's donations in memory, about 300 bytes each, without
+    /// bound (found in review). Past it, a qualifying donation schedules nothing and `dropped` counts it.
+    static let maxPerOwner = 1_000
 
     var count: Int { byID.count }
     /// Entries in the due order, live or left behind by fires taken early: what the rebuild keeps in bounds.
@@ -67,6 +76,11 @@ struct PendingFires {
     ) -> (id: Int?, replaced: [Int]) {
         var replaced: [Int] = []
         var owner: Owner?
+        let counted = Owner(user: ByteKey(user), trigger: ByteKey(trigger))
+        if mode == .each, perOwner[counted, default: 0] >= Self.maxPerOwner {
+            dropped += 1
+            return (nil, [])
+        }
         if mode != .each || ownersIndexed {
             if !ownersIndexed { indexOwners() }
             let key = Owner(user: ByteKey(user), trigger: ByteKey(trigger))
@@ -78,6 +92,7 @@ struct PendingFires {
                 replaced = byOwner[key] ?? []
                 for id in replaced { byID[id] = nil }
                 byOwner[key] = nil
+                if !replaced.isEmpty { perOwner[key] = nil }
             case .first:
                 if let pending = byOwner[key], !pending.isEmpty { return (nil, []) }
             }
@@ -85,6 +100,7 @@ struct PendingFires {
         lastID += 1
         byID[lastID] = Fire(id: lastID, user: user, trigger: trigger, due: due, scheduledAt: scheduledAt ?? due, request: request)
         if let owner { byOwner[owner, default: []].append(lastID) }
+        perOwner[counted, default: 0] += 1
         if order.count > 1024, order.count > 2 * byID.count { order.retain { byID[$0.id] != nil } }
         order.insert(Entry(due: due.milliseconds, id: lastID))
         return (lastID, replaced)
@@ -105,8 +121,11 @@ struct PendingFires {
     /// Removes and returns a fire: it came due, or it was cancelled.
     mutating func take(_ id: Int) -> Fire? {
         guard let fire = byID.removeValue(forKey: id) else { return nil }
-        guard ownersIndexed else { return fire }
         let owner = Owner(user: ByteKey(fire.user), trigger: ByteKey(fire.trigger))
+        if let index = perOwner.index(forKey: owner) {
+            if perOwner.values[index] <= 1 { perOwner.remove(at: index) } else { perOwner.values[index] -= 1 }
+        }
+        guard ownersIndexed else { return fire }
         // In place, through the index: a copy taken out and stored back was a second hash and a new buffer per fire.
         if let index = byOwner.index(forKey: owner) {
             byOwner.values[index].removeAll { $0 == id }

@@ -261,6 +261,9 @@ final class Timekeeper: @unchecked Sendable {
     /// Delayed fires not yet due, earliest first.
     var pendingFires: [PendingFires.Fire] { pending.withLock { $0.all } }
 
+    /// Qualifying donations whose fire was not scheduled: their (user, trigger) had `PendingFires.maxPerOwner`.
+    var droppedFires: Int { pending.withLock { $0.dropped } }
+
     var scheduledJobs: Int { scheduler.withLock { $0.count } + pending.withLock { $0.count } }
 
     private func run() {

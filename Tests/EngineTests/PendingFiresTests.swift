@@ -18,6 +18,29 @@ import Testing
         return (fire, replaced)
     }
 
+    /// The `each` mode kept one fire per qualifying donation without bound: a busy user and a long delay grew
+    /// memory by ~300 bytes a donation (found in review). Past the bound a donation schedules nothing, counted; a
+    /// fire that comes due frees its place; other users and triggers are not held back.
+    @Test func eachMode_pastTheBoundPerUserAndTrigger_schedulesNothing_andCountsIt() throws {
+        var fires = PendingFires()
+        for index in 0..<PendingFires.maxPerOwner { #expect(add(&fires, at: Int64(index + 1), mode: .each).0 != nil) }
+        #expect(add(&fires, at: 5_000, mode: .each).0 == nil)
+        #expect(fires.dropped == 1)
+        #expect(fires.count == PendingFires.maxPerOwner)
+        #expect(add(&fires, user: "other", at: 5_000, mode: .each).0 != nil)
+        #expect(fires.add(user: "u", trigger: "t2", due: Instant(milliseconds: 5_000), request: request, mode: .each).fire != nil)
+        let due = fireDue(&fires, now: 1)
+        #expect(due.count == 1)
+        #expect(add(&fires, at: 5_001, mode: .each).0 != nil)
+        #expect(add(&fires, at: 5_002, mode: .each).0 == nil)
+        #expect(fires.dropped == 2)
+        // A restart replaces them all, and its owner starts again from one.
+        let (restarted, replaced) = add(&fires, at: 6_000, mode: .restart)
+        #expect(restarted != nil)
+        #expect(replaced.count == PendingFires.maxPerOwner)
+        #expect(add(&fires, at: 6_001, mode: .each).0 != nil)
+    }
+
     @Test func take_fromTheMiddle_leavesTheOthersPendingForTheirOwner() throws {
         var fires = PendingFires()
         let ids = (1...3).compactMap { add(&fires, at: Int64($0), mode: .each).0?.id }
