@@ -8,11 +8,15 @@ import Rules
 struct Snapshots {
     let folder: String
     let record: Bool
+    /// An earlier configuration of the same scenario whose name maps to the same folder, if any.
+    let sharedWith: String?
 
-    init(scenarioFile: String, configuration: String, record: Bool) {
+    /// `earlier`: the configurations of the scenario already settled, whose folders this one must not share.
+    init(scenarioFile: String, configuration: String, record: Bool, earlier: [String] = []) {
         let base = scenarioFile.hasSuffix(".json") ? String(scenarioFile.dropLast(5)) : scenarioFile
         folder = (base + ".snapshots" as NSString).appendingPathComponent(Self.fileName(configuration))
         self.record = record
+        sharedWith = earlier.first { $0 != configuration && Self.fileName($0) == Self.fileName(configuration) }
     }
 
     /// A step or configuration name as one path component: no separators, no dot files, no control characters.
@@ -26,12 +30,29 @@ struct Snapshots {
         return String(out.prefix(200))
     }
 
+    /// Two names may map to one file (`before/vip` and `before_vip`): the second is refused, not written over the
+    /// first, which `--record` did without a word (found in review).
     func settle(_ run: inout ScenarioRun) {
+        var claimed: [String: String] = [:]
         for index in run.steps.indices {
             guard let snapshot = run.steps[index].snapshot else { continue }
             let name = run.steps[index].name
             let file = (folder as NSString).appendingPathComponent(Self.fileName(name) + ".json")
             let label = "snapshot \(name)"
+            if let sharedWith {
+                run.steps[index].assertions.append(
+                    ScenarioRun.AssertionResult(
+                        label: label, passed: false,
+                        message: "configuration '\(run.configuration)' records into the same folder as '\(sharedWith)' (\(folder)): rename one"))
+                continue
+            }
+            if let other = claimed.updateValue(name, forKey: file) {
+                claimed[file] = other
+                run.steps[index].assertions.append(
+                    ScenarioRun.AssertionResult(
+                        label: label, passed: false, message: "step '\(name)' records to the same file as step '\(other)' (\(file)): rename one"))
+                continue
+            }
             if record {
                 do {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

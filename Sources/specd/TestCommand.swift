@@ -42,9 +42,11 @@ enum TestCommand {
                 malformed = true
                 continue
             }
+            var settled: [String] = []
             for configuration in scenario.configurations {
                 var run = ScenarioRunner.run(scenario, configuration: configuration)
-                Snapshots(scenarioFile: file, configuration: configuration.name, record: record).settle(&run)
+                Snapshots(scenarioFile: file, configuration: configuration.name, record: record, earlier: settled).settle(&run)
+                settled.append(configuration.name)
                 report(run, configurations: scenario.configurations.count, output: output)
                 runs.append(run)
             }

@@ -101,6 +101,28 @@ import FoundationXML
         #expect(lines.contains { $0.contains("✗ snapshot a minute in: differs from") && $0.contains(#""late""#) })
     }
 
+    /// `before/vip` and `before_vip` mapped to one file: `--record` reported both recorded and kept the second, so
+    /// the next run failed (or passed wrongly when the two agreed). The second is refused instead; configurations
+    /// whose names share a folder likewise (found in review).
+    @Test func snapshotNamesMappingToOneFile_areRefused_notWrittenOver() throws {
+        let steps =
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {"f": {"when": {"segment": "vip"}}}}, "users": {"u1": {}}, "#
+            + #""steps": [{"name": "before/vip", "snapshot": true}, {"name": "add", "do": [{"user": "u1", "op": "addSegment", "segment": "vip"}]}, "#
+            + #"{"name": "before_vip", "snapshot": true}]}"#
+        let configurations =
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {"f": {"when": {"always": true}}}}, "users": {"u1": {}}, "#
+            + #""configurations": [{"name": "a/b"}, {"name": "a_b"}], "steps": [{"name": "s", "snapshot": true}]}"#
+        let dir = try folder(["rules.json": Self.rules, "collide.json": steps, "configs.json": configurations])
+        let (code, lines) = run([dir + "/collide.json", "--record"])
+        #expect(code == 1)
+        #expect(lines.contains { $0.contains("step 'before_vip' records to the same file as step 'before/vip'") })
+        let recorded = try String(contentsOfFile: dir + "/collide.snapshots/default/before_vip.json", encoding: .utf8)
+        #expect(recorded.contains("false"))
+        let (configCode, configLines) = run([dir + "/configs.json", "--record"])
+        #expect(configCode == 1)
+        #expect(configLines.contains { $0.contains("configuration 'a_b' records into the same folder as 'a/b'") })
+    }
+
     @Test func exampleScenarios_shipWithTheRepository_andPass() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let (code, lines) = run([root + "/config/scenarios"])

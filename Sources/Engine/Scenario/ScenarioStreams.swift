@@ -14,7 +14,21 @@ final class ScenarioStreams: Subscribers {
         var heard: [JSONObject] = []
         /// Trigger fires since the last drain, by trigger key.
         var fired: [ByteKey: Int] = [:]
+        /// Events heard past `maxHeard` since the last drain, not kept.
+        var overflow = 0
+
+        mutating func hear(_ event: JSONObject) {
+            guard heard.count < ScenarioStreams.maxHeard else {
+                overflow += 1
+                return
+            }
+            heard.append(event)
+        }
     }
+
+    /// Events one stream keeps between drains (a step): a far clock move over hourly flags and fifty users buffered
+    /// every change of every instant, past 2 GB (found in review).
+    static let maxHeard = 10_000
 
     private struct State {
         var streams: [ByteKey: Stream] = [:]
@@ -30,14 +44,16 @@ final class ScenarioStreams: Subscribers {
         state.withLock { $0.streams[ByteKey(user)] = Stream(appVersion: appVersion, lastSeen: values) }
     }
 
-    /// What `user`'s stream heard and which triggers fired for the user since the last drain.
-    func drain(user: String) -> (events: [JSONObject], fired: [ByteKey: Int]) {
+    /// What `user`'s stream heard and which triggers fired for the user since the last drain, and how many events
+    /// it did not keep (past `maxHeard`).
+    func drain(user: String) -> (events: [JSONObject], fired: [ByteKey: Int], overflow: Int) {
         state.withLock { state in
             let key = ByteKey(user)
-            guard let stream = state.streams[key] else { return ([], [:]) }
+            guard let stream = state.streams[key] else { return ([], [:], 0) }
             state.streams[key]!.heard = []
             state.streams[key]!.fired = [:]
-            return (stream.heard, stream.fired)
+            state.streams[key]!.overflow = 0
+            return (stream.heard, stream.fired, stream.overflow)
         }
     }
 
@@ -53,19 +69,19 @@ final class ScenarioStreams: Subscribers {
                     DomainEvent.isNews(value, lastSeen: stream.lastSeen[flagKey])
                 else { return }
                 state.streams[userKey]!.lastSeen[flagKey] = value
-                state.streams[userKey]!.heard.append(Self.object(event, seq: seq ?? state.lastSeq))
+                state.streams[userKey]!.hear(Self.object(event, seq: seq ?? state.lastSeq))
             case .triggerFired(let user, let trigger, _, let seq):
                 state.lastSeq = max(state.lastSeq, seq)
                 let userKey = ByteKey(user)
                 guard state.streams[userKey] != nil else { return }
-                state.streams[userKey]!.heard.append(Self.object(event, seq: seq))
+                state.streams[userKey]!.hear(Self.object(event, seq: seq))
                 state.streams[userKey]!.fired[ByteKey(trigger), default: 0] += 1
             case .contextChanged(_, _, let seq):
                 // A plain user stream does not ask for context events (`?include=context`).
                 state.lastSeq = max(state.lastSeq, seq)
             case .rulesReloaded:
                 let object = Self.object(event, seq: state.lastSeq)
-                for key in state.streams.keys { state.streams[key]!.heard.append(object) }
+                for key in state.streams.keys { state.streams[key]!.hear(object) }
             }
         }
     }
