@@ -30,6 +30,7 @@ struct PatternCompiler {
     }
 
     private let scalars: [Unicode.Scalar]
+    private let ignoresCase: Bool
     private var position = 0
     private var nesting = 0
 
@@ -40,7 +41,7 @@ struct PatternCompiler {
             ignoresCase = true
             scalars.removeFirst(4)
         }
-        var compiler = PatternCompiler(scalars: scalars)
+        var compiler = PatternCompiler(scalars: scalars, ignoresCase: ignoresCase)
         let tree = try compiler.alternation()
         guard compiler.position == scalars.count else { throw .syntax("unmatched ')'") }
         var emitter = Emitter()
@@ -49,8 +50,9 @@ struct PatternCompiler {
         return PatternProgram(instructions: emitter.program, ignoresCase: ignoresCase)
     }
 
-    private init(scalars: [Unicode.Scalar]) {
+    private init(scalars: [Unicode.Scalar], ignoresCase: Bool) {
         self.scalars = scalars
+        self.ignoresCase = ignoresCase
     }
 
     private var peek: Unicode.Scalar? { position < scalars.count ? scalars[position] : nil }
@@ -62,9 +64,12 @@ struct PatternCompiler {
     private struct Emitter {
         var program: [PatternProgram.Instruction] = []
         var visits = 0
+        /// The program's size against `maxInstructions`: an instruction each, a class by its ranges.
+        var size = 0
 
         mutating func append(_ instruction: PatternProgram.Instruction) throws(Failure) {
-            guard program.count < maxInstructions else { throw .tooLarge }
+            if case .set(let set) = instruction { size += set.cost } else { size += 1 }
+            guard size <= maxInstructions else { throw .tooLarge }
             program.append(instruction)
         }
 
@@ -257,14 +262,17 @@ struct PatternCompiler {
         case "u":
             if peek == "{" {
                 guard let close = scalars[position...].firstIndex(of: "}") else { throw .syntax("unterminated \\u{…}") }
-                let digits = String(String.UnicodeScalarView(scalars[(position + 1)..<close]))
-                guard digits.count <= 6, let value = UInt32(digits, radix: 16), let result = Unicode.Scalar(value) else {
+                let hex = scalars[(position + 1)..<close]
+                let digits = String(String.UnicodeScalarView(hex.drop { $0 == "0" }))
+                guard !hex.isEmpty, hex.allSatisfy(\.properties.isASCIIHexDigit), digits.count <= 6,
+                    let value = digits.isEmpty ? 0 : UInt32(digits, radix: 16), let result = Unicode.Scalar(value)
+                else {
                     throw .syntax("invalid \\u{…} escape")
                 }
                 position = close + 1
                 return result
             }
-            return try hexScalar(digits: 4)
+            return try utf16Escape()
         case "p", "P": throw .unsupported("Unicode property classes")
         default:
             // Letters and digits with no meaning are errors in JavaScript's `u` mode; punctuation is itself.
@@ -274,11 +282,37 @@ struct PatternCompiler {
     }
 
     private mutating func hexScalar(digits: Int) throws(Failure) -> Unicode.Scalar {
-        guard position + digits <= scalars.count else { throw .syntax("incomplete hexadecimal escape") }
-        let text = String(String.UnicodeScalarView(scalars[position..<(position + digits)]))
-        guard let value = UInt32(text, radix: 16), let scalar = Unicode.Scalar(value) else { throw .syntax("invalid hexadecimal escape") }
-        position += digits
+        guard let scalar = Unicode.Scalar(try hexValue(digits: digits)) else { throw .syntax("invalid hexadecimal escape") }
         return scalar
+    }
+
+    /// `\uHHHH` after its `u`; a high surrogate followed by `\u` and a low one is the pair's scalar, as in
+    /// JavaScript (`\uD83D\uDE00` is 😀).
+    private mutating func utf16Escape() throws(Failure) -> Unicode.Scalar {
+        let first = try hexValue(digits: 4)
+        if (0xD800...0xDBFF).contains(first), position + 6 <= scalars.count, scalars[position] == "\\", scalars[position + 1] == "u" {
+            let resume = position
+            position += 2
+            if let second = try? hexValue(digits: 4), (0xDC00...0xDFFF).contains(second),
+                let pair = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            {
+                return pair
+            }
+            position = resume
+        }
+        guard let scalar = Unicode.Scalar(first) else { throw .syntax("a lone surrogate escape matches nothing in text") }
+        return scalar
+    }
+
+    private mutating func hexValue(digits: Int) throws(Failure) -> UInt32 {
+        guard position + digits <= scalars.count else { throw .syntax("incomplete hexadecimal escape") }
+        let hex = scalars[position..<(position + digits)]
+        // Digits only: `UInt32(_:radix:)` also reads a sign, so `\x+4` was U+0004.
+        guard hex.allSatisfy(\.properties.isASCIIHexDigit), let value = UInt32(String(String.UnicodeScalarView(hex)), radix: 16) else {
+            throw .syntax("invalid hexadecimal escape")
+        }
+        position += digits
+        return value
     }
 
     /// `[…]` after its `[`: members, ranges and shorthands, `^` first to negate.
@@ -288,7 +322,10 @@ struct PatternCompiler {
         while true {
             guard let scalar = peek else { throw .syntax("unterminated character class") }
             position += 1
-            if scalar == "]" { return set }
+            if scalar == "]" {
+                set.seal(ignoringCase: ignoresCase)
+                return set
+            }
             var low: Unicode.Scalar
             if scalar == "\\" {
                 guard let escaped = peek else { throw .syntax("unterminated character class") }
@@ -318,9 +355,9 @@ struct PatternCompiler {
                     high = escaped == "b" ? "\u{8}" : escaped == "-" ? "-" : try escapedScalar(escaped)
                 }
                 guard low.value <= high.value else { throw .syntax("range out of order in character class") }
-                set.ranges.append(low.value...high.value)
+                set.add(low.value...high.value)
             } else {
-                set.ranges.append(low.value...low.value)
+                set.add(low.value...low.value)
             }
         }
     }
