@@ -33,6 +33,8 @@ struct PatternCompiler {
     private let ignoresCase: Bool
     private var position = 0
     private var nesting = 0
+    /// What is left of `PatternScalarSet.closureLimit` for this pattern's classes.
+    private var closureBudget = PatternScalarSet.closureLimit
 
     static func compile(_ source: String) throws(Failure) -> PatternProgram {
         var scalars = Array(source.unicodeScalars)
@@ -323,7 +325,7 @@ struct PatternCompiler {
             guard let scalar = peek else { throw .syntax("unterminated character class") }
             position += 1
             if scalar == "]" {
-                set.seal(ignoringCase: ignoresCase)
+                set.seal(ignoringCase: ignoresCase, closureBudget: &closureBudget)
                 return set
             }
             var low: Unicode.Scalar

@@ -26,15 +26,18 @@ struct PatternScalarSet: Sendable {
     }
 
     /// The members' case variants added (for `(?i)`: a member matches a scalar with the same simple lower-case
-    /// mapping), then the ranges sorted and merged. Ranges past `closureLimit` scalars in all are not closed member
-    /// by member: their lower-case mappings are added by range where the range is ASCII letters, and otherwise left
-    /// (a class that wide holds most cased letters in both forms already).
-    mutating func seal(ignoringCase: Bool) {
+    /// mapping), then the ranges sorted and merged. A class is closed member by member while `closureBudget` (the
+    /// pattern's, shared by its classes, so many wide classes cannot make one pattern slow to compile) lasts;
+    /// past it, only ASCII letters are closed, by range (a class that wide holds most cased letters in both forms
+    /// already).
+    mutating func seal(ignoringCase: Bool, closureBudget: inout Int) {
         if ignoringCase {
             var added: [ClosedRange<UInt32>] = []
             let total = ranges.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound) + 1 }
+            let memberByMember = total <= closureBudget
+            if memberByMember { closureBudget -= total }
             for range in ranges {
-                if total <= Self.closureLimit {
+                if memberByMember {
                     for value in range {
                         guard let scalar = Unicode.Scalar(value) else { continue }
                         for variant in Self.caseVariants(scalar) { added.append(variant.value...variant.value) }
@@ -59,7 +62,7 @@ struct PatternScalarSet: Sendable {
         ranges = merged
     }
 
-    /// Scalars a class may close over one by one under `(?i)`.
+    /// Scalars a pattern's classes may close over one by one under `(?i)`, all classes together.
     static let closureLimit = 4_096
 
     /// What the class costs against `PatternCompiler.maxInstructions`: a lookup is a binary search, but a class of
