@@ -6,7 +6,7 @@
 /// Text is matched as Unicode scalars (JavaScript's `u` mode), not grapheme clusters.
 struct PatternProgram: Sendable {
     enum Instruction: Sendable {
-        /// One scalar; with `folded`, compared case-insensitively.
+        /// One scalar; under `ignoresCase`, compared by simple lower-case mapping.
         case scalar(Unicode.Scalar)
         /// Any scalar but a line terminator (JavaScript's `.`).
         case any
