@@ -113,6 +113,7 @@ REDIS_NONE=$(free_port)
 start_redis "$REDIS_ALWAYS" "$WORK/redis-always" --appendonly yes --appendfsync always
 start_redis "$REDIS_NONE" "$WORK/redis-none" --appendonly no
 for round in $(seq "$ROUNDS"); do
+  stolen=$(steal_snapshot)
   read -r rps p99 _ <<<"$(wrk_measure "$NGINX_PORT" bench/wrk/users-get.lua)"
   record read peer "$rps"
   record read-p99 peer "$p99"
@@ -127,21 +128,25 @@ for round in $(seq "$ROUNDS"); do
   record write-never specd "$rps"
   settle "$NEVER_PID"
   record write-never peer "$(redis_incr "$REDIS_NONE" $((100000 * DURATION)))"
+  record steal "read-write-round-$round" "$(steal_percent "$stolen")"
   echo "round $round: non-2xx answers read $bad, durable $bad2, never $bad3" >&2
 done
 
 if [[ " $SKIP " != *" sse "* ]]; then
   echo "== sse-p99 (10 000 streams on one user)" >&2
+  stolen=$(steal_snapshot)
   out=$(SPECD_BIN=$BIN SPECD_BENCH_BIN=$BENCH SUBSCRIBERS=10000 MODES=one ROUNDS=$ROUNDS CHANGES=20 scripts/bench-sse.sh 2>&1 || true)
   echo "$out" | tail -4 >&2
   specd=$(awk '$1 == "one" && $2 == "10000" && $3 == "specd" {print $5}' <<<"$out" | tail -1)
   peer=$(awk '$1 == "one" && $2 == "10000" && $3 == "nchan" {print $5}' <<<"$out" | tail -1)
   [ -n "$specd" ] && record sse-p99 specd "$specd"
   [ -n "$peer" ] && record sse-p99 peer "$peer"
+  record steal sse "$(steal_percent "$stolen")"
 fi
 
 if [[ " $SKIP " != *" cold "* ]]; then
   echo "== cold start and memory ($USERS users)" >&2
+  stolen=$(steal_snapshot)
   "$BENCH" seed-data "$WORK/cold" "$USERS" "$TAIL" >&2
   for round in $(seq "$ROUNDS"); do
     # Each round starts from the same files: a start takes no snapshot, and the copy is fresh.
@@ -169,10 +174,12 @@ if [[ " $SKIP " != *" cold "* ]]; then
     redis-cli -p "$RDB_PORT" shutdown nosave >/dev/null 2>&1 || true
     wait "$pid" 2>/dev/null || true
   done
+  record steal cold-start "$(steal_percent "$stolen")"
 fi
 
 if [[ " $SKIP " != *" replay "* ]]; then
   echo "== replay (500 000 log records)" >&2
+  stolen=$(steal_snapshot)
   for round in $(seq "$ROUNDS"); do
     # Three starts on one log each round: the round's value is their median.
     record replay specd "$("${SERVER_PIN[@]}" "$BENCH" replay | awk '/replay:/ {print $(NF - 1)}' | sort -n | sed -n 2p)"
@@ -194,6 +201,7 @@ if [[ " $SKIP " != *" replay "* ]]; then
     redis-cli -p "$AOF_PORT" shutdown nosave >/dev/null 2>&1 || true
     wait "$pid" 2>/dev/null || true
   done
+  record steal replay "$(steal_percent "$stolen")"
 fi
 
 # One table: medians per row and side, the ratio, and the goal it is held to.
@@ -232,4 +240,21 @@ for row, unit, peer, _, goal in rows:
     print(("%-20s " + fmt + " " + fmt + " %8.2f  %-30s %-22s %-22s") % (
         row + " (" + unit + ")", s, p, s / p if p else float("nan"), goal + " vs " + peer if goal != "(report)" else "vs " + peer,
         spread(sides["specd"], unit), spread(sides["peer"], unit)))
+# Each round's own ratio (its specd and peer ran back to back): a disk or a neighbour that stalls one round moves
+# that round's pair together more often than it moves the medians apart.
+print("\nper-round ratios (specd/peer, in round order)")
+for row, unit, _, _, _ in rows:
+    sides = values.get(row, {})
+    pairs = list(zip(sides.get("specd", []), sides.get("peer", [])))
+    if len(pairs) > 1:
+        ratios = [s / p for s, p in pairs if p]
+        print("%-20s %s   median %.2f" % (row, " ".join("%.2f" % r for r in ratios), statistics.median(ratios)))
+# CPU time the hypervisor gave other guests while each part ran: above a few percent, that part's figures measure
+# the neighbours too.
+stolen = values.get("steal", {})
+if stolen:
+    print("\nsteal (%% of CPU time taken by the hypervisor): %s" % ", ".join("%s %.1f" % (part, v[0]) for part, v in stolen.items()))
+    noisy = [part for part, v in stolen.items() if v[0] > 5]
+    if noisy:
+        print("warning: steal above 5 %% during %s; rerun those parts on a quieter machine" % ", ".join(noisy))
 PY

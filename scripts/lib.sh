@@ -38,6 +38,19 @@ settle() {
   echo "settle: process $pid still busy after 30 s" >&2
 }
 
+# steal_snapshot -> "steal total": jiffies over all CPUs (/proc/stat) the hypervisor spent on other guests, and
+# all jiffies. On a shared virtual machine a figure measured while steal is high says as much about the neighbours
+# as about the program, so the benchmarks report it next to their figures.
+steal_snapshot() { awk '/^cpu / {t = 0; for (i = 2; i <= 9; i++) t += $i; print $9, t}' /proc/stat; }
+
+# steal_percent "SNAPSHOT" -> the percentage of CPU time stolen since that snapshot.
+steal_percent() {
+  awk -v b="$1" '/^cpu / {
+    t = 0; for (i = 2; i <= 9; i++) t += $i
+    split(b, x, " "); d = t - x[2]
+    printf "%.1f\n", (d > 0 ? ($9 - x[1]) * 100 / d : 0) }' /proc/stat
+}
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # start_specd NAME BINARY [ARGS...]: runs `BINARY serve` on port 0 with its own data dir; the port lands in
