@@ -15,6 +15,10 @@ extension StreamHub {
         withState { state in
             let id = nextID(&state, seq: seq)
             if let observed, let observer { observer.published(observed, id: id.description) }
+            // Nobody streams this user, nor did inside the resume window: no stream hears the change, and none
+            // can resume to it (`StreamHub+Following`).
+            let userKey = ByteKey(user)
+            guard isFollowed(userKey, in: state) else { return }
             let change = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion)
             retain(
                 &state,
@@ -45,7 +49,6 @@ extension StreamHub {
             }
             // A closed stream inside the resume window hears it too, as far as its memory goes: the clock compares
             // with what it would have seen, and its resume replays this retained event.
-            let userKey = ByteKey(user)
             if var closedStreams = state.recentlyClosed[userKey] {
                 for index in closedStreams.indices where closedStreams[index].appVersion == appVersion {
                     if closedStreams[index].lastSeen[flagKey] != nil { closedStreams[index].lastSeen[flagKey] = value }
@@ -90,6 +93,7 @@ extension StreamHub {
         withState { state in
             let id = nextID(&state, seq: seq)
             if let observed, let observer { observer.published(observed, id: id.description) }
+            guard isFollowed(ByteKey(user), in: state) else { return }
             let type = event.streamType
             retain(
                 &state,

@@ -69,6 +69,11 @@ public final class StreamHub: Sendable {
         var sent = 0
         /// Where event bytes are assembled before their exact-size copy is kept.
         var scratch: [UInt8] = []
+        /// Users whose flag and trigger events are kept for resume (`StreamHub+Following`), and since when.
+        var following: [ByteKey: Following] = [:]
+        var followingPruneAt = 1024
+        /// The same for every user, while global streams are open or closed recently.
+        var globalFollowing: Following?
     }
 
     /// Closed streams remembered per user for resume (the newest).
@@ -89,7 +94,7 @@ public final class StreamHub: Sendable {
 
     /// `startSeq` is the log's last seq at start: ids from an earlier run are not resumable.
     /// `options.retainFor` in nanoseconds, converted once: the window's horizon is computed on every publish.
-    private let retainForNanoseconds: Int64
+    let retainForNanoseconds: Int64
 
     public init(options: Options = Options(), startSeq: UInt64, observer: (any DomainEventObserver)? = nil) {
         self.options = options
@@ -133,7 +138,9 @@ public final class StreamHub: Sendable {
                 refetchOnly: refetchOnly, appVersion: appVersion, lastSeen: seen)
             var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
             if let lastEventID {
-                if lastEventID >= state.resumableAfter, lastEventID <= state.lastID {
+                if lastEventID >= state.resumableAfter, lastEventID <= state.lastID,
+                    followedWithoutGap(user: user.map { ByteKey($0) }, since: lastEventID, in: state)
+                {
                     // Once each: a flag event that repeats the value this replay last sent for that flag is one
                     // the stream would not have been sent live either.
                     var replayed: [FlagSlot: JSONValue] = [:]
@@ -170,6 +177,7 @@ public final class StreamHub: Sendable {
                 state.recentlyClosed[ByteKey(user)] = closedStreams.isEmpty ? nil : closedStreams
             }
             state.subscribers[number] = subscriber
+            follow(user.map { ByteKey($0) }, in: &state)
             if let user {
                 state.byUser[ByteKey(user), default: []].insert(number)
                 state.versionsByUser[ByteKey(user), default: [:]][appVersion, default: 0] += 1
@@ -206,7 +214,10 @@ public final class StreamHub: Sendable {
         if reason == .slowConsumer { state.dropped += 1 }
         if let user = subscriber.user.map({ ByteKey($0) }) {
             state.byUser[user]?.remove(number)
-            if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+            if state.byUser[user]?.isEmpty == true {
+                state.byUser[user] = nil
+                stopFollowing(user, in: &state)
+            }
             if let count = state.versionsByUser[user]?[subscriber.appVersion] {
                 state.versionsByUser[user]![subscriber.appVersion] = count > 1 ? count - 1 : nil
                 if state.versionsByUser[user]!.isEmpty { state.versionsByUser[user] = nil }
@@ -229,6 +240,7 @@ public final class StreamHub: Sendable {
             }
         } else {
             state.global.removeAll { $0 == number }
+            if state.global.isEmpty { stopFollowing(nil, in: &state) }
             if let count = state.globalVersions[subscriber.appVersion] {
                 state.globalVersions[subscriber.appVersion] = count > 1 ? count - 1 : nil
             }

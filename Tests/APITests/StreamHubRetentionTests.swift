@@ -41,6 +41,15 @@ import Testing
         EventStream(write: { frame, _ in captured.bytes.withLock { $0 += frame.raw } }, finish: {})
     }
 
+    /// A global stream that listened from the start and closed: every user's events are kept for the resume window
+    /// from then on, as they are for the client that comes back (`StreamHub+Following`).
+    static func followEveryoneFromTheStart(_ hub: StreamHub) {
+        let earlier = EventStream(write: { _, _ in }, finish: {})
+        #expect(hub.subscribe(earlier, user: nil, flags: nil, types: nil, lastEventID: nil, currentValues: [:], resetState: { .null }))
+        earlier.markClosed(.peerClosed)
+        #expect(hub.streamCount == 0)
+    }
+
     static func change(_ index: Int) -> (user: String, key: String, evaluation: Evaluation) {
         let key = ["promo", "caf\u{E9}", "tab\t"][index % 3]
         return ("u\(index % 2)", key, Evaluation(key: key, value: .int(index), reason: .targetingMatch, matched: true))
@@ -48,6 +57,7 @@ import Testing
 
     @Test func resume_replaysNeverEncodedChanges_withTheBytesALiveStreamGot() {
         let hub = StreamHub(startSeq: 0)
+        Self.followEveryoneFromTheStart(hub)
         let live = Captured()
         // One live stream for u0 (all its flags): u0's changes get encoded for it, u1's are never encoded.
         #expect(hub.subscribe(Self.stream(live), user: "u0", flags: nil, types: nil, lastEventID: nil, currentValues: [:], resetState: { .null }))
@@ -76,6 +86,7 @@ import Testing
     /// before, a stream that only refetches gets none, and a user's firing reaches no other user's stream.
     @Test func triggerFirings_liveAndResumed_getTheBytesOfTheJSONTree() {
         let hub = StreamHub(startSeq: 0)
+        Self.followEveryoneFromTheStart(hub)
         let live = Captured()
         let refetching = Captured()
         #expect(hub.subscribe(Self.stream(live), user: "u0", flags: nil, types: nil, lastEventID: nil, currentValues: [:], resetState: { .null }))
@@ -114,6 +125,7 @@ import Testing
     /// retained unencoded.
     @Test func triggerFiring_publishedAfterALaterWrite_namesItsOwnWrite() {
         let hub = StreamHub(startSeq: 0)
+        Self.followEveryoneFromTheStart(hub)
         let live = Captured()
         #expect(
             hub.subscribe(Self.stream(live), user: "u0", flags: nil, types: ["trigger"], lastEventID: nil, currentValues: [:], resetState: { .null }))
@@ -139,6 +151,7 @@ import Testing
         var options = StreamHub.Options()
         options.retainBytes = retainBytes
         let hub = StreamHub(options: options, startSeq: 0)
+        Self.followEveryoneFromTheStart(hub)
         var sizes: [Int] = []
         var scratch: [UInt8] = []
         for index in 0..<100 {

@@ -26,6 +26,12 @@ import Testing
             #"{"ops": [{"op": "addSegment", "segment": "vip"}, {"op": "setAttribute", "key": "email", "value": "nfc-secret@example.com"}]}"#
         var client: TestClient
         if resumed {
+            // The NFD user's client listened, dropped, and resumes over the NFC user's write.
+            var first: TestClient? = try api.stream("/v1/users/\(Self.nfdPath)/stream?include=context")
+            first = nil
+            let closed = ContinuousClock.now + .seconds(3)
+            while api.hub.streamCount > 0, ContinuousClock.now < closed { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(first == nil && api.hub.streamCount == 0)
             #expect(try api.call("PATCH", "/v1/users/\(Self.nfcPath)/context", json: nfcWrite).status == 200)
             client = try api.stream("/v1/users/\(Self.nfdPath)/stream?include=context", headers: ["Last-Event-ID": "0"])
         } else {

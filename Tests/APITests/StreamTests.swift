@@ -63,9 +63,12 @@ import Glibc
         options.retainEvents = 3
         let api = try APIHarness(hubOptions: options)
         defer { api.stop() }
+        // The client's first stream, open while the writes land: it is the one that reconnects below.
+        let first = try api.stream("/v1/users/u1/stream")
         for op in ["addSegment", "removeSegment", "addSegment", "removeSegment", "addSegment"] {
             _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "\#(op)", "segment": "vip"}]}"#)
         }
+        #expect(try first.readEvents(5).count == 5)
         // Events 1...5 happened; 3, 4, 5 are retained.
         let resumed = try api.stream("/v1/users/u1/stream", headers: ["Last-Event-ID": "3"])
         let missed = try resumed.readEvents(2)
