@@ -35,6 +35,8 @@ extension API {
                 throw APIError.unavailable("too_many_streams", "the server has reached its stream limit", retryAfter: 5)
             }
             let version = try appVersion(request)
+            // Before the values are read: what is published meanwhile is kept, and follows them.
+            let readAt = hub.beginFollowing(user)
             let ruleSet = rules.current
             var values: [ByteKey: JSONValue] = [:]
             var evaluations = JSONObject()
@@ -57,7 +59,7 @@ extension API {
             guard
                 hub.subscribe(
                     stream, user: user, flags: flags, types: types, includeContext: include == "context", appVersion: version,
-                    lastEventID: lastEventID,
+                    lastEventID: lastEventID, readAt: readAt,
                     currentValues: values, resetState: { reset })
             else {
                 stream.send(SSEEncoder.encode(.heartbeat("stream limit reached")))

@@ -26,18 +26,25 @@ extension StreamHub {
         }
     }
 
-    /// Whether `user`'s events are kept: a stream hears them, or heard them inside the resume window.
-    func isFollowed(_ user: ByteKey, in state: State) -> Bool {
+    /// Whether `user`'s events are kept: a stream hears them, or heard them inside the resume window. Lapsed
+    /// entries are dropped on the way, so a daemon whose streams are all long gone answers without a clock read.
+    func isFollowed(_ user: ByteKey, in state: inout State) -> Bool {
         if !state.global.isEmpty { return true }
         // No stream open or remembered anywhere (a daemon serving only requests): no clock read, no hash.
         if state.globalFollowing == nil, state.following.isEmpty { return false }
         let now = MonotonicInstant.now
-        if let global = state.globalFollowing, global.isActive(at: now) { return true }
-        return state.following[user]?.isActive(at: now) ?? false
+        if let global = state.globalFollowing {
+            if global.isActive(at: now) { return true }
+            state.globalFollowing = nil
+        }
+        guard let following = state.following[user] else { return false }
+        if following.isActive(at: now) { return true }
+        state.following[user] = nil
+        return false
     }
 
     /// Whether every event a new stream for `user` (`nil`: every user) wants after `id` is still kept: the hub
-    /// followed them, without a gap, since `id` or earlier. Asked before the new stream counts as following.
+    /// followed them, without a gap, since `id` or earlier.
     func followedWithoutGap(user: ByteKey?, since id: EventID, in state: State) -> Bool {
         let now = MonotonicInstant.now
         if let global = state.globalFollowing, global.isActive(at: now), global.since <= id { return true }
@@ -45,26 +52,37 @@ extension StreamHub {
         return following.since <= id
     }
 
-    /// A stream opened: its user (or, global, every user) is followed from now on, or goes on being followed
-    /// without a gap if the window had not lapsed.
-    func follow(_ user: ByteKey?, in state: inout State) {
+    /// Called before a stream's first values are read (`API.openStream`): its user (`nil`: every user) is followed
+    /// from now on, so whatever is published while the values are read is kept and follows them
+    /// (`subscribe(readAt:)`). Followed for one resume window at first: a stream that never opens (a refused
+    /// request) leaves nothing behind for longer. Returns the id the values are read at.
+    public func beginFollowing(_ user: String?) -> EventID {
+        withState { state in
+            follow(user.map { ByteKey($0) }, in: &state, until: MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds))
+            return state.lastID
+        }
+    }
+
+    /// Follows `user` (`nil`: every user) until `until` (`nil`: while a stream is open), without a gap if the window
+    /// had not lapsed. `exactFrom`: a resume from that id was exact, so everything after it is kept, and the
+    /// stretch followed without a gap starts there at the latest (a global stream may have kept it).
+    func follow(_ user: ByteKey?, in state: inout State, until: MonotonicInstant?, exactFrom: EventID? = nil) {
         let now = MonotonicInstant.now
+        let current = user.map { state.following[$0] } ?? state.globalFollowing
+        var following = current.flatMap { $0.isActive(at: now) ? $0 : nil } ?? Following(since: state.lastID, until: until)
+        if let exactFrom, exactFrom < following.since { following.since = exactFrom }
+        if let held = following.until {
+            following.until = until.map { max($0, held) }
+        }
         if let user {
-            if let following = state.following[user], following.isActive(at: now) {
-                state.following[user]?.until = nil
-            } else {
-                state.following[user] = Following(since: state.lastID, until: nil)
-            }
-        } else if let global = state.globalFollowing, global.isActive(at: now) {
-            state.globalFollowing?.until = nil
+            state.following[user] = following
         } else {
-            state.globalFollowing = Following(since: state.lastID, until: nil)
+            state.globalFollowing = following
         }
     }
 
     /// The last stream of `user` (or the last global stream) closed: followed for the resume window still.
-    func stopFollowing(_ user: ByteKey?, in state: inout State) {
-        let until = MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)
+    func stopFollowing(_ user: ByteKey?, until: MonotonicInstant, in state: inout State) {
         guard let user else {
             state.globalFollowing?.until = until
             return

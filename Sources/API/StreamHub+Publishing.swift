@@ -18,7 +18,7 @@ extension StreamHub {
             // Nobody streams this user, nor did inside the resume window: no stream hears the change, and none
             // can resume to it (`StreamHub+Following`).
             let userKey = ByteKey(user)
-            guard isFollowed(userKey, in: state) else { return }
+            guard isFollowed(userKey, in: &state) else { return }
             let change = DomainEvent.flagChanged(user: user, key: key, evaluation: evaluation, previous: previous, seq: seq, appVersion: appVersion)
             retain(
                 &state,
@@ -93,7 +93,7 @@ extension StreamHub {
         withState { state in
             let id = nextID(&state, seq: seq)
             if let observed, let observer { observer.published(observed, id: id.description) }
-            guard isFollowed(ByteKey(user), in: state) else { return }
+            guard isFollowed(ByteKey(user), in: &state) else { return }
             let type = event.streamType
             retain(
                 &state,

@@ -120,9 +120,13 @@ public final class StreamHub: Sendable {
 
     /// Registers a stream. With a `Last-Event-ID` inside the retained window the missed events are replayed;
     /// an older one gets one `reset` with `resetState`, then live events. `nil` when the stream cap is reached.
+    ///
+    /// `readAt` is what `beginFollowing` returned before `currentValues` and `resetState` were read: events published
+    /// since then may be missing from them, so they follow the prelude (a flag event only when its value differs from
+    /// the one the stream starts with).
     func subscribe(
         _ stream: EventStream, user: String?, flags: Set<ByteKey>?, types: Set<String>?, includeContext: Bool = false,
-        refetchOnly: Bool = false, appVersion: String? = nil, lastEventID: EventID?,
+        refetchOnly: Bool = false, appVersion: String? = nil, lastEventID: EventID?, readAt: EventID? = nil,
         currentValues: [ByteKey: JSONValue], resetState: () -> JSONValue
     ) -> Bool {
         let accepted = withState { state -> Bool in
@@ -137,36 +141,24 @@ public final class StreamHub: Sendable {
                 stream: stream, user: user, flags: flags, types: types, includeContext: includeContext,
                 refetchOnly: refetchOnly, appVersion: appVersion, lastSeen: seen)
             var prelude = SSEEncoder.encode(SSEEvent(retry: 2000, comment: "connected"))
+            let userKey = user.map { ByteKey($0) }
+            var exactFrom: EventID?
             if let lastEventID {
                 if lastEventID >= state.resumableAfter, lastEventID <= state.lastID,
-                    followedWithoutGap(user: user.map { ByteKey($0) }, since: lastEventID, in: state)
+                    followedWithoutGap(user: userKey, since: lastEventID, in: state)
                 {
-                    // Once each: a flag event that repeats the value this replay last sent for that flag is one
-                    // the stream would not have been sent live either.
-                    var replayed: [FlagSlot: JSONValue] = [:]
-                    for position in state.retainedStart..<state.retained.count {
-                        let event = state.retained[position]
-                        guard event.id > lastEventID, wants(subscriber, event) else { continue }
-                        if let flag = event.flag, let value = event.value, let eventUser = event.user {
-                            let slot = FlagSlot(user: ByteKey(eventUser), flag: ByteKey(flag))
-                            if replayed[slot] == value { continue }
-                            replayed[slot] = value
-                            if user != nil { subscriber.lastSeen[slot.flag] = value }
-                        }
-                        guard event.pending != nil else {
-                            prelude += event.bytes
-                            continue
-                        }
-                        // Encoded once, and kept: a client resuming again from an old id costs a copy, not an encoding.
-                        let bytes = event.encoded(scratch: &state.scratch)
-                        state.retained[position].bytes = bytes
-                        state.retained[position].pending = nil
-                        prelude += bytes
-                    }
+                    exactFrom = lastEventID
+                    replay(after: lastEventID, to: subscriber, startingFrom: [:], into: &prelude, in: &state)
                 } else {
                     let reset = SSEEncoder.encode(SSEEvent(id: state.lastID.description, event: "reset", data: JSONWriter.string(resetState())))
                     prelude += reset
                 }
+            }
+            // What was published while the stream's values were read: kept, since the user was followed from then.
+            if exactFrom == nil, let readAt, readAt < state.lastID {
+                var startingValues: [FlagSlot: JSONValue] = [:]
+                if let userKey { for (flag, value) in seen { startingValues[FlagSlot(user: userKey, flag: flag)] = value } }
+                replay(after: readAt, to: subscriber, startingFrom: startingValues, into: &prelude, in: &state)
             }
             stream.send(prelude)
             // A resume takes the place of the closed stream it continues (the newest of its version).
@@ -177,7 +169,7 @@ public final class StreamHub: Sendable {
                 state.recentlyClosed[ByteKey(user)] = closedStreams.isEmpty ? nil : closedStreams
             }
             state.subscribers[number] = subscriber
-            follow(user.map { ByteKey($0) }, in: &state)
+            follow(userKey, in: &state, until: nil, exactFrom: exactFrom)
             if let user {
                 state.byUser[ByteKey(user), default: []].insert(number)
                 state.versionsByUser[ByteKey(user), default: [:]][appVersion, default: 0] += 1
@@ -191,6 +183,35 @@ public final class StreamHub: Sendable {
             return true
         }
         return accepted
+    }
+
+    /// Appends to `prelude` the retained events after `id` that `subscriber` wants, in order. Once each: a flag event
+    /// that repeats the value last sent for that flag (or the stream's starting value, `startingFrom`) is one the
+    /// stream would not have been sent live either.
+    private func replay(
+        after id: EventID, to subscriber: Subscriber, startingFrom starting: [FlagSlot: JSONValue], into prelude: inout [UInt8],
+        in state: inout State
+    ) {
+        var replayed = starting
+        for position in state.retainedStart..<state.retained.count {
+            let event = state.retained[position]
+            guard event.id > id, wants(subscriber, event) else { continue }
+            if let flag = event.flag, let value = event.value, let eventUser = event.user {
+                let slot = FlagSlot(user: ByteKey(eventUser), flag: ByteKey(flag))
+                if replayed[slot] == value { continue }
+                replayed[slot] = value
+                if subscriber.user != nil { subscriber.lastSeen[slot.flag] = value }
+            }
+            guard event.pending != nil else {
+                prelude += event.bytes
+                continue
+            }
+            // Encoded once, and kept: a client resuming again from an old id costs a copy, not an encoding.
+            let bytes = event.encoded(scratch: &state.scratch)
+            state.retained[position].bytes = bytes
+            state.retained[position].pending = nil
+            prelude += bytes
+        }
     }
 
     /// The state, with every stream closed meanwhile removed first.
@@ -212,11 +233,14 @@ public final class StreamHub: Sendable {
     private func remove(_ number: Int, reason: EventStream.CloseReason, from state: inout State) {
         guard let subscriber = state.subscribers.removeValue(forKey: number) else { return }
         if reason == .slowConsumer { state.dropped += 1 }
+        // One instant for every window this close opens: the user stays followed exactly as long as the closed
+        // stream is remembered.
+        let until = MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)
         if let user = subscriber.user.map({ ByteKey($0) }) {
             state.byUser[user]?.remove(number)
             if state.byUser[user]?.isEmpty == true {
                 state.byUser[user] = nil
-                stopFollowing(user, in: &state)
+                stopFollowing(user, until: until, in: &state)
             }
             if let count = state.versionsByUser[user]?[subscriber.appVersion] {
                 state.versionsByUser[user]![subscriber.appVersion] = count > 1 ? count - 1 : nil
@@ -226,8 +250,7 @@ public final class StreamHub: Sendable {
                 var closedStreams = state.recentlyClosed[user] ?? []
                 closedStreams.append(
                     ClosedStream(
-                        appVersion: subscriber.appVersion, lastSeen: subscriber.lastSeen,
-                        until: MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)))
+                        appVersion: subscriber.appVersion, lastSeen: subscriber.lastSeen, until: until))
                 // A client that reconnects in a loop must not grow this: the oldest are the least likely to resume.
                 if closedStreams.count > Self.closedStreamsPerUser { closedStreams.removeFirst(closedStreams.count - Self.closedStreamsPerUser) }
                 state.recentlyClosed[user] = closedStreams
@@ -235,18 +258,18 @@ public final class StreamHub: Sendable {
             }
             if subscriber.includeContext, let count = state.withContextByUser[user] {
                 state.withContextByUser[user] = count > 1 ? count - 1 : nil
-                state.contextWantedUntil[user] = MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)
+                state.contextWantedUntil[user] = until
                 pruneContextWanted(&state)
             }
         } else {
             state.global.removeAll { $0 == number }
-            if state.global.isEmpty { stopFollowing(nil, in: &state) }
+            if state.global.isEmpty { stopFollowing(nil, until: until, in: &state) }
             if let count = state.globalVersions[subscriber.appVersion] {
                 state.globalVersions[subscriber.appVersion] = count > 1 ? count - 1 : nil
             }
             if subscriber.includeContext {
                 state.globalWithContext -= 1
-                state.globalContextWantedUntil = MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)
+                state.globalContextWantedUntil = until
             }
         }
     }

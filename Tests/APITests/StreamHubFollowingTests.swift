@@ -49,7 +49,7 @@ import Testing
         for seq in 1...6 { Self.change(hub, user: seq % 2 == 0 ? "u0" : "u1", seq: UInt64(seq)) }
         let (_, resumed) = Self.open(hub, user: "u0", after: EventID(seq: 0))
         // u0's three changes, in order, and nothing of u1's, which nobody followed.
-        #expect(Self.events(resumed).map { $0.prefix(6) } == ["id: 2\n", "id: 4\n", "id: 6\n"])
+        #expect(Self.events(resumed).map { $0.prefix(17) } == ["id: 2\nevent: flag", "id: 4\nevent: flag", "id: 6\nevent: flag"])
         let (_, u1) = Self.open(hub, user: "u1", after: EventID(seq: 0))
         #expect(Self.events(u1).first?.contains("event: reset") == true)
     }
@@ -60,6 +60,8 @@ import Testing
         let hub = StreamHub(options: options, startSeq: 0)
         let (first, _) = Self.open(hub, user: "u0")
         first.markClosed(.peerClosed)
+        // Closes are applied when the hub is next locked: the window runs from here.
+        #expect(hub.streamCount == 0)
         Self.change(hub, user: "u0", seq: 1)
         Thread.sleep(forTimeInterval: 0.12)
         // The window lapsed: seq 2 is not kept, so a resume from 1 cannot be exact.
@@ -69,9 +71,10 @@ import Testing
         // Followed again from seq 2 on: a stream that heard 3 and resumes from there gets 4 exactly.
         Self.change(hub, user: "u0", seq: 3)
         second.markClosed(.peerClosed)
+        #expect(hub.streamCount == 0)
         Self.change(hub, user: "u0", seq: 4)
         let (_, resumed) = Self.open(hub, user: "u0", after: EventID(seq: 3))
-        #expect(Self.events(resumed).map { $0.prefix(6) } == ["id: 4\n"])
+        #expect(Self.events(resumed).map { $0.prefix(17) } == ["id: 4\nevent: flag"])
     }
 
     @Test func openGlobalStream_followsEveryUser() {
@@ -81,6 +84,88 @@ import Testing
         #expect(Self.events(global).count == 3)
         #expect(hub.heldEventBytes > 0)
         let (_, resumed) = Self.open(hub, user: "u2", after: EventID(seq: 0))
-        #expect(Self.events(resumed).map { $0.prefix(6) } == ["id: 2\n"])
+        #expect(Self.events(resumed).map { $0.prefix(17) } == ["id: 2\nevent: flag"])
+    }
+}
+
+/// The races and gaps a second reader found in the first version of following: a stream's values are read before
+/// the hub's lock is taken, and a resume made exact by a global stream must stay exact for the user's own stream.
+@Suite struct StreamHubFollowingRaceTests {
+    typealias Captured = StreamHubPendingEventTests.Captured
+    typealias Following = StreamHubFollowingTests
+
+    /// Found in review: a resume of a user nobody followed read its reset state, a write landed before the hub's
+    /// lock, and the stream got the stale reset under an id past the write: the change was never sent.
+    @Test func resumeOfAnUnfollowedUser_getsTheWritePublishedWhileItsResetWasRead() {
+        let hub = StreamHub(startSeq: 0)
+        Following.change(hub, user: "u0", seq: 1)
+        let readAt = hub.beginFollowing("u0")
+        let stale: JSONValue = ["user": "u0", "flags": ["promo": 1]]
+        Following.change(hub, user: "u0", seq: 2)
+        let captured = Captured()
+        #expect(
+            hub.subscribe(
+                StreamHubPendingEventTests.stream(captured), user: "u0", flags: nil, types: nil, lastEventID: EventID(seq: 0),
+                readAt: readAt, currentValues: [ByteKey("promo"): .int(1)], resetState: { stale }))
+        // Seq 1 was not kept, so the resume is reset; seq 2 was, and follows the stale reset.
+        let events = Following.events(captured)
+        #expect(events.count == 2)
+        #expect(events.first?.hasPrefix("id: 2\nevent: reset") == true)
+        #expect(events.last?.hasPrefix("id: 2\nevent: flag") == true && events.last?.contains(#""value":2"#) == true)
+        // A client that had heard seq 1 resumes exactly: following began there.
+        let (_, exact) = Following.open(hub, user: "u0", after: EventID(seq: 1))
+        #expect(Following.events(exact).map { $0.prefix(17) } == ["id: 2\nevent: flag"])
+    }
+
+    /// The same race for a new stream (it was there before following too): a change published between reading the
+    /// values and subscribing is sent; one the values already hold is not sent twice.
+    @Test func newStream_getsTheChangesPublishedWhileItsValuesWereRead_once() {
+        let hub = StreamHub(startSeq: 0)
+        let readAt = hub.beginFollowing("u0")
+        Following.change(hub, user: "u0", seq: 1)
+        Following.change(hub, user: "u0", seq: 2)
+        let captured = Captured()
+        // The values were read after seq 1 and before seq 2.
+        #expect(
+            hub.subscribe(
+                StreamHubPendingEventTests.stream(captured), user: "u0", flags: nil, types: nil, lastEventID: nil, readAt: readAt,
+                currentValues: [ByteKey("promo"): .int(1)], resetState: { .null }))
+        let events = Following.events(captured)
+        #expect(events.count == 1)
+        #expect(events.first?.hasPrefix("id: 2\nevent: flag") == true)
+    }
+
+    /// Found in review: a user stream resumed exactly through a global stream's following started its own at the
+    /// hub's last id, so after the global window lapsed a resume from the client's own last id was reset.
+    @Test func resumeMadeExactByAGlobalStream_staysExactForTheUsersOwnStream() throws {
+        var options = StreamHub.Options()
+        options.retainFor = .milliseconds(300)
+        let hub = StreamHub(options: options, startSeq: 0)
+        let (global, _) = Following.open(hub, user: nil)
+        for seq in 1...3 { Following.change(hub, user: "u0", seq: UInt64(seq)) }
+        Following.change(hub, user: "u1", seq: 4)
+        let (own, replayed) = Following.open(hub, user: "u0", after: EventID(seq: 0))
+        #expect(Following.events(replayed).count == 3)
+        global.markClosed(.peerClosed)
+        #expect(hub.streamCount == 1)
+        Thread.sleep(forTimeInterval: 0.15)
+        own.markClosed(.peerClosed)
+        #expect(hub.streamCount == 0)
+        Following.change(hub, user: "u0", seq: 5)
+        Thread.sleep(forTimeInterval: 0.2)
+        // The global window has lapsed; u0's own has not, and it covers everything after 3.
+        let (_, resumed) = Following.open(hub, user: "u0", after: EventID(seq: 3))
+        let events = Following.events(resumed)
+        #expect(events.count == 1)
+        #expect(events.first?.hasPrefix("id: 5\nevent: flag") == true)
+    }
+
+    @Test func triggerFiringsOfAnUnfollowedUser_areNotKept() {
+        let hub = StreamHub(startSeq: 0)
+        for seq in 1...5 {
+            hub.publish(.triggerFired(user: "u0", trigger: "welcome", at: Instant(milliseconds: 1_773_144_000_000), seq: UInt64(seq)))
+        }
+        #expect(hub.heldEventBytes == 0)
+        #expect(hub.lastID == EventID(seq: 5))
     }
 }
