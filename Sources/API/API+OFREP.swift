@@ -75,6 +75,8 @@ extension API {
             sink.send(APIError.unavailable("too_many_streams", "the server has reached its stream limit", retryAfter: 5).response)
             return
         }
+        // Before the values are read: a change published meanwhile is kept, and refetched (`StreamHub.subscribe`).
+        let readAt = hub.beginFollowing(user)
         var values: [ByteKey: JSONValue] = [:]
         let ruleSet = rules.current
         let context = user.isEmpty ? UserContext() : store.context(of: user) ?? UserContext()
@@ -90,7 +92,7 @@ extension API {
         // The empty user id names no user: such a stream hears reloads only.
         guard
             hub.subscribe(
-                stream, user: user, flags: nil, types: nil, refetchOnly: true, lastEventID: nil,
+                stream, user: user, flags: nil, types: nil, refetchOnly: true, lastEventID: nil, readAt: readAt,
                 currentValues: values, resetState: { [:] })
         else {
             stream.close()

@@ -187,12 +187,15 @@ public final class StreamHub: Sendable {
 
     /// Appends to `prelude` the retained events after `id` that `subscriber` wants, in order. Once each: a flag event
     /// that repeats the value last sent for that flag (or the stream's starting value, `startingFrom`) is one the
-    /// stream would not have been sent live either.
+    /// stream would not have been sent live either. A stream that only refetches gets one refetch event instead.
     private func replay(
         after id: EventID, to subscriber: Subscriber, startingFrom starting: [FlagSlot: JSONValue], into prelude: inout [UInt8],
         in state: inout State
     ) {
         var replayed = starting
+        // A stream that only refetches (OFREP) hears once that something changed, however much did.
+        var refetchAfter: EventID?
+        defer { if let refetchAfter { prelude += refetchBytes(refetchAfter) } }
         for position in state.retainedStart..<state.retained.count {
             let event = state.retained[position]
             guard event.id > id, wants(subscriber, event) else { continue }
@@ -201,6 +204,11 @@ public final class StreamHub: Sendable {
                 if replayed[slot] == value { continue }
                 replayed[slot] = value
                 if subscriber.user != nil { subscriber.lastSeen[slot.flag] = value }
+            }
+            if subscriber.refetchOnly {
+                // A firing changes no evaluation (`publishTrigger` sends these streams none).
+                if event.type != "trigger" { refetchAfter = event.id }
+                continue
             }
             guard event.pending != nil else {
                 prelude += event.bytes

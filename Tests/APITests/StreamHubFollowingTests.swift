@@ -169,3 +169,45 @@ import Testing
         #expect(hub.lastID == EventID(seq: 5))
     }
 }
+
+/// An OFREP stream holds its starting values to tell news from repeats: a change published while they were read
+/// was lost, and the next change back to the stale value was then no news, so the client refetched neither.
+@Suite struct StreamHubRefetchRaceTests {
+    @Test func refetchStream_isToldOnceOfChangesPublishedWhileItsValuesWereRead() {
+        let hub = StreamHub(startSeq: 0)
+        let readAt = hub.beginFollowing("u0")
+        StreamHubFollowingTests.change(hub, user: "u0", seq: 1)
+        StreamHubFollowingTests.change(hub, user: "u0", seq: 2)
+        hub.publish(.triggerFired(user: "u0", trigger: "welcome", at: Instant(milliseconds: 1_773_144_000_000), seq: 3))
+        let captured = StreamHubPendingEventTests.Captured()
+        // Read before seq 1: promo was 0.
+        #expect(
+            hub.subscribe(
+                StreamHubPendingEventTests.stream(captured), user: "u0", flags: nil, types: nil, refetchOnly: true, lastEventID: nil,
+                readAt: readAt, currentValues: [ByteKey("promo"): .int(0)], resetState: { [:] }))
+        let events = StreamHubFollowingTests.events(captured)
+        #expect(events.count == 1)
+        #expect(events.first?.hasPrefix("id: 2\nevent: message") == true && events.first?.contains("refetchEvaluation") == true)
+        // Its last seen value is the newest (2), not the stale 0: 2 again is no news, and 0 is.
+        for (seq, value) in [(4, 2), (5, 0)] {
+            let evaluation = Evaluation(key: "promo", value: .int(value), reason: .targetingMatch, matched: true)
+            hub.publishFlag(user: "u0", key: "promo", evaluation: evaluation, previous: nil, seq: UInt64(seq), appVersion: nil)
+        }
+        let after = StreamHubFollowingTests.events(captured)
+        #expect(after.count == 2)
+        #expect(after.last?.hasPrefix("id: 5\nevent: message") == true)
+    }
+
+    @Test func refetchStream_readAfterTheChanges_isToldNothingMore() {
+        let hub = StreamHub(startSeq: 0)
+        let readAt = hub.beginFollowing("u0")
+        StreamHubFollowingTests.change(hub, user: "u0", seq: 1)
+        let captured = StreamHubPendingEventTests.Captured()
+        // Read after seq 1: promo already 1.
+        #expect(
+            hub.subscribe(
+                StreamHubPendingEventTests.stream(captured), user: "u0", flags: nil, types: nil, refetchOnly: true, lastEventID: nil,
+                readAt: readAt, currentValues: [ByteKey("promo"): .int(1)], resetState: { [:] }))
+        #expect(StreamHubFollowingTests.events(captured).isEmpty)
+    }
+}
