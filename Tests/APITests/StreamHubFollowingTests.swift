@@ -28,6 +28,13 @@ import Testing
         captured.text.components(separatedBy: "\n\n").filter { $0.hasPrefix("id: ") }
     }
 
+    /// The stream heard exactly one event, and it starts with `head` (its id and type).
+    static func expectOnlyEvent(_ captured: Captured, startingWith head: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let events = events(captured)
+        #expect(events.count == 1, sourceLocation: sourceLocation)
+        #expect(events.first?.hasPrefix(head) == true, sourceLocation: sourceLocation)
+    }
+
     /// Most writes are for users nobody streams: their events used to be built, sized and held for the window (a
     /// tenth of a donation's instructions), and a stream that never heard them could "resume" to them.
     @Test func unfollowedUser_changesAreNotKept_andAResumeOverThemGetsReset() {
@@ -36,9 +43,7 @@ import Testing
         #expect(hub.heldEventBytes == 0)
         #expect(hub.lastID == EventID(seq: 10))
         let (_, resumed) = Self.open(hub, user: "u0", after: EventID(seq: 0))
-        let events = Self.events(resumed)
-        #expect(events.count == 1)
-        #expect(events.first?.hasPrefix("id: 10\nevent: reset") == true)
+        Self.expectOnlyEvent(resumed, startingWith: "id: 10\nevent: reset")
     }
 
     @Test func closedStream_keepsItsUserFollowedForTheWindow_andItsResumeIsExact() {
@@ -155,9 +160,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.2)
         // The global window has lapsed; u0's own has not, and it covers everything after 3.
         let (_, resumed) = Following.open(hub, user: "u0", after: EventID(seq: 3))
-        let events = Following.events(resumed)
-        #expect(events.count == 1)
-        #expect(events.first?.hasPrefix("id: 5\nevent: flag") == true)
+        Following.expectOnlyEvent(resumed, startingWith: "id: 5\nevent: flag")
     }
 
     @Test func triggerFiringsOfAnUnfollowedUser_areNotKept() {
