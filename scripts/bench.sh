@@ -122,11 +122,11 @@ for round in $(seq "$ROUNDS"); do
   record read-p99 specd "$p99"
   read -r rps _ bad2 <<<"$(wrk_measure "$ALWAYS_PORT" bench/wrk/users-donate.lua)"
   record write-always specd "$rps"
-  settle "$ALWAYS_PID"
+  settle "$ALWAYS_PID" "$ALWAYS_PORT"
   record write-always peer "$(redis_incr "$REDIS_ALWAYS" $((40000 * DURATION)))"
   read -r rps _ bad3 <<<"$(wrk_measure "$NEVER_PORT" bench/wrk/users-donate.lua)"
   record write-never specd "$rps"
-  settle "$NEVER_PID"
+  settle "$NEVER_PID" "$NEVER_PORT"
   record write-never peer "$(redis_incr "$REDIS_NONE" $((100000 * DURATION)))"
   record steal "read-write-round-$round" "$(steal_percent "$stolen")"
   echo "round $round: non-2xx answers read $bad, durable $bad2, never $bad3" >&2

@@ -22,12 +22,21 @@ pin_cores() {
   fi
 }
 
-# settle PID: waits (at most 30 s) until the process used under 2 % of a CPU over half a second. A row's load can
-# leave work behind: the example rules' `request-review` trigger fires 5 s after each user's third donation, and
-# after a 5 s donation row those fires (and their throttle checks) kept a pinned server 11-21 % busy for ~5 s, on
-# the core the next row's peer was measured on. Each row starts once the previous one's server is quiet.
+# settle PID [PORT]: waits (at most 30 s) until the process used under 2 % of a CPU over half a second, and, given
+# the daemon's PORT, first until it has no delayed trigger fire pending. A row's load can leave work behind: the
+# example rules' `request-review` trigger fires 5 s after each user's third donation, and after a 5 s donation row
+# those fires (and their throttle checks) kept a pinned server 11-44 % busy for ~5 s, on the core the next row's
+# peer was measured on. A quiet half-second alone was not enough: the first fires come due a second or so after a
+# row ends (a user schedules none before its third donation), so the check passed in that gap, and Redis's row
+# then shared its core with them. Each row starts once the previous one's server is done.
 settle() {
-  local pid=$1 ticks=$(getconf CLK_TCK) before after
+  local pid=$1 port=${2:-} ticks=$(getconf CLK_TCK) before after
+  if [ -n "$port" ]; then
+    for _ in $(seq 300); do
+      curl -sf "http://127.0.0.1:$port/v1/admin/status" | grep -q '"pendingFires":0' && break
+      sleep 0.1
+    done
+  fi
   for _ in $(seq 60); do
     before=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) || return 0
     sleep 0.5
