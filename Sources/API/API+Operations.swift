@@ -85,7 +85,11 @@ extension API {
                 ("snapshot_failures_total", "Snapshots that could not be written or verified since start.", Double(health.snapshotFailures)),
                 ("accept_pauses_total", "Times accepting paused because file descriptors ran out.", Double(transport.acceptPauses)),
                 ("log_fsyncs_total", "Log fsyncs since start.", Double(health.fsyncs)),
-                ("streams_dropped_slow_total", "Streams closed because the client read too slowly.", Double(hub.droppedSlowStreams))
+                ("streams_dropped_slow_total", "Streams closed because the client read too slowly.", Double(hub.droppedSlowStreams)),
+                (
+                    "streams_resume_forgotten_total", "Users whose resume state was forgotten early, past streams.resumeUsers.",
+                    Double(hub.forgottenResumeUsers)
+                )
             ],
             gauges: [
                 ("users", "Users in memory.", Double(health.users)),

@@ -76,6 +76,7 @@ extension StreamHub {
         }
         if let user {
             state.following[user] = following
+            boundResumeMemory(&state)
         } else {
             state.globalFollowing = following
         }

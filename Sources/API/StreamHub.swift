@@ -18,6 +18,12 @@ public final class StreamHub: Sendable {
         /// The window is also bounded by bytes: an event's size is the client's to choose (a `context` event carries
         /// the user's whole context, up to megabytes at the per-user caps), so a count alone bounds nothing.
         public var retainBytes = 64 << 20
+        /// Users without an open stream that the resume window remembers, in each of its tables (closed streams,
+        /// followed users, context wanted). Each is a client's to grow: a loop that opens and closes one stream
+        /// per made-up user id left about 2 KB a time, for `retainFor`, without bound (found in review: one client
+        /// grew a daemon by 100 MB in 15 s). Past it the users nearest to lapsing are forgotten, and their resume
+        /// gets `reset`, as a lapsed one does.
+        public var resumeUsers = 10_000
         public init() {}
     }
 
@@ -74,6 +80,8 @@ public final class StreamHub: Sendable {
         var followingPruneAt = 1024
         /// The same for every user, while global streams are open or closed recently.
         var globalFollowing: Following?
+        /// Users the resume window forgot before their time, past `Options.resumeUsers` (`StreamHub+ResumeMemory`).
+        var forgottenForResume = 0
     }
 
     /// Closed streams remembered per user for resume (the newest).
@@ -105,6 +113,8 @@ public final class StreamHub: Sendable {
 
     public var streamCount: Int { withState { $0.subscribers.count } }
     public var droppedSlowStreams: Int { withState { $0.dropped } }
+    /// Users whose resume state was forgotten early to keep the window inside `Options.resumeUsers`.
+    public var forgottenResumeUsers: Int { withState { $0.forgottenForResume } }
     public var lastID: EventID { withState { $0.lastID } }
 
     public func subscribedUsers() -> [String] {
@@ -269,6 +279,7 @@ public final class StreamHub: Sendable {
                 state.contextWantedUntil[user] = until
                 pruneContextWanted(&state)
             }
+            boundResumeMemory(&state)
         } else {
             state.global.removeAll { $0 == number }
             if state.global.isEmpty { stopFollowing(nil, until: until, in: &state) }
@@ -342,6 +353,8 @@ public final class StreamHub: Sendable {
 
     /// Closed streams remembered for resume, over all users (for tests: bounded per user).
     var rememberedClosedStreams: Int { withState { $0.recentlyClosed.values.reduce(0) { $0 + $1.count } } }
+    /// Users followed for resume, with a stream open or not (for tests: bounded by `resumeUsers` past the open ones).
+    var followedUsers: Int { withState { $0.following.count } }
 
     /// Event bytes the hub holds as allocated, dropped events included (for tests: it must stay within
     /// `retainBytes`). Capacity, not count: a buffer allocated at twice its event's size is what memory pays.

@@ -203,7 +203,8 @@ public struct DaemonOptions: Sendable, Equatable {
         "maxStreams": { $0.streams.maxStreams = $1 },
         "retainEvents": { $0.streams.retainEvents = $1 },
         "retainSeconds": { $0.streams.retainFor = .seconds($1) },
-        "retainBytes": { $0.streams.retainBytes = $1 }
+        "retainBytes": { $0.streams.retainBytes = $1 },
+        "resumeUsers": { $0.streams.resumeUsers = $1 }
     ]
 
     static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
@@ -221,7 +222,7 @@ public struct DaemonOptions: Sendable, Equatable {
             && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.rateLimitClients == rhs.rateLimitClients
             && lhs.heartbeatSeconds == rhs.heartbeatSeconds
             && lhs.streams.maxStreams == rhs.streams.maxStreams && lhs.streams.retainEvents == rhs.streams.retainEvents
-            && lhs.streams.retainBytes == rhs.streams.retainBytes
+            && lhs.streams.retainBytes == rhs.streams.retainBytes && lhs.streams.resumeUsers == rhs.streams.resumeUsers
             && lhs.contextLimits == rhs.contextLimits
             && lhs.cors == rhs.cors
             && lhs.cluster == rhs.cluster

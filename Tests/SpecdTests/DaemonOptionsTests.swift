@@ -76,6 +76,18 @@ import Testing
         #expect(chosen.resolvedLogCommit == .loop)
     }
 
+    @Test func streamsResumeUsers_isSetByTheConfigFile_andMustBePositive() throws {
+        #expect(try DaemonOptions.resolve(arguments: [], environment: [:]).streams.resumeUsers == 10_000)
+        let path = try writeConfig(#"{"streams": {"resumeUsers": 250, "maxStreams": 100}}"#)
+        let options = try DaemonOptions.resolve(arguments: ["--config", path], environment: [:])
+        #expect(options.streams.resumeUsers == 250)
+        #expect(options.streams.maxStreams == 100)
+        let zero = try writeConfig(#"{"streams": {"resumeUsers": 0}}"#)
+        #expect(throws: UsageError("config file '\(zero)': 'streams.resumeUsers' must be a positive integer")) {
+            try DaemonOptions.resolve(arguments: ["--config", zero], environment: [:])
+        }
+    }
+
     @Test func resolve_unknownConfigKey_isAnError() throws {
         let path = try writeConfig(#"{"prot": 1}"#)
         #expect(throws: UsageError("config file '\(path)': unknown key 'prot'")) {
