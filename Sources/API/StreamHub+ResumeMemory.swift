@@ -33,22 +33,25 @@ extension StreamHub {
         state.following = state.following.filter { $0.value.isActive(at: now) }
         state.contextWantedUntil = state.contextWantedUntil.filter { $0.value > now }
 
-        let keep = limit / 4 * 3 + limit % 4 * 3 / 4
-        var forgotten = Set<ByteKey>()
-        func forgetNearestToLapsing(_ entries: [(user: ByteKey, until: MonotonicInstant)]) {
-            guard entries.count > limit else { return }
-            for entry in entries.sorted(by: { $0.until < $1.until }).prefix(entries.count - keep) { forgotten.insert(entry.user) }
+        // At least one: the user just remembered (a lease, a close) is the newest, and is kept.
+        let keep = max(1, limit / 4 * 3 + limit % 4 * 3 / 4)
+        // Each user once, by the latest instant any table remembers them until: a returning user's fresh lease
+        // (`beginFollowing`, taken before their stream's values are read) keeps them, however old their closed
+        // streams; ranked by one table alone, a user could be forgotten between the lease and the subscribe, and
+        // the new stream then missed a change published meanwhile (found in review).
+        var lapsing: [ByteKey: MonotonicInstant] = [:]
+        func remember(_ user: ByteKey, until: MonotonicInstant) {
+            guard state.byUser[user] == nil else { return }
+            if let known = lapsing[user], known >= until { return }
+            lapsing[user] = until
         }
-        forgetNearestToLapsing(
-            state.recentlyClosed.compactMap { user, streams in
-                guard state.byUser[user] == nil, let newest = streams.map(\.until).max() else { return nil }
-                return (user, newest)
-            })
-        forgetNearestToLapsing(
-            state.following.compactMap { user, following in
-                following.until.flatMap { state.byUser[user] == nil ? (user, $0) : nil }
-            })
-        forgetNearestToLapsing(state.contextWantedUntil.compactMap { user, until in state.byUser[user] == nil ? (user, until) : nil })
+        for (user, streams) in state.recentlyClosed { for stream in streams { remember(user, until: stream.until) } }
+        for (user, following) in state.following { if let until = following.until { remember(user, until: until) } }
+        for (user, until) in state.contextWantedUntil { remember(user, until: until) }
+        var forgotten: [ByteKey] = []
+        if lapsing.count > limit {
+            forgotten = lapsing.sorted { $0.value < $1.value }.prefix(lapsing.count - keep).map(\.key)
+        }
         for user in forgotten {
             state.recentlyClosed[user] = nil
             state.following[user] = nil

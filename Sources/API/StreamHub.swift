@@ -179,7 +179,6 @@ public final class StreamHub: Sendable {
                 state.recentlyClosed[ByteKey(user)] = closedStreams.isEmpty ? nil : closedStreams
             }
             state.subscribers[number] = subscriber
-            follow(userKey, in: &state, until: nil, exactFrom: exactFrom)
             if let user {
                 state.byUser[ByteKey(user), default: []].insert(number)
                 state.versionsByUser[ByteKey(user), default: [:]][appVersion, default: 0] += 1
@@ -189,6 +188,8 @@ public final class StreamHub: Sendable {
                 state.globalVersions[appVersion, default: 0] += 1
                 if includeContext { state.globalWithContext += 1 }
             }
+            // After the user counts as open: the resume bound this may run never forgets a user with an open stream.
+            follow(userKey, in: &state, until: nil, exactFrom: exactFrom)
             stream.onClose { [weak self] reason in self?.unsubscribe(number, reason: reason) }
             return true
         }

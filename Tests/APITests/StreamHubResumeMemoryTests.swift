@@ -71,6 +71,36 @@ import Testing
 
     /// The stream cap bounds them already, and a user with an open stream is followed: a closed stream of theirs
     /// forgotten meanwhile would leave its resume counted as exact with its version no longer evaluated.
+    /// A returning user's closed stream is the oldest thing remembered, but the lease their new stream takes before
+    /// its values are read is the newest: ranked by closed streams alone, a round between the lease and the
+    /// subscribe forgot them, and the new stream missed a change published meanwhile.
+    @Test func aReturningUsersLease_keepsThemUntilTheirStreamOpens() {
+        let hub = Self.hub(resumeUsers: 8)
+        Self.openAndClose(hub, user: "returning")
+        for user in 0..<7 { Self.openAndClose(hub, user: "u\(user)") }
+        let readAt = hub.beginFollowing("returning")
+        Self.openAndClose(hub, user: "u7")
+        #expect(hub.forgottenResumeUsers > 0)
+        Following.change(hub, user: "returning", seq: 1)
+        let captured = Captured()
+        #expect(
+            hub.subscribe(
+                StreamHubPendingEventTests.stream(captured), user: "returning", flags: nil, types: nil, lastEventID: nil,
+                readAt: readAt, currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }))
+        Following.expectOnlyEvent(captured, startingWith: "id: 1\nevent: flag")
+    }
+
+    /// Three quarters of a bound of one rounded down to none: every round forgot the user it had just remembered.
+    @Test func aBoundOfOne_keepsTheNewestUser() {
+        let hub = Self.hub(resumeUsers: 1)
+        Self.openAndClose(hub, user: "older")
+        Self.openAndClose(hub, user: "newer")
+        #expect(hub.forgottenResumeUsers == 1)
+        Following.change(hub, user: "newer", seq: 1)
+        let (_, resumed) = Following.open(hub, user: "newer", after: EventID(seq: 0))
+        Following.expectOnlyEvent(resumed, startingWith: "id: 1\nevent: flag")
+    }
+
     @Test func usersWithAnOpenStream_areNeverForgotten() {
         let hub = Self.hub(resumeUsers: 4)
         let closed = StreamHubPendingEventTests.stream(Captured())
