@@ -27,6 +27,17 @@ struct ClockScheduler {
 
     var isEmpty: Bool { tokens.isEmpty }
     var count: Int { tokens.count }
+    /// Jobs past which the owner sweeps out those nobody hears any more (`Timekeeper.dropUnheardJobs`): twice what
+    /// the last sweep kept, so the sweeps cost O(1) a schedule.
+    var sweepAt = 1024
+
+    /// Every job with its live token, for a sweep that asks about each one without holding the caller's lock.
+    var jobs: [(job: Job, token: Int)] { tokens.map { ($0.key, $0.value) } }
+
+    /// Cancels `job` only if it was not scheduled again since `token` was read.
+    mutating func cancel(_ job: Job, ifStill token: Int) {
+        if tokens[job] == token { tokens[job] = nil }
+    }
 
     /// Schedules `job` at `at`, replacing any earlier schedule of the same job.
     mutating func schedule(_ job: Job, at: Instant) {

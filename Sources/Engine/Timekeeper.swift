@@ -139,14 +139,36 @@ final class Timekeeper: @unchecked Sendable {
                 if let next = ruleSet.flags[key]!.nextChange(input), earliest == nil || next < earliest! { earliest = next }
             }
         }
-        scheduler.withLock { scheduler in
+        let sweep = scheduler.withLock { scheduler -> Bool in
             if let earliest {
                 scheduler.schedule(.reevaluate(user: ByteKey(user)), at: earliest)
             } else {
                 scheduler.cancel(.reevaluate(user: ByteKey(user)))
             }
+            guard scheduler.count >= scheduler.sweepAt else { return false }
+            // One sweep at a time: the next threshold is set when this one is done.
+            scheduler.sweepAt = .max
+            return true
         }
         if let earliest { signalIfEarlier(earliest) }
+        if sweep { dropUnheardJobs() }
+    }
+
+    /// Drops the re-evaluations of users nobody hears any more. A user's job is only rescheduled while someone
+    /// hears them, but until it comes due it stays, and that may be months away (a date range opening): every stream
+    /// opened for a made-up user id left one behind, without bound (found in review). Asked outside the
+    /// scheduler's lock (the hub takes its own); a job scheduled again meanwhile is kept.
+    private func dropUnheardJobs() {
+        let jobs = scheduler.withLock { $0.jobs }
+        let unheard = jobs.filter { job, _ in
+            switch job {
+            case .reevaluate(let user): !subscribers.hasSubscribers(for: user.string)
+            }
+        }
+        scheduler.withLock { scheduler in
+            for (job, token) in unheard { scheduler.cancel(job, ifStill: token) }
+            scheduler.sweepAt = max(1024, scheduler.count * 2)
+        }
     }
 
     /// Re-evaluates a user's flags now, for each app version its streams listen with, and sends what differs from
