@@ -15,6 +15,8 @@ public protocol Subscribers: AnyObject, Sendable {
     /// reloads send only what differs.
     func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]]
     func written(user: String, now: Instant)
+    /// The write just announced by `written(user:now:)` erased the user: what is kept per user can go.
+    func erased(user: String)
     /// The answers of `appVersions(hearing:)`, `wantsContext(for:)` and `hasSubscribers(for:)` at once.
     func interest(in user: String) -> ListenerInterest
 }
@@ -23,6 +25,8 @@ extension Subscribers {
     /// A write to `user` at `now` was acknowledged (before its events are published). Most subscribers need not
     /// know; the webhooks' flag watch keeps the instant.
     public func written(user: String, now: Instant) {}
+
+    public func erased(user: String) {}
 
     public func interest(in user: String) -> ListenerInterest {
         ListenerInterest(versions: appVersions(hearing: user), wantsContext: wantsContext(for: user), hasSubscribers: hasSubscribers(for: user))

@@ -92,7 +92,10 @@ final class Timekeeper: @unchecked Sendable {
             if case .triggerFired(let trigger, let at) = effect {
                 subscribers.publish(.triggerFired(user: user, trigger: trigger, at: at, seq: applied.seq))
             }
-            if case .erased = effect { scheduler.withLock { $0.cancel(.reevaluate(user: ByteKey(user))) } }
+            if case .erased = effect {
+                scheduler.withLock { $0.cancel(.reevaluate(user: ByteKey(user))) }
+                subscribers.erased(user: user)
+            }
         }
         if interest.wantsContext {
             subscribers.publish(.contextChanged(user: user, context: applied.state, seq: applied.seq))

@@ -40,6 +40,16 @@ public final class WebhookFlagWatch: Subscribers {
         inner.written(user: user, now: now)
     }
 
+    /// An erased user's instant goes with them: kept, a loop that created and erased users grew the table by one
+    /// entry a user for good, past any cap on users (found in review).
+    public func erased(user: String) {
+        baselines.withLock { $0[ByteKey(user)] = nil }
+        inner.erased(user: user)
+    }
+
+    /// Users with a baseline (for tests).
+    var watchedUsers: Int { baselines.withLock { $0.count } }
+
     public func lastSeen(user: String, appVersion: String?) -> [[ByteKey: JSONValue]] {
         var seen = inner.lastSeen(user: user, appVersion: appVersion)
         guard appVersion == nil else { return seen }
