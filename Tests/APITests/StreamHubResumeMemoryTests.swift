@@ -30,6 +30,18 @@ import Testing
         _ = hub.streamCount
     }
 
+    /// A change published between `user`'s lease (`readAt`) and their stream's subscribe reaches the new stream.
+    static func expectChangeAfterLeaseHeard(_ hub: StreamHub, user: String, readAt: EventID, sourceLocation: SourceLocation = #_sourceLocation) {
+        Following.change(hub, user: user, seq: 1)
+        let captured = Captured()
+        #expect(
+            hub.subscribe(
+                StreamHubPendingEventTests.stream(captured), user: user, flags: nil, types: nil, lastEventID: nil, readAt: readAt,
+                currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }),
+            sourceLocation: sourceLocation)
+        Following.expectOnlyEvent(captured, startingWith: "id: 1\nevent: flag", sourceLocation: sourceLocation)
+    }
+
     @Test func streamsClosedForManyUsers_rememberAtMostTheBound() {
         let hub = Self.hub(resumeUsers: 8)
         for user in 0..<40 {
@@ -59,18 +71,9 @@ import Testing
         for user in 0..<100 { _ = hub.beginFollowing("lease-\(user)") }
         #expect(hub.followedUsers <= 8)
         // The newest lease is kept: a stream opening right after it still gets what was published meanwhile.
-        let readAt = hub.beginFollowing("opening")
-        Following.change(hub, user: "opening", seq: 1)
-        let captured = Captured()
-        #expect(
-            hub.subscribe(
-                StreamHubPendingEventTests.stream(captured), user: "opening", flags: nil, types: nil, lastEventID: nil,
-                readAt: readAt, currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }))
-        Following.expectOnlyEvent(captured, startingWith: "id: 1\nevent: flag")
+        Self.expectChangeAfterLeaseHeard(hub, user: "opening", readAt: hub.beginFollowing("opening"))
     }
 
-    /// The stream cap bounds them already, and a user with an open stream is followed: a closed stream of theirs
-    /// forgotten meanwhile would leave its resume counted as exact with its version no longer evaluated.
     /// A returning user's closed stream is the oldest thing remembered, but the lease their new stream takes before
     /// its values are read is the newest: ranked by closed streams alone, a round between the lease and the
     /// subscribe forgot them, and the new stream missed a change published meanwhile.
@@ -81,13 +84,7 @@ import Testing
         let readAt = hub.beginFollowing("returning")
         Self.openAndClose(hub, user: "u7")
         #expect(hub.forgottenResumeUsers > 0)
-        Following.change(hub, user: "returning", seq: 1)
-        let captured = Captured()
-        #expect(
-            hub.subscribe(
-                StreamHubPendingEventTests.stream(captured), user: "returning", flags: nil, types: nil, lastEventID: nil,
-                readAt: readAt, currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }))
-        Following.expectOnlyEvent(captured, startingWith: "id: 1\nevent: flag")
+        Self.expectChangeAfterLeaseHeard(hub, user: "returning", readAt: readAt)
     }
 
     /// Three quarters of a bound of one rounded down to none: every round forgot the user it had just remembered.
@@ -101,6 +98,8 @@ import Testing
         Following.expectOnlyEvent(resumed, startingWith: "id: 1\nevent: flag")
     }
 
+    /// The stream cap bounds them already, and a user with an open stream is followed: a closed stream of theirs
+    /// forgotten meanwhile would leave its resume counted as exact with its version no longer evaluated.
     @Test func usersWithAnOpenStream_areNeverForgotten() {
         let hub = Self.hub(resumeUsers: 4)
         let closed = StreamHubPendingEventTests.stream(Captured())

@@ -27,16 +27,9 @@ import Testing
     }
 
     @Test func jobsOfUsersNobodyHears_areSweptOut_andAListenersJobIsKept() throws {
-        let path = NSTemporaryDirectory() + "specd-clock-sweep-\(UUID().uuidString)"
-        let rulesPath = path + ".rules.json"
-        try Self.rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
-        let database = try Database(options: .init(directory: path))
-        defer { database.log.close() }
         let listeners = Listeners()
-        let clock = EngineWritePathTests.HandClock()
-        let engine = Engine(
-            rules: RulesHost(try RuleSetLoader.load(path: rulesPath).get(), path: rulesPath), store: database, subscribers: listeners,
-            clock: clock, logger: Logger(level: .error, sink: MemoryLogSink()))
+        let (engine, clock, database) = try EngineWritePathTests.engine(rules: Self.rules) { _, _, _ in listeners }
+        defer { database.log.close() }
 
         listeners.listening.withLock { _ = $0.insert("keeper") }
         engine.subscribed(user: "keeper")

@@ -51,15 +51,26 @@ import Testing
     }
 
     func fixture(rules text: String = Self.rules) throws -> Fixture {
+        let recorder = Recorder(watching: ["u1"])
+        let (engine, clock, database) = try Self.engine(rules: text) { _, _, _ in recorder }
+        return Fixture(engine: engine, recorder: recorder, clock: clock, database: database)
+    }
+
+    /// An engine over a fresh store in a temporary directory, with these rules, a hand clock, and the subscribers
+    /// `subscribers` makes from the rules host, the store and the clock.
+    static func engine(
+        rules text: String, subscribers: (RulesHost, Database, HandClock) -> any Subscribers
+    ) throws -> (Engine, HandClock, Database) {
         let path = NSTemporaryDirectory() + "specd-engine-\(UUID().uuidString)"
         let rulesPath = path + ".rules.json"
         try text.write(toFile: rulesPath, atomically: true, encoding: .utf8)
         let database = try Database(options: .init(directory: path))
-        let recorder = Recorder(watching: ["u1"])
         let clock = HandClock()
         let rules = RulesHost(try RuleSetLoader.load(path: rulesPath).get(), path: rulesPath)
-        let engine = Engine(rules: rules, store: database, subscribers: recorder, clock: clock, logger: Logger(level: .error, sink: MemoryLogSink()))
-        return Fixture(engine: engine, recorder: recorder, clock: clock, database: database)
+        let engine = Engine(
+            rules: rules, store: database, subscribers: subscribers(rules, database, clock), clock: clock,
+            logger: Logger(level: .error, sink: MemoryLogSink()))
+        return (engine, clock, database)
     }
 
     func wait(_ body: (@escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void) -> Void) -> Result<WriteOutcome, StoreError> {

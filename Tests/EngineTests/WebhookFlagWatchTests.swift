@@ -9,15 +9,14 @@ import Testing
 /// The webhooks' flag watch keeps one instant per written user; an erased user's must go with them.
 @Suite struct WebhookFlagWatchTests {
     @Test func erasingAUser_dropsTheirBaseline_andAWrittenUserKeepsTheirs() throws {
-        let path = NSTemporaryDirectory() + "specd-flag-watch-\(UUID().uuidString)"
-        let rulesPath = path + ".rules.json"
-        try EngineWritePathTests.rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
-        let database = try Database(options: .init(directory: path))
+        var made: WebhookFlagWatch?
+        let (engine, clock, database) = try EngineWritePathTests.engine(rules: EngineWritePathTests.rules) { rules, store, clock in
+            let watch = WebhookFlagWatch(wrapping: OperationTrackerTests.Silent(), rules: rules, store: store, clock: clock, flags: nil)
+            made = watch
+            return watch
+        }
+        let watch = try #require(made)
         defer { database.log.close() }
-        let clock = EngineWritePathTests.HandClock()
-        let rules = RulesHost(try RuleSetLoader.load(path: rulesPath).get(), path: rulesPath)
-        let watch = WebhookFlagWatch(wrapping: OperationTrackerTests.Silent(), rules: rules, store: database, clock: clock, flags: nil)
-        let engine = Engine(rules: rules, store: database, subscribers: watch, clock: clock, logger: Logger(level: .error, sink: MemoryLogSink()))
         func write(_ mutation: Mutation) {
             let done = DispatchSemaphore(value: 0)
             engine.update(mutation, appVersion: nil) { _ in done.signal() }
