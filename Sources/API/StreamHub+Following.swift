@@ -92,6 +92,24 @@ extension StreamHub {
         pruneFollowing(&state)
     }
 
+    /// Whether answers for `version` are still evaluated: the version-less ones always are (`Timekeeper.written`),
+    /// others while a stream listens with them (`versions`, a user's own, or a global one).
+    func isEvaluated(_ version: String?, besides versions: Set<String?>, in state: State) -> Bool {
+        version == nil || versions.contains(version) || state.globalVersions[version] != nil
+    }
+
+    /// A stream nobody evaluates for any more was let go while its user (`nil`: every user) stays followed: a
+    /// resume from an id already sent would count as exact and miss what its version saw from here on. It gets
+    /// `reset` instead; ids sent from now on resume exactly as before.
+    func breakExactness(of user: ByteKey?, in state: inout State) {
+        let next = EventID(seq: state.lastID.seq, index: state.lastID.index + 1)
+        if let user {
+            if let since = state.following[user]?.since { state.following[user]!.since = max(since, next) }
+        } else if let since = state.globalFollowing?.since {
+            state.globalFollowing!.since = max(since, next)
+        }
+    }
+
     /// Drops lapsed entries once the table has doubled since the last sweep: amortized O(1) per close.
     private func pruneFollowing(_ state: inout State) {
         guard state.following.count >= state.followingPruneAt else { return }

@@ -64,8 +64,6 @@ extension StreamHub {
         // A global stream follows every user, so a forgotten user's resume would still count as exact through it,
         // though their closed streams' versions and context are no longer evaluated. From here on, a resume from an
         // id already sent is exact only through a user's own following.
-        if !forgotten.isEmpty, let global = state.globalFollowing, global.isActive(at: now) {
-            state.globalFollowing!.since = max(global.since, EventID(seq: state.lastID.seq, index: state.lastID.index + 1))
-        }
+        if !forgotten.isEmpty, let global = state.globalFollowing, global.isActive(at: now) { breakExactness(of: nil, in: &state) }
     }
 }

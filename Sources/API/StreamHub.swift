@@ -271,7 +271,14 @@ public final class StreamHub: Sendable {
                     ClosedStream(
                         appVersion: subscriber.appVersion, lastSeen: subscriber.lastSeen, until: until))
                 // A client that reconnects in a loop must not grow this: the oldest are the least likely to resume.
-                if closedStreams.count > Self.closedStreamsPerUser { closedStreams.removeFirst(closedStreams.count - Self.closedStreamsPerUser) }
+                if closedStreams.count > Self.closedStreamsPerUser {
+                    let trimmed = closedStreams.prefix(closedStreams.count - Self.closedStreamsPerUser).map(\.appVersion)
+                    closedStreams.removeFirst(trimmed.count)
+                    let stillHeard = Set(closedStreams.map(\.appVersion) + (state.versionsByUser[user].map { Array($0.keys) } ?? []))
+                    if trimmed.contains(where: { !isEvaluated($0, besides: stillHeard, in: state) }) {
+                        breakExactness(of: user, in: &state)
+                    }
+                }
                 state.recentlyClosed[user] = closedStreams
                 pruneRecentlyClosed(&state)
             }
@@ -286,6 +293,9 @@ public final class StreamHub: Sendable {
             if state.global.isEmpty { stopFollowing(nil, until: until, in: &state) }
             if let count = state.globalVersions[subscriber.appVersion] {
                 state.globalVersions[subscriber.appVersion] = count > 1 ? count - 1 : nil
+                // Every user's answers for that version are no longer evaluated, yet the window would count a
+                // resume of this stream as exact (found in review).
+                if count == 1, !isEvaluated(subscriber.appVersion, besides: [], in: state) { breakExactness(of: nil, in: &state) }
             }
             if subscriber.includeContext {
                 state.globalWithContext -= 1

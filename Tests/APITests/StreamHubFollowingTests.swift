@@ -214,3 +214,56 @@ import Testing
         #expect(StreamHubFollowingTests.events(captured).isEmpty)
     }
 }
+
+/// A resume counts as exact only while its version is evaluated: a stream let go with the last of its version leaves
+/// its user (or, for a global one, every user) followed, but that version's answers are no longer made.
+@Suite struct StreamHubVersionExactnessTests {
+    typealias Captured = StreamHubPendingEventTests.Captured
+    typealias Following = StreamHubFollowingTests
+
+    /// A stream with that app version, resuming from `id`.
+    static func resume(_ hub: StreamHub, user: String?, appVersion: String?, after id: EventID) -> Captured {
+        let captured = Captured()
+        #expect(
+            hub.subscribe(
+                StreamHubPendingEventTests.stream(captured), user: user, flags: nil, types: nil, appVersion: appVersion, lastEventID: id,
+                currentValues: [:], resetState: { .null }))
+        return captured
+    }
+
+    /// Past four closed streams a user's oldest is let go, and with it the only stream of its version: nobody
+    /// evaluates that version any more, so its resume cannot be exact (found in review: it was replayed).
+    @Test func aClosedStreamLetGo_withTheLastOfItsVersion_resumesWithReset() {
+        let hub = StreamHub(startSeq: 0)
+        for minor in 0..<5 {
+            let stream = StreamHubPendingEventTests.stream(Captured())
+            #expect(
+                hub.subscribe(
+                    stream, user: "u", flags: nil, types: nil, appVersion: "1.\(minor)", lastEventID: nil,
+                    currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }))
+            stream.markClosed(.peerClosed)
+            _ = hub.streamCount
+        }
+        #expect(!hub.appVersions(hearing: "u").contains("1.0"))
+        Following.change(hub, user: "u", seq: 1)
+        Following.expectOnlyEvent(Self.resume(hub, user: "u", appVersion: "1.0", after: EventID(seq: 0)), startingWith: "id: 1\nevent: reset")
+        // Ids sent after the stream was let go resume exactly (the changes here are version-less).
+        Following.change(hub, user: "u", seq: 2)
+        Following.expectOnlyEvent(Self.resume(hub, user: "u", appVersion: nil, after: EventID(seq: 1)), startingWith: "id: 2\nevent: flag")
+    }
+
+    /// The last global stream of a version closed: every user's answers for it stop being evaluated at once, while
+    /// the window still followed everyone (found in review: its resume was replayed, missing that version's changes).
+    @Test func theLastGlobalStreamOfAVersionClosing_resumesWithReset() {
+        let hub = StreamHub(startSeq: 0)
+        let stream = StreamHubPendingEventTests.stream(Captured())
+        #expect(
+            hub.subscribe(
+                stream, user: nil, flags: nil, types: nil, appVersion: "2.0", lastEventID: nil, currentValues: [:], resetState: { .null }))
+        Following.change(hub, user: "x", seq: 1)
+        stream.markClosed(.peerClosed)
+        _ = hub.streamCount
+        Following.change(hub, user: "x", seq: 2)
+        Following.expectOnlyEvent(Self.resume(hub, user: nil, appVersion: "2.0", after: EventID(seq: 1)), startingWith: "id: 2\nevent: reset")
+    }
+}
