@@ -104,7 +104,10 @@ final class Timekeeper: @unchecked Sendable {
             scheduleDelayedTriggers(
                 user: user, event: event, previous: applied.previous, current: state, now: now, request: request, served: served)
         }
-        if interest.hasSubscribers { reschedule(user: user, context: applied.state ?? UserContext(), now: now) }
+        // An erase may have ended what made the user heard (the webhooks' baseline): asked again then.
+        if interest.hasSubscribers, applied.state != nil || subscribers.hasSubscribers(for: user) {
+            reschedule(user: user, context: applied.state ?? UserContext(), now: now)
+        }
     }
 
     /// The write's version first, then `nil`, then every other version a stream of the user listens with.

@@ -6,11 +6,15 @@ import Testing
 
 @testable import Engine
 
-/// The webhooks' flag watch keeps one instant per written user; an erased user's must go with them.
+/// The webhooks' flag watch keeps one instant per written user; an erased user's must go with them, and so must
+/// the clock job that watched them.
 @Suite struct WebhookFlagWatchTests {
-    @Test func erasingAUser_dropsTheirBaseline_andAWrittenUserKeepsTheirs() throws {
+    /// A flag the clock turns on at the start of 2027, for everyone.
+    static let rules = #"{"flags": {"launch": {"when": {"dateRange": {"from": "2027-01-01T00:00:00Z"}}}}}"#
+
+    @Test func erasingAUser_dropsTheirBaselineAndClockJob_andAWrittenUserKeepsTheirs() throws {
         var made: WebhookFlagWatch?
-        let (engine, clock, database) = try EngineWritePathTests.engine(rules: EngineWritePathTests.rules) { rules, store, clock in
+        let (engine, clock, database) = try EngineWritePathTests.engine(rules: Self.rules) { rules, store, clock in
             let watch = WebhookFlagWatch(wrapping: OperationTrackerTests.Silent(), rules: rules, store: store, clock: clock, flags: nil)
             made = watch
             return watch
@@ -28,6 +32,12 @@ import Testing
             write(Mutation(user: "passing-\(index)", now: clock.now(), actions: [.addSegment("vip")]))
             write(Mutation(user: "passing-\(index)", now: clock.now(), actions: [.erase]))
         }
+        #expect(watch.watchedUsers == 1)
+        // Rescheduled after the erase (every user counted as heard), each erased user's job stayed, and brought its
+        // baseline back when it came due.
+        #expect(engine.scheduledJobs == 1)
+        clock.current.withLock { $0 = Instant(milliseconds: 1_798_761_600_000) }
+        engine.runDue(now: clock.now())
         #expect(watch.watchedUsers == 1)
     }
 }

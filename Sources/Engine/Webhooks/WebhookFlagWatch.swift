@@ -25,7 +25,12 @@ public final class WebhookFlagWatch: Subscribers {
     }
 
     public func publish(_ event: DomainEvent) { inner.publish(event) }
-    public func hasSubscribers(for user: String) -> Bool { true }
+    /// Every stored user is heard (each has a baseline from its last write, or from the watch put on the users
+    /// recovered at start); an erased user, or one never written, only through a stream. Counting those as heard
+    /// kept a clock job, and then a baseline, for each of them for good (found in review).
+    public func hasSubscribers(for user: String) -> Bool {
+        baselines.withLock { $0[ByteKey(user)] != nil } || inner.hasSubscribers(for: user)
+    }
     public func wantsContext(for user: String) -> Bool { inner.wantsContext(for: user) }
     public func subscribedUsers() -> [String] { inner.subscribedUsers() }
     public func appVersions(hearing user: String) -> [String?] { inner.appVersions(hearing: user) }
@@ -55,7 +60,13 @@ public final class WebhookFlagWatch: Subscribers {
         guard appVersion == nil else { return seen }
         let now = clock.now()
         let key = ByteKey(user)
-        guard let baseline = baselines.withLock({ $0.updateValue(now, forKey: key) }) else { return seen }
+        // Only a baseline that exists moves: inserted here, an erased user's (or a made-up stream user's) came back.
+        let baseline = baselines.withLock { table -> Instant? in
+            guard let index = table.index(forKey: key) else { return nil }
+            defer { table.values[index] = now }
+            return table.values[index]
+        }
+        guard let baseline else { return seen }
         let ruleSet = rules.current
         let input = EvaluationInput(
             context: store.context(of: user) ?? UserContext(), now: baseline, request: RequestAttributes(userID: user, appVersion: nil))
