@@ -95,7 +95,28 @@ extension StreamHub {
     /// Whether answers for `version` are still evaluated: the version-less ones always are (`Timekeeper.written`),
     /// others while a stream listens with them (`versions`, a user's own, or a global one).
     func isEvaluated(_ version: String?, besides versions: Set<String?>, in state: State) -> Bool {
-        version == nil || versions.contains(version) || state.globalVersions[version] != nil
+        guard let version else { return true }
+        if versions.contains(version) || state.globalVersions[version] != nil { return true }
+        return state.closedGlobalVersions[version].map { $0 > MonotonicInstant.now } ?? false
+    }
+
+    /// Global streams whose version is kept evaluated after they closed, at most: the versions are the clients'
+    /// (`X-App-Version`), and each one evaluates every user's writes again.
+    static let closedGlobalVersionsKept = 16
+
+    /// The last global stream of `version` closed: every user's writes stay evaluated for it until `until`. Past
+    /// `closedGlobalVersionsKept`, the one nearest to lapsing is let go, and resumes from ids already sent get
+    /// `reset`, since its global stream would miss that version's changes from then on.
+    func rememberClosedGlobalVersion(_ version: String, until: MonotonicInstant, in state: inout State) {
+        state.closedGlobalVersions[version] = until
+        guard state.closedGlobalVersions.count > Self.closedGlobalVersionsKept else { return }
+        let now = MonotonicInstant.now
+        state.closedGlobalVersions = state.closedGlobalVersions.filter { $0.value > now }
+        guard state.closedGlobalVersions.count > Self.closedGlobalVersionsKept,
+            let soonest = state.closedGlobalVersions.min(by: { $0.value < $1.value })
+        else { return }
+        state.closedGlobalVersions[soonest.key] = nil
+        breakExactness(of: nil, in: &state)
     }
 
     /// A stream nobody evaluates for any more was let go while its user (`nil`: every user) stays followed: a

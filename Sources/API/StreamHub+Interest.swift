@@ -19,10 +19,18 @@ extension StreamHub {
     /// One lock and one hash of the user for the three questions a write asks (`Timekeeper.written`).
     public func interest(in user: String) -> ListenerInterest {
         withState { state in
+            // Lapsed closed global versions go first, so the shortcut below comes back once they have all lapsed.
+            if !state.closedGlobalVersions.isEmpty {
+                let now = MonotonicInstant.now
+                if state.closedGlobalVersions.values.contains(where: { $0 <= now }) {
+                    state.closedGlobalVersions = state.closedGlobalVersions.filter { $0.value > now }
+                }
+            }
             // No stream open or remembered anywhere (a daemon serving only requests): the same answer without
             // hashing the user four times.
             if state.byUser.isEmpty, state.recentlyClosed.isEmpty, state.versionsByUser.isEmpty, state.globalVersions.isEmpty,
-                state.globalWithContext == 0, state.withContextByUser.isEmpty, state.globalContextWantedUntil == nil,
+                state.closedGlobalVersions.isEmpty, state.globalWithContext == 0, state.withContextByUser.isEmpty,
+                state.globalContextWantedUntil == nil,
                 state.contextWantedUntil.isEmpty
             {
                 return ListenerInterest(versions: [], wantsContext: false, hasSubscribers: false)
@@ -73,6 +81,10 @@ extension StreamHub {
 
     func appVersions(_ user: ByteKey, closed: [ClosedStream], in state: State) -> [String?] {
         var versions = Array(state.globalVersions.keys)
+        if !state.closedGlobalVersions.isEmpty {
+            let now = MonotonicInstant.now
+            for (version, until) in state.closedGlobalVersions where until > now && !versions.contains(version) { versions.append(version) }
+        }
         if let own = state.versionsByUser[user] {
             for version in own.keys where !versions.contains(version) { versions.append(version) }
         }

@@ -49,6 +49,9 @@ public final class StreamHub: Sendable {
         var global: [Int] = []
         /// How many global streams listen with each app version: every user's changes are evaluated for these.
         var globalVersions: [String?: Int] = [:]
+        /// App versions whose last global stream closed recently: every user's writes are still evaluated for them
+        /// for `retainFor`, so the global stream that resumes misses nothing of its version.
+        var closedGlobalVersions: [String: MonotonicInstant] = [:]
         /// Streams with `?include=context`, global and per user: counted so a write need not scan streams to ask.
         var globalWithContext = 0
         var withContextByUser: [ByteKey: Int] = [:]
@@ -293,9 +296,11 @@ public final class StreamHub: Sendable {
             if state.global.isEmpty { stopFollowing(nil, until: until, in: &state) }
             if let count = state.globalVersions[subscriber.appVersion] {
                 state.globalVersions[subscriber.appVersion] = count > 1 ? count - 1 : nil
-                // Every user's answers for that version are no longer evaluated, yet the window would count a
-                // resume of this stream as exact (found in review).
-                if count == 1, !isEvaluated(subscriber.appVersion, besides: [], in: state) { breakExactness(of: nil, in: &state) }
+                // The version stays evaluated for the window, as a closed user stream's does; without it, the
+                // window counted this stream's resume as exact though nobody evaluated its version (found in review).
+                if count == 1, let version = subscriber.appVersion, subscriber.types?.contains("flag") ?? true {
+                    rememberClosedGlobalVersion(version, until: until, in: &state)
+                }
             }
             if subscriber.includeContext {
                 state.globalWithContext -= 1

@@ -252,18 +252,38 @@ import Testing
         Following.expectOnlyEvent(Self.resume(hub, user: "u", appVersion: nil, after: EventID(seq: 1)), startingWith: "id: 2\nevent: flag")
     }
 
-    /// The last global stream of a version closed: every user's answers for it stop being evaluated at once, while
-    /// the window still followed everyone (found in review: its resume was replayed, missing that version's changes).
-    @Test func theLastGlobalStreamOfAVersionClosing_resumesWithReset() {
-        let hub = StreamHub(startSeq: 0)
+    /// A global stream of one version, resumable: opened, then closed.
+    static func openAndCloseGlobal(_ hub: StreamHub, appVersion: String) {
         let stream = StreamHubPendingEventTests.stream(Captured())
         #expect(
             hub.subscribe(
-                stream, user: nil, flags: nil, types: nil, appVersion: "2.0", lastEventID: nil, currentValues: [:], resetState: { .null }))
-        Following.change(hub, user: "x", seq: 1)
+                stream, user: nil, flags: nil, types: nil, appVersion: appVersion, lastEventID: nil, currentValues: [:],
+                resetState: { .null }))
         stream.markClosed(.peerClosed)
         _ = hub.streamCount
+    }
+
+    /// The last global stream of a version closed: its version stays evaluated for the window, as a closed user
+    /// stream's does, so its resume is exact. (A first fix reset it instead, and every reconnect of a versioned
+    /// global stream got `reset` for nothing: found in review.)
+    @Test func theLastGlobalStreamOfAVersionClosing_keepsItsVersionEvaluated_andItsResumeExact() {
+        let hub = StreamHub(startSeq: 0)
+        Following.change(hub, user: "x", seq: 1)
+        Self.openAndCloseGlobal(hub, appVersion: "2.0")
+        #expect(hub.appVersions(hearing: "anyone").contains("2.0"))
+        let resumed = Self.resume(hub, user: nil, appVersion: "2.0", after: EventID(seq: 1))
+        #expect(!resumed.text.contains("event: reset"))
+    }
+
+    /// The versions are the clients': past 16, the one nearest to lapsing is let go, and with it the exactness of
+    /// resumes from ids already sent.
+    @Test func pastSixteenClosedGlobalVersions_theOldestIsLetGo_andEarlierIdsResumeWithReset() {
+        let hub = StreamHub(startSeq: 0)
+        Following.change(hub, user: "x", seq: 1)
+        for minor in 0...16 { Self.openAndCloseGlobal(hub, appVersion: "1.\(minor)") }
+        #expect(!hub.appVersions(hearing: "anyone").contains("1.0"))
+        #expect(hub.appVersions(hearing: "anyone").contains("1.16"))
         Following.change(hub, user: "x", seq: 2)
-        Following.expectOnlyEvent(Self.resume(hub, user: nil, appVersion: "2.0", after: EventID(seq: 1)), startingWith: "id: 2\nevent: reset")
+        Following.expectOnlyEvent(Self.resume(hub, user: nil, appVersion: "1.0", after: EventID(seq: 1)), startingWith: "id: 2\nevent: reset")
     }
 }

@@ -43,8 +43,23 @@ import Testing
         unversioned.markClosed(.serverClosed)
         #expect(Self.versions(hub, "u") == ["3.0"])
         global.markClosed(.peerClosed)
-        #expect(Self.versions(hub, "u").isEmpty)
         #expect(hub.streamCount == 0)
+        // The last global stream of 3.0 closed: every user's writes stay evaluated for 3.0 for the resume window,
+        // so the stream that comes back misses none of its version's changes (`StreamHubVersionExactnessTests`).
+        #expect(Self.versions(hub, "u") == ["3.0"])
+    }
+
+    /// A global stream that hears no flag events leaves no version behind once closed.
+    @Test func aClosedGlobalStreamWithoutFlagEvents_leavesNoVersionBehind() {
+        let hub = StreamHub(startSeq: 0)
+        let stream = Self.stream()
+        #expect(
+            hub.subscribe(
+                stream, user: nil, flags: nil, types: ["trigger"], appVersion: "3.0", lastEventID: nil, currentValues: [:],
+                resetState: { .null }))
+        stream.markClosed(.peerClosed)
+        #expect(hub.streamCount == 0)
+        #expect(Self.versions(hub, "u").isEmpty)
     }
 
     /// Users are told apart by their bytes: NFC and NFD `café` are two users, each with its own versions.
