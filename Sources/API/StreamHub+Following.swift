@@ -19,6 +19,9 @@ extension StreamHub {
     struct Following {
         var since: EventID
         var until: MonotonicInstant?
+        /// Set when a version of the user's stopped being evaluated while they stayed followed
+        /// (`breakExactness`): a resume from an id before it is not exact, even if a global stream would vouch.
+        var brokenBefore: EventID?
 
         func isActive(at now: @autoclosure () -> MonotonicInstant) -> Bool {
             guard let until else { return true }
@@ -47,6 +50,9 @@ extension StreamHub {
     /// followed them, without a gap, since `id` or earlier.
     func followedWithoutGap(user: ByteKey?, since id: EventID, in state: State) -> Bool {
         let now = MonotonicInstant.now
+        if let user, let own = state.following[user], own.isActive(at: now), let broken = own.brokenBefore, id < broken {
+            return false
+        }
         if let global = state.globalFollowing, global.isActive(at: now), global.since <= id { return true }
         guard let user, let following = state.following[user], following.isActive(at: now) else { return false }
         return following.since <= id
@@ -125,7 +131,10 @@ extension StreamHub {
     func breakExactness(of user: ByteKey?, in state: inout State) {
         let next = EventID(seq: state.lastID.seq, index: state.lastID.index + 1)
         if let user {
-            if let since = state.following[user]?.since { state.following[user]!.since = max(since, next) }
+            if let own = state.following[user] {
+                state.following[user]!.since = max(own.since, next)
+                state.following[user]!.brokenBefore = max(own.brokenBefore ?? next, next)
+            }
         } else if let since = state.globalFollowing?.since {
             state.globalFollowing!.since = max(since, next)
         }

@@ -16,7 +16,8 @@ extension StreamHub {
     /// enough, the users nearest to lapsing are forgotten down to three quarters of the bound, so the sorting this
     /// takes happens once per quarter of the bound's insertions (amortized O(log n) each).
     func boundResumeMemory(_ state: inout State) {
-        let limit = options.resumeUsers
+        // Never below zero: `Options` is public, and a negative bound would ask for a negative count of users kept.
+        let limit = max(0, options.resumeUsers)
         let openUsers = state.byUser.count
         // Entries of users with open streams do not count against the bound (a followed user's open entry, a
         // reopened user's closed streams of other versions).

@@ -252,6 +252,24 @@ import Testing
         Following.expectOnlyEvent(Self.resume(hub, user: "u", appVersion: nil, after: EventID(seq: 1)), startingWith: "id: 2\nevent: flag")
     }
 
+    /// A global stream follows every user, but does not evaluate the trimmed version for them: it must not vouch
+    /// for that resume either (found in review: it was replayed).
+    @Test func aClosedStreamLetGo_isNotVouchedForByAnOpenGlobalStream() {
+        let hub = StreamHub(startSeq: 0)
+        let (_, _) = Following.open(hub, user: nil)
+        for minor in 0..<5 {
+            let stream = StreamHubPendingEventTests.stream(Captured())
+            #expect(
+                hub.subscribe(
+                    stream, user: "u", flags: nil, types: nil, appVersion: "1.\(minor)", lastEventID: nil,
+                    currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }))
+            stream.markClosed(.peerClosed)
+            _ = hub.streamCount
+        }
+        Following.change(hub, user: "u", seq: 1)
+        Following.expectOnlyEvent(Self.resume(hub, user: "u", appVersion: "1.0", after: EventID(seq: 0)), startingWith: "id: 1\nevent: reset")
+    }
+
     /// A global stream of one version, resumable: opened, then closed.
     static func openAndCloseGlobal(_ hub: StreamHub, appVersion: String) {
         let stream = StreamHubPendingEventTests.stream(Captured())
