@@ -235,15 +235,7 @@ import Testing
     /// evaluates that version any more, so its resume cannot be exact (found in review: it was replayed).
     @Test func aClosedStreamLetGo_withTheLastOfItsVersion_resumesWithReset() {
         let hub = StreamHub(startSeq: 0)
-        for minor in 0..<5 {
-            let stream = StreamHubPendingEventTests.stream(Captured())
-            #expect(
-                hub.subscribe(
-                    stream, user: "u", flags: nil, types: nil, appVersion: "1.\(minor)", lastEventID: nil,
-                    currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }))
-            stream.markClosed(.peerClosed)
-            _ = hub.streamCount
-        }
+        for minor in 0..<5 { StreamHubResumeMemoryTests.openAndClose(hub, user: "u", appVersion: "1.\(minor)") }
         #expect(!hub.appVersions(hearing: "u").contains("1.0"))
         Following.change(hub, user: "u", seq: 1)
         Following.expectOnlyEvent(Self.resume(hub, user: "u", appVersion: "1.0", after: EventID(seq: 0)), startingWith: "id: 1\nevent: reset")
@@ -257,15 +249,7 @@ import Testing
     @Test func aClosedStreamLetGo_isNotVouchedForByAnOpenGlobalStream() {
         let hub = StreamHub(startSeq: 0)
         let (_, _) = Following.open(hub, user: nil)
-        for minor in 0..<5 {
-            let stream = StreamHubPendingEventTests.stream(Captured())
-            #expect(
-                hub.subscribe(
-                    stream, user: "u", flags: nil, types: nil, appVersion: "1.\(minor)", lastEventID: nil,
-                    currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }))
-            stream.markClosed(.peerClosed)
-            _ = hub.streamCount
-        }
+        for minor in 0..<5 { StreamHubResumeMemoryTests.openAndClose(hub, user: "u", appVersion: "1.\(minor)") }
         Following.change(hub, user: "u", seq: 1)
         Following.expectOnlyEvent(Self.resume(hub, user: "u", appVersion: "1.0", after: EventID(seq: 0)), startingWith: "id: 1\nevent: reset")
     }

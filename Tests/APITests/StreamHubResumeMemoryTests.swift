@@ -19,12 +19,12 @@ import Testing
     }
 
     /// A stream that saw a flag value, so its close is remembered for resume (with its last values), then closed.
-    static func openAndClose(_ hub: StreamHub, user: String) {
+    static func openAndClose(_ hub: StreamHub, user: String, appVersion: String? = nil) {
         let stream = StreamHubPendingEventTests.stream(Captured())
         #expect(
             hub.subscribe(
-                stream, user: user, flags: nil, types: nil, lastEventID: nil, currentValues: [ByteKey("promo"): .int(0)],
-                resetState: { .null }))
+                stream, user: user, flags: nil, types: nil, appVersion: appVersion, lastEventID: nil,
+                currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }))
         stream.markClosed(.peerClosed)
         // Closes are applied when the hub is next locked.
         _ = hub.streamCount
@@ -102,12 +102,7 @@ import Testing
     /// forgotten meanwhile would leave its resume counted as exact with its version no longer evaluated.
     @Test func usersWithAnOpenStream_areNeverForgotten() {
         let hub = Self.hub(resumeUsers: 4)
-        let closed = StreamHubPendingEventTests.stream(Captured())
-        #expect(
-            hub.subscribe(
-                closed, user: "open", flags: nil, types: nil, appVersion: "1.0", lastEventID: nil,
-                currentValues: [ByteKey("promo"): .int(0)], resetState: { .null }))
-        closed.markClosed(.peerClosed)
+        Self.openAndClose(hub, user: "open", appVersion: "1.0")
         let (kept, _) = Following.open(hub, user: "open")
         // "open" closed its 1.0 stream first of all: nearest to lapsing, yet kept while its other stream is open.
         for user in 0..<30 { Self.openAndClose(hub, user: "u\(user)") }
