@@ -129,14 +129,13 @@ extension StreamHub {
     /// resume from an id already sent would count as exact and miss what its version saw from here on. It gets
     /// `reset` instead; ids sent from now on resume exactly as before.
     func breakExactness(of user: ByteKey?, in state: inout State) {
+        // Just past the last id sent: ids only grow, so this is past any earlier break too.
         let next = EventID(seq: state.lastID.seq, index: state.lastID.index + 1)
         if let user {
-            if let own = state.following[user] {
-                state.following[user]!.since = max(own.since, next)
-                state.following[user]!.brokenBefore = max(own.brokenBefore ?? next, next)
-            }
-        } else if let since = state.globalFollowing?.since {
-            state.globalFollowing!.since = max(since, next)
+            state.following[user]?.since = next
+            state.following[user]?.brokenBefore = next
+        } else {
+            state.globalFollowing?.since = next
         }
     }
 
