@@ -11,6 +11,7 @@
 #                  start, records/s (specd-bench replay, in process)  its append-only file (its log's load time)
 #   bytes/user     resident memory per user after that start          Redis resident memory per user after its load
 #   bytes/user-read the same once every user has been read (decoded)  the same Redis figure
+#   *-cpu          server CPU per request (every thread, user + sys)  the peer's own, in the same read/write runs
 #
 # The server under test runs on SERVER_CPU (1) and the load generator on LOAD_CPU (0); PIN=0 turns pinning off.
 # Medians over ROUNDS. Loopback only; every load loop is bounded in time and count. Peers come from apt.
@@ -112,22 +113,49 @@ REDIS_ALWAYS=$(free_port)
 REDIS_NONE=$(free_port)
 start_redis "$REDIS_ALWAYS" "$WORK/redis-always" --appendonly yes --appendfsync always
 start_redis "$REDIS_NONE" "$WORK/redis-none" --appendonly no
+# The peers' own processes, whose CPU time per request is recorded beside each rate: nginx's workers, each Redis.
+NGINX_WORKER_PIDS=($(pgrep -P "$(cat "$WORK/nginx/nginx.pid")"))
+REDIS_ALWAYS_PID=$(redis-cli -p "$REDIS_ALWAYS" info server | awk -F: '/^process_id/ {print $2 + 0}')
+REDIS_NONE_PID=$(redis-cli -p "$REDIS_NONE" info server | awk -F: '/^process_id/ {print $2 + 0}')
+# measured ROW SIDE PIDS -- COMMAND...: runs COMMAND (wrk_measure, whose "req/s ..." it passes on), and records the
+# CPU the PIDS used per request meanwhile as ROW-cpu. Requests are the rate times DURATION (wrk reports the rate
+# over its own run of DURATION seconds).
+measured() {
+  local row=$1 side=$2 pids=() before after out
+  shift 2
+  while [ "$1" != -- ]; do pids+=("$1"); shift; done
+  shift
+  before=$(cpu_ticks "${pids[@]}")
+  out=$("$@")
+  after=$(cpu_ticks "${pids[@]}")
+  record "$row-cpu" "$side" "$(cpu_per_request "$before" "$after" "$(awk -v r="${out%% *}" -v d="$DURATION" 'BEGIN {print r * d}')")"
+  echo "$out"
+}
+# redis_measured ROW PID PORT REQUESTS: redis_incr's rate, with Redis's CPU per request recorded as ROW-cpu.
+redis_measured() {
+  local before after rps
+  before=$(cpu_ticks "$2")
+  rps=$(redis_incr "$3" "$4")
+  after=$(cpu_ticks "$2")
+  record "$1-cpu" peer "$(cpu_per_request "$before" "$after" "$4")"
+  echo "$rps"
+}
 for round in $(seq "$ROUNDS"); do
   stolen=$(steal_snapshot)
-  read -r rps p99 _ <<<"$(wrk_measure "$NGINX_PORT" bench/wrk/users-get.lua)"
+  read -r rps p99 _ <<<"$(measured read peer "${NGINX_WORKER_PIDS[@]}" -- wrk_measure "$NGINX_PORT" bench/wrk/users-get.lua)"
   record read peer "$rps"
   record read-p99 peer "$p99"
-  read -r rps p99 bad <<<"$(wrk_measure "$NEVER_PORT" bench/wrk/users-get.lua)"
+  read -r rps p99 bad <<<"$(measured read specd "$NEVER_PID" -- wrk_measure "$NEVER_PORT" bench/wrk/users-get.lua)"
   record read specd "$rps"
   record read-p99 specd "$p99"
-  read -r rps _ bad2 <<<"$(wrk_measure "$ALWAYS_PORT" bench/wrk/users-donate.lua)"
+  read -r rps _ bad2 <<<"$(measured write-always specd "$ALWAYS_PID" -- wrk_measure "$ALWAYS_PORT" bench/wrk/users-donate.lua)"
   record write-always specd "$rps"
   settle "$ALWAYS_PID" "$ALWAYS_PORT"
-  record write-always peer "$(redis_incr "$REDIS_ALWAYS" $((40000 * DURATION)))"
-  read -r rps _ bad3 <<<"$(wrk_measure "$NEVER_PORT" bench/wrk/users-donate.lua)"
+  record write-always peer "$(redis_measured write-always "$REDIS_ALWAYS_PID" "$REDIS_ALWAYS" $((40000 * DURATION)))"
+  read -r rps _ bad3 <<<"$(measured write-never specd "$NEVER_PID" -- wrk_measure "$NEVER_PORT" bench/wrk/users-donate.lua)"
   record write-never specd "$rps"
   settle "$NEVER_PID" "$NEVER_PORT"
-  record write-never peer "$(redis_incr "$REDIS_NONE" $((100000 * DURATION)))"
+  record write-never peer "$(redis_measured write-never "$REDIS_NONE_PID" "$REDIS_NONE" $((100000 * DURATION)))"
   record steal "read-write-round-$round" "$(steal_percent "$stolen")"
   echo "round $round: non-2xx answers read $bad, durable $bad2, never $bad3" >&2
 done
@@ -220,6 +248,11 @@ rows = [
     ("read-p99", "ms", "nginx p99", "specd/peer", "<= 1.0"),
     ("write-always", "req/s", "redis INCR appendfsync always", "specd/peer", ">= 1.0"),
     ("write-never", "req/s", "redis INCR, no AOF", "specd/peer", "(report)"),
+    # Server CPU (every thread, user + system) per request in the same runs: what the rates above cost, less
+    # moved than they are by a stalled neighbour, and what a change to the request path moves first.
+    ("read-cpu", "us/req", "nginx worker", "specd/peer", "(report)"),
+    ("write-always-cpu", "us/req", "redis, appendfsync always", "specd/peer", "(report)"),
+    ("write-never-cpu", "us/req", "redis, no AOF", "specd/peer", "(report)"),
     ("sse-p99", "ms", "nginx + nchan", "specd/peer", "<= 0.8"),
     ("cold-start", "s", "redis RDB load", "specd/peer", "specd <= 2 s"),
     ("bytes/user", "B", "redis hashes", "specd/peer", "<= 1.0"),
@@ -227,17 +260,17 @@ rows = [
     ("replay", "rec/s", "redis AOF load, 500 000 INCRs", "specd/peer", "specd >= 1 M/s"),
 ]
 def spread(xs, unit):
-    f = "%.3f" if unit in ("ms", "s") else "%.0f"
+    f = "%.3f" if unit in ("ms", "s") else "%.1f" if unit == "us/req" else "%.0f"
     return (f % min(xs)) + "-" + (f % max(xs)) if len(xs) > 1 else f % xs[0]
 print("\nmedians of %s rounds (each round's specd and peer measured back to back)" % max(len(v) for s in values.values() for v in s.values()))
-print("%-20s %12s %12s %8s  %-30s %-22s %-22s" % ("row", "specd", "peer", "ratio", "goal", "specd range", "peer range"))
+print("%-26s %12s %12s %8s  %-30s %-22s %-22s" % ("row", "specd", "peer", "ratio", "goal", "specd range", "peer range"))
 for row, unit, peer, _, goal in rows:
     sides = values.get(row, {})
     if "specd" not in sides or "peer" not in sides:
         continue
     s, p = statistics.median(sides["specd"]), statistics.median(sides["peer"])
-    fmt = "%12.3f" if unit in ("ms", "s") else "%12.0f"
-    print(("%-20s " + fmt + " " + fmt + " %8.2f  %-30s %-22s %-22s") % (
+    fmt = "%12.3f" if unit in ("ms", "s") else "%12.1f" if unit == "us/req" else "%12.0f"
+    print(("%-26s " + fmt + " " + fmt + " %8.2f  %-30s %-22s %-22s") % (
         row + " (" + unit + ")", s, p, s / p if p else float("nan"), goal + " vs " + peer if goal != "(report)" else "vs " + peer,
         spread(sides["specd"], unit), spread(sides["peer"], unit)))
 # Each round's own ratio (its specd and peer ran back to back): a disk or a neighbour that stalls one round moves
@@ -248,7 +281,7 @@ for row, unit, _, _, _ in rows:
     pairs = list(zip(sides.get("specd", []), sides.get("peer", [])))
     if len(pairs) > 1:
         ratios = [s / p for s, p in pairs if p]
-        print("%-20s %s   median %.2f" % (row, " ".join("%.2f" % r for r in ratios), statistics.median(ratios)))
+        print("%-26s %s   median %.2f" % (row, " ".join("%.2f" % r for r in ratios), statistics.median(ratios)))
 # CPU time the hypervisor gave other guests while each part ran: above a few percent, that part's figures measure
 # the neighbours too.
 stolen = values.get("steal", {})

@@ -60,6 +60,13 @@ steal_percent() {
     printf "%.1f\n", (d > 0 ? ($9 - x[1]) * 100 / d : 0) }' /proc/stat
 }
 
+# cpu_ticks PID... -> CPU time (user + system, every thread) the processes have used so far, in clock ticks.
+cpu_ticks() { for pid in "$@"; do awk '{print $14 + $15}' "/proc/$pid/stat"; done | awk '{t += $1} END {print t + 0}'; }
+# cpu_per_request TICKS_BEFORE TICKS_AFTER REQUESTS -> microseconds of server CPU per request.
+cpu_per_request() {
+  awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f\n", (n > 0 ? (b - a) * 1e6 / hz / n : 0)}'
+}
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # start_specd NAME BINARY [ARGS...]: runs `BINARY serve` on port 0 with its own data dir; the port lands in
