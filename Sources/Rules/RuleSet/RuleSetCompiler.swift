@@ -7,6 +7,8 @@ public enum RuleSetCompiler {
     }
 
     static let sections: Set<String> = ["specs", "flags", "triggers", "$schema", "description", "$evaluators", "metadata", "groups"]
+    /// The sections that must be objects (`description` and `$schema` are free text).
+    static let objectSections: Set<String> = ["specs", "flags", "triggers", "$evaluators", "metadata", "groups"]
 
     public static func compile(_ document: JSONValue, format: Format = .auto) -> Result<RuleSet, RuleSetError> {
         guard case .object(let root) = document else {

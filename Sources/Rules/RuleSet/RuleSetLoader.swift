@@ -46,7 +46,14 @@ public enum RuleSetLoader {
                 }
                 for (section, value) in root {
                     guard case .object(let entries) = value else {
-                        merged[section] = value
+                        // Checked here, where the file is known: stored as is, a later file's object replaced it
+                        // and the directory passed, or it replaced an earlier object and the error named no file.
+                        if RuleSetCompiler.objectSections.contains(section) {
+                            diagnostics.append(
+                                Diagnostic(.error, path: "/" + section, code: "wrong_type", message: "'\(section)' must be an object", file: file))
+                        } else {
+                            merged[section] = value
+                        }
                         continue
                     }
                     var target = merged[section]?.objectValue ?? [:]

@@ -106,6 +106,32 @@ let validationCases: [ValidationCase] = [
         #expect(error.diagnostics.first?.message.contains("a.json") == true)
     }
 
+    /// A section that was not an object was stored as is: a later file's object replaced it and the directory passed
+    /// as valid, or it replaced an earlier object and the error named the directory, not the file.
+    @Test(arguments: [("a.json", "b.json"), ("b.json", "a.json")])
+    func sectionThatIsNotAnObject_isAWrongTypeNamingItsFile_inEitherOrder(malformed: String, good: String) throws {
+        let directory = NSTemporaryDirectoryPath() + "/specd-rules-\(UInt32.random(in: 0...UInt32.max))"
+        try makeDirectory(directory)
+        try write(#"{"flags": ["oops"], "triggers": "nonsense"}"#, to: directory + "/" + malformed)
+        try write(#"{"flags": {"ok": {"when": {"always": true}}}, "triggers": {}}"#, to: directory + "/" + good)
+        guard case .failure(let error) = RuleSetLoader.load(path: directory) else {
+            Issue.record("a malformed section loaded")
+            return
+        }
+        let wrongTypes = error.diagnostics.filter { $0.code == "wrong_type" }
+        #expect(Set(wrongTypes.map(\.path)) == ["/flags", "/triggers"])
+        #expect(wrongTypes.allSatisfy { $0.file == directory + "/" + malformed })
+    }
+
+    /// `description` and `$schema` are free text in every file of a directory.
+    @Test func freeTextSectionsInSeveralFiles_stillLoad() throws {
+        let directory = NSTemporaryDirectoryPath() + "/specd-rules-\(UInt32.random(in: 0...UInt32.max))"
+        try makeDirectory(directory)
+        try write(#"{"description": "specs", "$schema": "x", "specs": {"s": {"segment": "vip"}}}"#, to: directory + "/a.json")
+        try write(#"{"description": "flags", "$schema": "x", "flags": {"f": {"when": {"ref": "s"}}}}"#, to: directory + "/b.json")
+        #expect(try RuleSetLoader.load(path: directory).get().flagKeys == ["f"])
+    }
+
     @Test func directory_mergesFiles() throws {
         let directory = NSTemporaryDirectoryPath() + "/specd-rules-\(UInt32.random(in: 0...UInt32.max))"
         try makeDirectory(directory)
