@@ -282,6 +282,10 @@ public struct ScenarioRunner {
             }
             return ScenarioRun.AssertionResult(label: label, passed: passed, expected: .object(expected), actual: .object(actual))
         case .fired(let trigger, let times, let expectedFire):
+            // As a flag assertion: a misspelt trigger never fires, so "not fired" would pass for it whatever the rules do.
+            guard engine.rules.current.triggers[trigger] != nil else {
+                return ScenarioRun.AssertionResult(label: label, passed: false, message: "trigger '\(trigger)' is not defined in the rules")
+            }
             let count = heard.fired[ByteKey(trigger)] ?? 0
             let passed: Bool
             let expected: JSONValue

@@ -100,6 +100,22 @@ import Testing
         #expect(full.passed, "\(full.steps.map(\.assertions))")
     }
 
+    /// A `fired` assertion on a trigger the rules do not define fails, as a `flag` assertion on an unknown key does:
+    /// "fired 0 times" passed for a misspelt trigger.
+    @Test(arguments: [#""times": 0"#, #""equals": false"#, #""times": 1"#])
+    func firedAssertion_onAnUndefinedTrigger_fails(expectation: String) throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T09:00:00Z", "rules": \(ScenarioFixture.delayedRules(mode: "each")),
+             "steps": [{"name": "check", "expect": [{"fired": "no-such-trigger", "user": "u1", \(expectation)},
+                                                   {"fired": "nudge", "user": "u1", "times": 0}]}]}
+            """)
+        let assertions = runs[0].steps[0].assertions
+        #expect(!assertions[0].passed)
+        #expect(assertions[0].message == "trigger 'no-such-trigger' is not defined in the rules")
+        #expect(assertions[1].passed)
+    }
+
     @Test func configurations_runTheScenarioOncePerEntry_withTheirContextAndVersion() throws {
         let runs = try ScenarioFixture.run(
             """
