@@ -80,7 +80,7 @@ public struct ScenarioParser {
                 }
                 configurations.append(
                     Scenario.Configuration(
-                        name: name, tz: try timeZone(fields, "tz", at: itemPath), appVersion: try string(fields, "appVersion", at: itemPath),
+                        name: name, tz: try timeZone(fields, "tz", at: itemPath), appVersion: try appVersion(fields, at: itemPath),
                         context: context))
             }
         } else {
@@ -183,7 +183,7 @@ public struct ScenarioParser {
             }
             if let payload = fields["payload"], payload.objectValue == nil { throw fail(path.appending("payload"), "payload must be an object") }
             return Scenario.StepAction(
-                path: path, kind: .donate(user: user, event: event, times: times, appVersion: try string(fields, "appVersion", at: path)))
+                path: path, kind: .donate(user: user, event: event, times: times, appVersion: try appVersion(fields, at: path)))
         case "ops":
             try only(fields, ["ops", "user"], at: path)
             let user = try requiredUser(fields, at: path)
@@ -362,6 +362,16 @@ public struct ScenarioParser {
         guard let zone = try string(fields, name, at: path) else { return nil }
         guard TimeZones.isValid(zone) else { throw fail(path.appending(name), "'\(zone)' is not an IANA time zone") }
         return zone
+    }
+
+    /// An app version the daemon would accept: it answers 400 to any other, so a run with one tested nothing it serves.
+    private func appVersion(_ fields: JSONObject, at path: JSONPointer) throws(ScenarioError) -> String? {
+        guard let text = try string(fields, "appVersion", at: path) else { return nil }
+        guard Version.isValid(text) else {
+            throw fail(
+                path.appending("appVersion"), "appVersion must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")
+        }
+        return text
     }
 
     private mutating func requiredUser(_ fields: JSONObject, at path: JSONPointer) throws(ScenarioError) -> String {

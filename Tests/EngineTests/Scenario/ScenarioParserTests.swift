@@ -66,6 +66,36 @@ import Testing
         }
     }
 
+    /// The daemon answers 400 to these versions (`Version.isValid`); a scenario took any string and ran with it.
+    @Test(arguments: ["latest", "1.x", "", "1..2", String(repeating: "1.", count: 40) + "1"])
+    func appVersionTheDaemonRefuses_isAFileError_namingItsPath(version: String) {
+        let configuration =
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "configurations": [{"name": "c", "appVersion": "\#(version)"}], "steps": [{}]}"#
+        let donation =
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "steps": [{"do": [{"donate": "e", "user": "u", "appVersion": "\#(version)"}]}]}"#
+        for (text, path) in [(configuration, "/configurations/0/appVersion"), (donation, "/steps/0/do/0/appVersion")] {
+            do {
+                _ = try ScenarioFixture.parse(text, file: "bad.json")
+                Issue.record("appVersion \(version) was accepted at \(path)")
+            } catch {
+                #expect(error.file == "bad.json")
+                #expect(error.path == path, "\(error.message)")
+            }
+        }
+    }
+
+    @Test func validAppVersions_areKept() throws {
+        let scenario = try ScenarioFixture.parse(
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "configurations": [{"name": "c", "appVersion": "1.4.2"}], "#
+                + #""steps": [{"do": [{"donate": "e", "user": "u", "appVersion": "2.0"}]}]}"#)
+        #expect(scenario.configurations[0].appVersion == "1.4.2")
+        guard case .donate(_, _, _, let version) = scenario.steps[0].actions[0].kind else {
+            Issue.record("not a donation")
+            return
+        }
+        #expect(version == "2.0")
+    }
+
     @Test func inlineOp_andDefaults_areRead() throws {
         let scenario = try ScenarioFixture.parse(
             #"{"start": "2026-01-01T00:00:00Z", "rules": \#(Self.rules), "steps": [{"do": [{"user": "u1", "op": "increment", "counter": "c"}]}]}"#,
