@@ -55,10 +55,10 @@ public struct ScenarioRunner {
     }
 
     /// A listed user's context: the file's, then the configuration's `context` over it (objects merged member by
-    /// member, segments joined), then the zone: the user's own, else the configuration's, else the scenario's.
+    /// member, segments joined), then the zone: the user's own (the file's, or the configuration's `context.tz`
+    /// over it), else the configuration's `tz`, else the scenario's.
     static func context(of user: Scenario.User, _ scenario: Scenario, _ configuration: Scenario.Configuration) -> JSONObject {
         var context = user.context
-        let ownZone = context["tz"] != nil
         if let extra = configuration.context {
             for (key, value) in extra {
                 switch (context[key], value) {
@@ -75,7 +75,9 @@ public struct ScenarioRunner {
                 }
             }
         }
-        if !ownZone, let zone = configuration.tz ?? scenario.tz { context["tz"] = .string(zone) }
+        // Read after the merge: a zone in the configuration's `context` is the user's own from then on, and neither
+        // the configuration's nor the scenario's `tz` replaces it.
+        if context["tz"] == nil, let zone = configuration.tz ?? scenario.tz { context["tz"] = .string(zone) }
         return context
     }
 

@@ -133,6 +133,21 @@ import Testing
         #expect(runs[1].passed)
     }
 
+    /// A configuration's `context.tz` is the user's own zone: the top-level `tz` was applied over it (the user was
+    /// checked for a zone before the configuration's context was merged), so "utc-users" ran in Tokyo.
+    @Test func configurationContextZone_winsOverTheScenariosZone() throws {
+        let runs = try ScenarioFixture.run(
+            """
+            {"start": "2026-01-01T12:00:00Z", "tz": "Asia/Tokyo", "rules": {"flags": {"nine-pm": {"when": {"hourIn": [21, 21]}}}},
+             "users": {"u1": {}},
+             "configurations": [{"name": "utc-users", "context": {"tz": "UTC"}}, {"name": "tokyo"}],
+             "steps": [{"name": "noon UTC", "expect": [{"flag": "nine-pm", "user": "u1", "equals": false}]}]}
+            """)
+        #expect(runs[0].steps[0].assertions[0].passed, "\(runs[0].steps[0].assertions[0])")
+        // Without a zone in its context, the configuration falls back to the scenario's: 21:00 in Tokyo.
+        #expect(!runs[1].steps[0].assertions[0].passed)
+    }
+
     @Test func resetEraseAndReload_goThroughTheEngine() throws {
         let runs = try ScenarioFixture.run(
             """
