@@ -41,6 +41,14 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
-    public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool { lhs.double == rhs.double }
+    /// By value (`3 == 3.0`), and exactly past 2^53, where doubles round distinct integers together (2^53 + 1 equalled
+    /// 2^53, so a flag's or a counter's change there went unseen). Never equal where the doubles differ, so hashing the
+    /// double stays consistent; below 2^53 the double comparison is exact and no text is read.
+    public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
+        guard lhs.double == rhs.double else { return false }
+        guard lhs.double.magnitude >= 9.007_199_254_740_992e15 else { return true }
+        return NumberOrder.compare(NumberOrder.Value(lhs), NumberOrder.Value(rhs)) == 0
+    }
+
     public func hash(into hasher: inout Hasher) { hasher.combine(double) }
 }

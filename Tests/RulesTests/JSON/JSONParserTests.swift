@@ -76,6 +76,15 @@ import Testing
         #expect(try parser.parse("3.0").numberValue?.isIntegerLiteral == false)
     }
 
+    /// Past 2^53 distinct integers share a double: equality compared the doubles, so 2^53 + 1 equalled 2^53.
+    @Test func numbersPast2To53_areEqualOnlyWhenTheIntegersAre() throws {
+        #expect(try parser.parse("9007199254740993") != parser.parse("9007199254740992"))
+        #expect(try parser.parse("-9223372036854775807") != parser.parse("-9223372036854775806"))
+        #expect(JSONValue.int(9_007_199_254_740_993) == (try parser.parse("9007199254740993")))
+        #expect(try parser.parse("9007199254740992") == parser.parse("9007199254740992.0"))
+        #expect(try parser.parse("3") == parser.parse("3.0"))
+    }
+
     @Test func object_equalityIgnoresOrder() throws {
         #expect(try parser.parse(#"{"a":1,"b":2}"#) == parser.parse(#"{"b":2,"a":1}"#))
     }
