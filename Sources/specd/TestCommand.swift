@@ -2,9 +2,10 @@ import Engine
 import Foundation
 import Rules
 
-/// `specd test FILE|DIR... [--junit OUT.xml] [--record]`: runs scenario files (README, "Testing rules") through the
-/// engine with a virtual clock, prints one line per step and every failed assertion, and exits 0 (all passed),
-/// 1 (an assertion failed) or 2 (a file that cannot be read or is malformed; the others still run).
+/// `specd test FILE|DIR... [--junit OUT.xml] [--record] [--timeout SECONDS]`: runs scenario files (README, "Testing
+/// rules") through the engine with a virtual clock, prints one line per step and every failed assertion, and exits
+/// 0 (all passed), 1 (an assertion failed, or a file's runs passed their deadline) or 2 (a file that cannot be read
+/// or is malformed; the others still run).
 enum TestCommand {
     /// A scenario file is read whole: bounded like a rule file.
     static let maxFileBytes = 64 << 20
@@ -13,6 +14,7 @@ enum TestCommand {
         var paths: [String] = []
         var junit: String?
         var record = false
+        var timeout = ScenarioDeadline.defaultAllowance
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -23,6 +25,13 @@ enum TestCommand {
                 index += 1
             case "--record":
                 record = true
+            case "--timeout":
+                // Fractions allowed: a test gives a file almost no time rather than writing a slow scenario.
+                guard index + 1 < arguments.count, let seconds = Double(arguments[index + 1]), seconds > 0, seconds <= 86_400 else {
+                    return CommandLineInterface.usageFailure("--timeout needs a number of seconds, more than 0 and at most 86400")
+                }
+                timeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+                index += 1
             default:
                 if argument.hasPrefix("-") { return CommandLineInterface.usageFailure("unknown option '\(argument)' for test") }
                 paths.append(argument)
@@ -43,8 +52,10 @@ enum TestCommand {
                 continue
             }
             var settled: [String] = []
+            // One per file: its configurations share it, so a hundred of them are not each given the whole allowance.
+            let deadline = ScenarioDeadline(timeout)
             for configuration in scenario.configurations {
-                var run = ScenarioRunner.run(scenario, configuration: configuration)
+                var run = ScenarioRunner.run(scenario, configuration: configuration, deadline: deadline)
                 Snapshots(scenarioFile: file, configuration: configuration.name, record: record, earlier: settled).settle(&run)
                 settled.append(configuration.name)
                 report(run, configurations: scenario.configurations.count, output: output)

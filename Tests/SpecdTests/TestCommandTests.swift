@@ -123,6 +123,32 @@ import FoundationXML
         #expect(configLines.contains { $0.contains("configuration 'a_b' records into the same folder as 'a/b'") })
     }
 
+    /// A file's configurations share one deadline: each of up to 100 had every bound afresh. The second
+    /// configuration finds the deadline already passed at its first due instant, still at the start.
+    @Test func fileDeadline_isSharedByItsConfigurations_andFailsTheStepNamingIt() throws {
+        let flags = stride(from: 0, to: 24, by: 2).map { #""h\#($0)": {"when": {"hourIn": [\#($0), \#($0)]}}"# }.joined(separator: ", ")
+        let users = (0..<50).map { #""u\#($0)": {}"# }.joined(separator: ", ")
+        let dir = try folder([
+            "rules.json": #"{"flags": {\#(flags)}}"#,
+            "slow.json":
+                #"{"start": "2026-01-01T00:00:00Z", "tz": "UTC", "rules": "rules/rules.json", "users": {\#(users)}, "#
+                + #""configurations": [{"name": "first"}, {"name": "second"}], "steps": [{"name": "far", "advance": "999999999999s"}]}"#
+        ])
+        let (code, lines) = run([dir, "--timeout", "0.2"])
+        #expect(code == 1)
+        let failures = lines.filter { $0.contains("✗ deadline: the file's runs passed their 0.2 s wall-clock deadline") }
+        #expect(failures.count == 2, "\(lines)")
+        #expect(failures.allSatisfy { $0.contains("in step 'far', in its clock move to") })
+        #expect(failures.last?.contains(", at 2026-01-01T00:00:00Z (the due instants after it") == true, "\(failures)")
+    }
+
+    @Test(arguments: ["0", "-1", "soon", "86401"])
+    func timeoutThatIsNotAPositiveNumberOfSeconds_isAUsageError(value: String) throws {
+        let dir = try folder(["rules.json": Self.rules, "late.json": Self.scenario(expecting: true)])
+        #expect(run([dir, "--timeout", value]).code == 1)
+        #expect(run([dir, "--timeout", "30"]).code == 0)
+    }
+
     @Test func exampleScenarios_shipWithTheRepository_andPass() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let (code, lines) = run([root + "/config/scenarios"])

@@ -22,24 +22,28 @@ public struct ScenarioRunner {
     let engine: Engine
     /// What is left of the run's `maxEvaluationsPerRun`.
     private let budget: InstantBudget
+    /// Shared by every configuration of the file; checked at each due instant, before each action and after a step.
+    let deadline: ScenarioDeadline
 
     /// `maxInstantsPerStep` lower than the default for a caller with a time budget of its own (the fuzz target:
-    /// fifty years of hourly changes took two minutes a run there).
+    /// fifty years of hourly changes took two minutes a run there). `deadline`: the file's, when it has several
+    /// configurations (a fresh one, starting now, otherwise).
     public static func run(
         _ scenario: Scenario, configuration: Scenario.Configuration, maxInstantsPerStep: Int = maxInstantsPerStep,
-        maxEvaluations: Int = maxEvaluationsPerRun
+        maxEvaluations: Int = maxEvaluationsPerRun, deadline: ScenarioDeadline = ScenarioDeadline()
     ) -> ScenarioRun {
-        ScenarioRunner(scenario, configuration, maxInstants: maxInstantsPerStep, maxEvaluations: maxEvaluations).run()
+        ScenarioRunner(scenario, configuration, maxInstants: maxInstantsPerStep, maxEvaluations: maxEvaluations, deadline: deadline).run()
     }
 
     init(
         _ scenario: Scenario, _ configuration: Scenario.Configuration, maxInstants: Int = maxInstantsPerStep,
-        maxEvaluations: Int = maxEvaluationsPerRun
+        maxEvaluations: Int = maxEvaluationsPerRun, deadline: ScenarioDeadline = ScenarioDeadline()
     ) {
         self.scenario = scenario
         self.configuration = configuration
         self.maxInstants = max(1, maxInstants)
         budget = InstantBudget(maxEvaluations)
+        self.deadline = deadline
         clock = VirtualClock(scenario.start)
         streams = ScenarioStreams()
         var initial: [ByteKey: UserContext] = [:]
@@ -90,22 +94,39 @@ public struct ScenarioRunner {
             engine.subscribed(user: user)
         }
         var results: [ScenarioRun.StepResult] = []
-        for step in scenario.steps { results.append(run(step)) }
+        for step in scenario.steps {
+            let result = run(step)
+            results.append(result)
+            // The step that passed the deadline says so; the steps after it are not run.
+            if result.assertions.contains(where: { $0.label == Self.deadlineLabel }) { break }
+        }
         return ScenarioRun(scenario: scenario.name, file: scenario.file, configuration: configuration.name, steps: results)
     }
 
     private func run(_ step: Scenario.Step) -> ScenarioRun.StepResult {
         let started = ContinuousClock.now
         var assertions: [ScenarioRun.AssertionResult] = []
+        // Past the file's deadline: nothing more of the step runs, and its assertions would judge a state it never
+        // reached, so they are not checked and its snapshot is not taken.
+        var cutShort = false
         if let move = step.move {
             let target: Instant
             switch move {
             case .advance(let duration): target = clock.now() + duration
             case .at(let instant): target = instant
             }
-            if let failure = moveClock(to: target) { assertions.append(failure) }
+            if let failure = moveClock(to: target, in: step) {
+                assertions.append(failure)
+                cutShort = failure.label == Self.deadlineLabel
+            }
         }
         for (index, action) in step.actions.enumerated() {
+            guard !cutShort else { break }
+            guard !deadline.hasPassed else {
+                assertions.append(deadlineFailure(step, "before action \(index + 1) (\(action.path)); it and the actions after it were not run"))
+                cutShort = true
+                break
+            }
             if let failure = perform(action) {
                 assertions.append(ScenarioRun.AssertionResult(label: "action \(index + 1) (\(action.path))", passed: false, message: failure))
             }
@@ -122,11 +143,11 @@ public struct ScenarioRunner {
                             "heard \(drained.overflow) events past the \(ScenarioStreams.maxHeard) a step keeps: the step's events are incomplete"))
             }
         }
-        for expectation in step.expectations {
+        for expectation in step.expectations where !cutShort {
             assertions.append(check(expectation, heard: heard[ByteKey(expectation.user)] ?? ([], [:])))
         }
         var snapshot: JSONValue?
-        if step.snapshot {
+        if step.snapshot, !cutShort {
             var users = JSONObject()
             for user in scenario.mentionedUsers {
                 var flags = JSONObject()
@@ -134,6 +155,9 @@ public struct ScenarioRunner {
                 users[user] = .object(flags)
             }
             snapshot = .object(users)
+        }
+        if !cutShort, deadline.hasPassed {
+            assertions.append(deadlineFailure(step, "by the end of it"))
         }
         return ScenarioRun.StepResult(
             name: step.name, at: clock.now(), assertions: assertions, snapshot: snapshot, elapsed: ContinuousClock.now - started)
@@ -143,10 +167,17 @@ public struct ScenarioRunner {
     /// clock-driven change), so each happens at its own instant and sees the state the earlier ones left.
     /// Past a bound the clock still ends at `target`: a step that stopped short left every later step running at
     /// instants decades before the ones the file names.
-    private func moveClock(to target: Instant) -> ScenarioRun.AssertionResult? {
+    private func moveClock(to target: Instant, in step: Scenario.Step) -> ScenarioRun.AssertionResult? {
         let from = clock.now()
         var instants = 0
         while let next = engine.nextDue, next <= target {
+            guard !deadline.hasPassed else {
+                let reached = clock.now()
+                clock.move(to: target)
+                return deadlineFailure(
+                    step,
+                    "in its clock move to \(ISO8601.format(target)), at \(ISO8601.format(reached)) (the due instants after it, and its actions, were not run)")
+            }
             instants += 1
             guard instants <= maxInstants else {
                 clock.move(to: target)
@@ -172,6 +203,17 @@ public struct ScenarioRunner {
         }
         clock.move(to: target)
         return nil
+    }
+
+    static let deadlineLabel = "deadline"
+
+    /// The failure a step reports when the file's wall-clock deadline passed during it; `when` says where.
+    private func deadlineFailure(_ step: Scenario.Step, _ when: String) -> ScenarioRun.AssertionResult {
+        ScenarioRun.AssertionResult(
+            label: Self.deadlineLabel, passed: false,
+            message:
+                "the file's runs passed their \(deadline.text) wall-clock deadline (every configuration together) in step '\(step.name)', "
+                + "\(when); nothing after it in this configuration ran")
     }
 
     // MARK: - Actions

@@ -37,6 +37,40 @@ import Testing
         }
     }
 
+    /// The instant and evaluation bounds count work, not what it costs, so a file within them could still run for
+    /// hours. With those bounds lifted, a ten-thousand-year move stops at the file's wall-clock deadline, in the loop
+    /// over due instants: the step names it, the clock still ends at the step's instant, and no later step runs.
+    @Test func farClockMove_pastTheFilesDeadline_stopsInTheMove_namingTheStep() throws {
+        let scenario = try ScenarioFixture.parse(
+            #"{"start": "2026-01-01T00:00:00Z", "tz": "UTC", "rules": {"flags": {\#(Self.hourlyFlags)}}, "users": {"u1": {}}, "#
+                + #""steps": [{"name": "far", "advance": "999999999999s"}, {"name": "never", "advance": "1s"}]}"#)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let run = ScenarioRunner.run(
+            scenario, configuration: scenario.configurations[0], maxInstantsPerStep: .max, maxEvaluations: .max,
+            deadline: ScenarioDeadline(.milliseconds(50)))
+        #expect(clock.now - started < .seconds(60))
+        #expect(run.steps.map(\.name) == ["far"])
+        let failure = try #require(run.steps[0].assertions.first)
+        #expect(failure.label == "deadline" && !failure.passed)
+        #expect(failure.message?.contains("passed their 0.05 s wall-clock deadline (every configuration together) in step 'far', in its clock move") == true)
+        #expect(run.steps[0].at == scenario.start + 999_999_999_999_000)
+    }
+
+    /// The deadline is checked before each action too: a step's actions stop there and its assertions are not
+    /// checked against a state it never reached.
+    @Test func actionsPastTheFilesDeadline_areNotRun_andTheStepSaysWhere() throws {
+        let scenario = try ScenarioFixture.parse(
+            #"{"start": "2026-01-01T00:00:00Z", "rules": {"flags": {}}, "#
+                + #""steps": [{"name": "donations", "do": [{"donate": "e", "user": "u1"}, {"donate": "e", "user": "u1"}], "#
+                + #""expect": [{"donations": "e", "user": "u1", "equals": 2}]}, {"name": "never"}]}"#)
+        let run = ScenarioRunner.run(scenario, configuration: scenario.configurations[0], deadline: ScenarioDeadline(.zero))
+        #expect(run.steps.map(\.name) == ["donations"])
+        #expect(run.steps[0].assertions.count == 1)
+        #expect(run.steps[0].assertions[0].label == "deadline")
+        #expect(run.steps[0].assertions[0].message?.contains("in step 'donations', before action 1 (/steps/0/do/0)") == true)
+    }
+
     /// A step's stream keeps 10 000 events; past that, the step says its events are incomplete.
     @Test func aStepHearingPastTheBound_saysItsEventsAreIncomplete() throws {
         let scenario = try ScenarioFixture.parse(
