@@ -4,14 +4,33 @@ import HTTP
 /// relaying another member's stream: fed arbitrary byte slices, it returns the events whose blank line has arrived.
 /// Comments and `retry:` are dropped (the merged stream sends its own); a field without a colon is a name with an
 /// empty value, as the standard says.
+///
+/// What it holds between feeds is bounded (`maxEventBytes`): a member that sends a line without end, or `data:`
+/// lines without the blank line that ends their event, would otherwise grow this replica for as long as it sends.
 struct SSEParser {
+    /// The event being read: more than this, its lines included, and the stream is not one a member sends.
+    struct EventTooLarge: Error, Equatable {}
+
+    /// An event of a member's global stream is a flag change or a rules notice, a few hundred bytes; a megabyte
+    /// leaves room for the largest rule set's notice many times over.
+    static let defaultMaxEventBytes = 1 << 20
+
+    let maxEventBytes: Int
     private var line: [UInt8] = []
     private var sawCarriageReturn = false
     private var pending = SSEEvent()
     private var dataLines: [String] = []
+    /// Bytes held for the event being read: its kept field lines plus the open line.
+    private var heldBytes = 0
     private var hasField = false
 
-    mutating func feed(_ bytes: [UInt8]) -> [SSEEvent] {
+    init(maxEventBytes: Int = SSEParser.defaultMaxEventBytes) {
+        self.maxEventBytes = maxEventBytes
+    }
+
+    /// The events whose blank line arrived in `bytes`; throws once the event being read passes `maxEventBytes`,
+    /// after which the parser is spent (its caller ends the stream).
+    mutating func feed(_ bytes: [UInt8]) throws(EventTooLarge) -> [SSEEvent] {
         var events: [SSEEvent] = []
         for byte in bytes {
             if sawCarriageReturn {
@@ -26,7 +45,9 @@ struct SSEParser {
             case UInt8(ascii: "\n"):
                 endLine(into: &events)
             default:
+                guard heldBytes < maxEventBytes else { throw EventTooLarge() }
                 line.append(byte)
+                heldBytes += 1
             }
         }
         return events
@@ -42,9 +63,14 @@ struct SSEParser {
             pending = SSEEvent()
             dataLines = []
             hasField = false
+            heldBytes = 0
             return
         }
-        if line.first == UInt8(ascii: ":") { return }
+        // A comment or an unknown field is dropped, and so are its bytes: only what the event keeps counts.
+        if line.first == UInt8(ascii: ":") {
+            heldBytes -= line.count
+            return
+        }
         let colon = line.firstIndex(of: UInt8(ascii: ":"))
         let name = String(decoding: line[..<(colon ?? line.count)], as: UTF8.self)
         var valueStart = colon.map { $0 + 1 } ?? line.count
@@ -61,7 +87,8 @@ struct SSEParser {
             dataLines.append(value)
             hasField = true
         default:
-            break
+            heldBytes -= line.count
         }
+        // A kept line stays counted whole, its name included: a little over what the event holds.
     }
 }
