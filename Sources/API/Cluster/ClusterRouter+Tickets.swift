@@ -44,10 +44,7 @@ extension ClusterRouter {
                     opened.withLock { $0 = true }
                     return false
                 },
-                onBody: { bytes in
-                    refusal.withLock { $0?.body += bytes }
-                    return refusal.withLock { $0 != nil }
-                })
+                onBody: { bytes in refusal.withLock { Self.accumulate(bytes, into: &$0, from: redeemer) } })
         } catch {
             if opened.withLock({ $0 }) { return true }
             metrics.increment("forward_failures_total")

@@ -1,4 +1,3 @@
-import Dispatch
 import Engine
 import Foundation
 import HTTP
@@ -14,15 +13,21 @@ import Synchronization
 /// user it does not own answers 421 (the two disagree on the membership) instead of forwarding again. An owner that
 /// cannot be reached answers 503 with `Retry-After` for its users only.
 ///
-/// Threads: `respond` runs on the connection's loop and never blocks it; forwarding runs on `workers` (a concurrent
-/// queue), each exchange blocking one worker thread; a relayed stream runs on a thread of its own for its life. The
-/// answer reaches the connection through its `ResponseSink`, which hops back to the loop.
+/// An owner with `maxInFlightPerOwner` exchanges already out is answered 503 at once: a member that accepts
+/// connections but never answers holds at most that many threads, and its users alone wait.
+///
+/// Threads: `respond` runs on the connection's loop and never blocks it; each forwarded exchange runs on a thread of
+/// its own (a shared pool was held whole by one frozen owner, every other owner's users queued behind it), each
+/// relayed stream too, for its life. The answer reaches the connection through its `ResponseSink`, which hops back
+/// to the loop.
 public struct ClusterRouter: Responder {
     let router: Responder
     let peers: ClusterPeers
     let transport: ClusterTransport
     let metrics: Metrics
-    let workers = DispatchQueue(label: "specd-cluster-forward", attributes: .concurrent)
+    /// Exchanges read whole that may be out to one owner at once.
+    public static let maxInFlightPerOwner = 64
+    let slots: ForwardSlots
     /// Bounds a forwarded exchange that is read whole.
     let timeout: Duration
     /// The ticket a merged global stream is opened with is redeemed here (`openMergedStream`); `nil`: passed on.
@@ -38,6 +43,7 @@ public struct ClusterRouter: Responder {
         self.transport = transport
         self.metrics = metrics
         self.timeout = timeout
+        slots = ForwardSlots(members: peers.membership.members.count, limit: Self.maxInFlightPerOwner)
     }
 
     var membership: ClusterMembership { peers.membership }
@@ -77,20 +83,39 @@ public struct ClusterRouter: Responder {
             return
         }
         metrics.increment("forwarded_requests_total")
-        let forwarded = forwardedRequest(request)
+        var asked = forwardedRequest(request)
+        // The owner's answer to HEAD has no body, and its Content-Length is framing this connection writes itself:
+        // asked as GET, the owner's body gives this HEAD answer the length a GET's would state (and is not sent).
+        // Not for a stream route, which a GET would open.
+        if request.method == "HEAD", !ClusterRouting.isStreamPath(request.path) { asked.method = "GET" }
+        let forwarded = asked
         if ClusterRouting.isStream(request) {
-            // A relayed stream holds its thread for the stream's life: its own thread, so long-lived streams never
-            // use up the pool that short exchanges share.
             Thread.detachNewThread { relayStream(forwarded, to: owner, sink: sink) }
-        } else {
-            workers.async { relay(forwarded, to: owner, sink: sink) }
+            return
+        }
+        guard slots.take(owner) else {
+            metrics.increment("forward_failures_total")
+            sink.send(
+                APIError.unavailable(
+                    "owner_busy",
+                    "member \(owner), which holds this user, has \(Self.maxInFlightPerOwner) forwarded requests unanswered; other users are unaffected",
+                    retryAfter: Self.retryAfterSeconds
+                ).response)
+            return
+        }
+        Thread.detachNewThread {
+            let response = relay(forwarded, to: owner)
+            // Free before the answer goes out: whoever hears it may ask the same owner again at once.
+            slots.release(owner)
+            sink.send(response)
         }
     }
 
     /// The cluster-wide global stream: every member's own, merged (`MergedGlobalStream`).
     private func openMergedStream(_ request: Request, sink: ResponseSink) {
         var resume = VectorEventID()
-        if let text = request.headers[.lastEventID] {
+        // As a member's own stream reads it: the header, else `?lastEventId=` (an EventSource cannot set headers).
+        if let text = request.headers[.lastEventID] ?? request.query("lastEventId") {
             guard let parsed = VectorEventID(text: text, memberCount: membership.members.count) else {
                 sink.send(
                     APIError.invalidField(
@@ -159,13 +184,13 @@ public struct ClusterRouter: Responder {
         return relayed
     }
 
-    private func relay(_ request: ClusterTransportRequest, to owner: Int, sink: ResponseSink) {
+    private func relay(_ request: ClusterTransportRequest, to owner: Int) -> HTTPResponse {
         do {
             let response = try transport.send(request, to: membership.members[owner], timeout: timeout)
             peers.reportReached(owner)
-            sink.send(HTTPResponse(status: response.status, headers: Self.relayedHeaders(response.headers), body: response.body))
+            return HTTPResponse(status: response.status, headers: Self.relayedHeaders(response.headers), body: response.body)
         } catch {
-            sink.send(failed(owner, error))
+            return failed(owner, error)
         }
     }
 
@@ -192,8 +217,7 @@ public struct ClusterRouter: Responder {
                         opened.send(bytes)
                         return !opened.isClosed
                     }
-                    refusal.withLock { $0?.body += bytes }
-                    return true
+                    return refusal.withLock { Self.accumulate(bytes, into: &$0, from: owner) }
                 })
         } catch {
             if let opened = stream.withLock({ $0 }) {
@@ -210,9 +234,34 @@ public struct ClusterRouter: Responder {
         }
     }
 
+    /// A member's refusal of a stream is read whole before it is relayed, up to this size: one that sent an endless
+    /// body would otherwise grow this replica for as long as it sent. An error body is a few hundred bytes.
+    static let maxRefusalBytes = 64 << 10
+
+    /// Adds `bytes` to the refusal being read from `member`; `false` (stop reading) once it would pass
+    /// `maxRefusalBytes`, the refusal then replaced by a 502 that says so.
+    static func accumulate(_ bytes: [UInt8], into refusal: inout HTTPResponse?, from member: Int) -> Bool {
+        guard let held = refusal?.body.count else { return false }
+        guard held + bytes.count <= maxRefusalBytes else {
+            refusal =
+                APIError(
+                    HTTPStatus(code: 502, reason: "Bad Gateway"), code: "member_answer_too_large",
+                    message: "member \(member) refused with a body over \(maxRefusalBytes) bytes", retryable: true
+                ).response
+            return false
+        }
+        refusal?.body += bytes
+        return true
+    }
+
     private func failed(_ owner: Int, _ error: ClusterTransportError) -> HTTPResponse {
         metrics.increment("forward_failures_total")
-        if case .unreachable = error { peers.reportUnreachable(owner, error: error) }
+        // No answer within the timeout counts as down too (the status page and the merged stream say so), until a
+        // probe or an answer finds it up again.
+        switch error {
+        case .unreachable, .timedOut: peers.reportUnreachable(owner, error: error)
+        case .malformedResponse: break
+        }
         return unreachable(owner)
     }
 

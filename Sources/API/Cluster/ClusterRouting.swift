@@ -37,6 +37,11 @@ public enum ClusterRouting {
 
     /// Streams are relayed as they flow; everything else is read whole and answered at once.
     static func isStream(_ request: Request) -> Bool {
-        request.method == "GET" && (request.path.hasSuffix("/stream") || request.path == "/ofrep/v1/events")
+        request.method == "GET" && isStreamPath(request.path)
+    }
+
+    /// The routes that open an event stream to a GET.
+    static func isStreamPath(_ path: Substring) -> Bool {
+        path.hasSuffix("/stream") || path == "/ofrep/v1/events"
     }
 }

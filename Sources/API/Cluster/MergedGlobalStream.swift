@@ -62,11 +62,10 @@ final class MergedGlobalStream: Sendable {
                     return !stream.isClosed
                 },
                 onBody: { bytes in
-                    guard opened else {
-                        refusal?.body += bytes
-                        return true
-                    }
-                    return deliver(parser.feed(bytes), from: selfIndex)
+                    guard opened else { return ClusterRouter.accumulate(bytes, into: &refusal, from: selfIndex) }
+                    // An event past the parser's bound: not this replica's own stream any more; it ends here.
+                    guard let events = try? parser.feed(bytes) else { return false }
+                    return deliver(events, from: selfIndex)
                 })
         } catch {
             if !opened {
@@ -107,9 +106,8 @@ final class MergedGlobalStream: Sendable {
     /// ticket (made for each attempt, so a reconnect never presents a spent one) when the client came with one.
     private func memberRequest(_ member: Int) -> ClusterTransportRequest {
         var request = request
-        if let tickets {
-            request.target = Self.target(request.target, withTicket: tickets.issueForMember())
-        }
+        // The client's `?lastEventId=` is a vector: each member resumes from its own part, in the header below.
+        request.target = Self.target(request.target, replacing: ["ticket", "lastEventId"], with: tickets.map { ["ticket=\($0.issueForMember())"] } ?? [])
         request.headers.remove("Last-Event-ID")
         if let last = state.withLock({ $0.vector.positions[member] }) { request.headers.set("Last-Event-ID", last.description) }
         return request
@@ -128,7 +126,12 @@ final class MergedGlobalStream: Sendable {
                         announce(member, up: true)
                         return !isClosed
                     },
-                    onBody: { bytes in deliver(parser.feed(bytes), from: member) })
+                    onBody: { bytes in
+                        // A member whose event passes the parser's bound is failing, like one that drops: down, and
+                        // followed again from its last id.
+                        guard let events = try? parser.feed(bytes) else { return false }
+                        return deliver(events, from: member)
+                    })
             } catch {}
             if isClosed { return }
             announce(member, up: false)
@@ -166,16 +169,22 @@ final class MergedGlobalStream: Sendable {
 extension MergedGlobalStream {
     /// `target` with every `ticket` parameter replaced by `ticket`, put first (the first of a name is the one read).
     static func target(_ target: String, withTicket ticket: String) -> String {
+        self.target(target, replacing: ["ticket"], with: ["ticket=\(ticket)"])
+    }
+
+    /// `target` without the query parameters named in `names`, and `items` put first (the first of a name is the
+    /// one read); no `?` when nothing is left.
+    static func target(_ target: String, replacing names: Set<String>, with items: [String]) -> String {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var items = ["ticket=\(ticket)"]
+        var kept = items
         if parts.count > 1 {
             for item in parts[1].split(separator: "&", omittingEmptySubsequences: true) {
                 let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-                guard PercentDecoding.decode(name, plusAsSpace: true) != "ticket" else { continue }
-                items.append(String(item))
+                if let decoded = PercentDecoding.decode(name, plusAsSpace: true), names.contains(decoded) { continue }
+                kept.append(String(item))
             }
         }
-        return "\(parts[0])?" + items.joined(separator: "&")
+        return kept.isEmpty ? String(parts[0]) : "\(parts[0])?" + kept.joined(separator: "&")
     }
 }
 
