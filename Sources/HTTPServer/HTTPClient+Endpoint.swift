@@ -9,6 +9,13 @@ extension HTTPClient {
             self.port = port
         }
 
+        /// The IPv4 addresses the host resolves to now, as a connection from it names its client (`getaddrinfo`,
+        /// which may block on DNS: worker threads only); empty when it does not resolve.
+        public func addresses() -> Set<String> {
+            guard let resolved = try? ClientSocket.resolve(host, port: port) else { return [] }
+            return Set(resolved.map(Socket.hostDescription))
+        }
+
         /// `http://host[:port]` with at most a trailing `/` (a cluster member's base URL).
         public init(url: String) throws(URLError) {
             let (endpoint, target) = try Self.parse(url: url)

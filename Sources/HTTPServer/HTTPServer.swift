@@ -80,6 +80,13 @@ public final class HTTPServer: Sendable, ServerStatus {
     }
 
     /// Binds, starts the loops and begins accepting requests for `responder`. Throws if the address cannot be bound.
+    /// Source addresses whose connections `maxConnectionsPerClient` does not bound (they still count against
+    /// `maxConnections`): the other members of a cluster, each of which comes as one client for every user it
+    /// forwards. Replaces the set; any thread.
+    public func setUncappedClients(_ addresses: Set<String>) {
+        context.setUncappedClients(addresses)
+    }
+
     public func start(serving responder: Responder) throws {
         context.responder = responder
         let configuration = context.configuration

@@ -38,10 +38,17 @@ final class ServerContext: Sendable {
 
     /// Open connections per client address. Only accepts and closes touch it, never a request.
     private let perClient = Mutex<[String: Int]>([:])
+    /// Addresses whose connections `maxConnectionsPerClient` does not bound (`HTTPServer.setUncappedClients`).
+    private let uncapped = Mutex<Set<String>>([])
+
+    func setUncappedClients(_ addresses: Set<String>) {
+        uncapped.withLock { $0 = addresses }
+    }
 
     /// Claims a slot for a connection from `client` (counted per client, then globally).
     func admit(client: String) -> Admission {
-        let limit = configuration.maxConnectionsPerClient
+        // Counted either way, so a close releases exactly what its accept claimed whatever the set is by then.
+        let limit = uncapped.withLock { $0.contains(client) } ? Int.max : configuration.maxConnectionsPerClient
         let claimed = perClient.withLock { counts -> Bool in
             let current = counts[client, default: 0]
             guard current < limit else { return false }

@@ -23,7 +23,7 @@ import Store
 /// | snapshot queue | writes, verifies and compacts snapshots | the snapshot files |
 /// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
 /// | cluster probe (`specd-cluster-probe`, cluster mode) | asks every other member's `/readyz` every 2 s | the members' health (under `ClusterPeers`' lock) |
-/// | cluster forwarding (`specd-cluster-forward` queue; a thread per relayed stream or merged-stream member) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
+/// | cluster forwarding (a thread per forwarded exchange, at most 64 per owner; one per relayed stream or merged-stream member) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
 /// | webhook delivery (`specd-webhook-w-n`, four per webhook) | POSTs due deliveries with the blocking HTTP client, settles them, fsyncs the outbox under `interval`, compacts it | nothing of its own: the dispatcher's queue and outbox under its lock; publishing threads only append to them |
 ///
 /// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
@@ -147,6 +147,10 @@ public final class Daemon: Sendable {
     public func start(clockThread: Bool = true) throws {
         try server.start(serving: responder)
         if clockThread { engine.start() }
+        // Each member comes as one client for every user it forwards (relayed streams hold a connection each): the
+        // per-client connection cap would otherwise refuse a member, and every user it forwards, past 256 of them.
+        let server = server
+        peers?.onMemberAddresses { server.setUncappedClients($0) }
         peers?.start()
         // Webhook retries run on time too: tests that move a manual clock deliver with `WebhookDispatcher.deliverDue`.
         if clockThread {

@@ -186,6 +186,18 @@ import Testing
         #expect(router.slots.count(1) == 0)
     }
 
+    /// The other members' addresses, which the server exempts from its per-client cap: localhost resolves to the
+    /// loopback address; this member's own is left out unless another member shares it.
+    @Test func memberAddresses_areTheOtherMembers_toldOnceUntilTheyChange() {
+        let members = ["http://127.0.0.1:7001", "http://127.0.0.2:7002", "http://localhost:7003"].compactMap(ClusterMembership.Member.init(url:))
+        let peers = ClusterPeers(membership: ClusterMembership(selfIndex: 0, members: members), transport: ClusterRouterTests.FakeTransport())
+        let heard = Mutex<[Set<String>]>([])
+        peers.onMemberAddresses { addresses in heard.withLock { $0.append(addresses) } }
+        peers.resolveMembers()
+        peers.resolveMembers()
+        #expect(heard.withLock { $0 } == [["127.0.0.2", "127.0.0.1"]])
+    }
+
     @Test func ownerThatTimedOut_is503AndMarkedDown() {
         let transport = ClusterRouterTests.FakeTransport(failure: .timedOut)
         let (router, peers) = router(transport)

@@ -365,6 +365,23 @@ import Glibc
         #expect(status == 200)
     }
 
+    /// A cluster's other members are exempt from the per-client cap (each comes as one client for every user it
+    /// forwards): an uncapped address opens past it; once the exemption is withdrawn, the cap holds again.
+    @Test func uncappedClient_opensPastThePerClientCap_untilWithdrawn() throws {
+        let server = try TestServer { $0.maxConnectionsPerClient = 2 }
+        defer { server.stop() }
+        server.server.setUncappedClients(["127.0.0.1"])
+        let held = try (0..<4).map { _ in try server.client() }
+        for client in held {
+            try client.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+        }
+        server.server.setUncappedClients([])
+        let refused = try server.client()
+        try refused.send("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try refused.readResponse().status == 429)
+    }
+
     /// Which cap a probe meets: the global one (other requests get 503), or its own address's (429) — a kubelet
     /// often shares its address with clients, and a client at its cap must not fail liveness.
     enum ConnectionCap: CaseIterable, Sendable {

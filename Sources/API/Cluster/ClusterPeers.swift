@@ -1,6 +1,7 @@
 import Engine
 import Foundation
 import HTTP
+import HTTPServer
 import Rules
 import Synchronization
 
@@ -26,6 +27,8 @@ public final class ClusterPeers: Sendable {
     let interval: Duration
     private let state: Mutex<(statuses: [Status], stopped: Bool, listeners: [@Sendable (Int, Health) -> Void])>
     private let wake = DispatchSemaphore(value: 0)
+    /// Listeners for the other members' addresses, and the set they last heard.
+    private let addressWatch = Mutex<(listeners: [@Sendable (Set<String>) -> Void], last: Set<String>?)>(([], nil))
 
     public init(membership: ClusterMembership, transport: ClusterTransport, interval: Duration = .seconds(2)) {
         self.membership = membership
@@ -50,6 +53,7 @@ public final class ClusterPeers: Sendable {
         let thread = Thread { [self] in
             while !state.withLock({ $0.stopped }) {
                 probeAll()
+                resolveMembers()
                 _ = wake.wait(timeout: .now() + .milliseconds(Int(interval.inMilliseconds)))
             }
         }
@@ -60,6 +64,29 @@ public final class ClusterPeers: Sendable {
     public func stop() {
         state.withLock { $0.stopped = true }
         wake.signal()
+    }
+
+    /// Runs `listener` with the addresses the other members resolve to, on the probe thread, at the first probe round
+    /// and whenever they change (a member rescheduled under another address): the server exempts them from its
+    /// per-client connection cap, since each member comes as one client for every user it forwards.
+    public func onMemberAddresses(_ listener: @escaping @Sendable (Set<String>) -> Void) {
+        addressWatch.withLock { $0.listeners.append(listener) }
+    }
+
+    /// Resolves the other members' hosts and tells the listeners when the set changed. A host that does not resolve
+    /// (a member not scheduled yet) adds nothing until a later round.
+    func resolveMembers() {
+        guard !addressWatch.withLock({ $0.listeners.isEmpty }) else { return }
+        var addresses = Set<String>()
+        for (index, member) in membership.members.enumerated() where index != membership.selfIndex {
+            addresses.formUnion(HTTPClient.Endpoint(host: member.host, port: member.port).addresses())
+        }
+        let listeners = addressWatch.withLock { watch -> [@Sendable (Set<String>) -> Void] in
+            guard watch.last != addresses else { return [] }
+            watch.last = addresses
+            return watch.listeners
+        }
+        for listener in listeners { listener(addresses) }
     }
 
     /// Asks every other member's `/readyz` once; blocking.
