@@ -12,6 +12,9 @@ extension API {
 
     /// `GET /v1/users/{u}/stream` and `GET /v1/stream` (docs/api.md, "Streams"): `?flags=a,b` and
     /// `?events=flag,trigger` filter; `Last-Event-ID` resumes.
+    /// The response header naming the id a stream opened without `Last-Event-ID` starts after.
+    public static let streamStartHeader = "X-Specd-Stream-Start"
+
     func openStream(_ request: Request, _ sink: ResponseSink, global: Bool) {
         do throws(APIError) {
             let user = global ? nil : try self.user(request)
@@ -47,7 +50,12 @@ extension API {
                     evaluations[evaluation.key] = evaluation.json
                 }
             }
-            guard let stream = sink.stream(headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"])
+            var headers: HTTPHeaders = ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"]
+            // Where a stream that resumes nothing starts: every event after this id comes on it, so a client that
+            // reconnects with it misses none, whether this stream sent it an event or not (the cluster's merged
+            // stream keeps it for each member it has heard nothing from yet).
+            if lastEventID == nil { headers.add(Self.streamStartHeader, readAt.description) }
+            guard let stream = sink.stream(headers: headers)
             else {
                 throw APIError(.internalServerError, code: "streaming_unsupported", message: "this connection cannot stream")
             }

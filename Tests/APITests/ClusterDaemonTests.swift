@@ -85,4 +85,41 @@ import Glibc
         #expect(refused.headers.first { $0.0.lowercased() == "retry-after" }.flatMap { Int($0.1) } != nil)
         #expect(try Self.call(ports[0], "PATCH", "/v1/users/\(ours)/context", json: ops).status == 200)
     }
+
+    /// A member the merged stream had heard nothing from when the client left: its writes meanwhile reach the client
+    /// that resumes, since the vector holds where that member's stream started (its `X-Specd-Stream-Start`).
+    @Test func mergedStream_resume_deliversWhatAMemberNotYetHeardFromPublishedMeanwhile() throws {
+        let ports = [Self.freePort(), Self.freePort()]
+        let daemons = [try Self.daemon(0, ports: ports), try Self.daemon(1, ports: ports)]
+        defer {
+            for daemon in daemons {
+                daemon.stop()
+                daemon.closeDatabase()
+            }
+        }
+        let ours = Self.user(ownedBy: 0), theirs = Self.user(ownedBy: 1)
+        let ops = #"{"ops": [{"op": "increment", "counter": "opens", "by": 1}]}"#
+        let path = "/v1/stream?include=context&events=context"
+        let first = try ClusterTicketTests.open(ports[0], path)
+        #expect(first.status == 200)
+        // Member 1's own stream for this merged one has opened (its head is read just before it subscribes).
+        for _ in 0..<200 where daemons[1].hub.streamCount == 0 { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try Self.call(ports[0], "PATCH", "/v1/users/\(ours)/context", json: ops).status == 200)
+        var lastID = ""
+        for _ in 0..<20 {
+            let event = try first.client.readEvents(1)[0]
+            guard event.contains(#""user":"\#(ours)""#) else { continue }
+            lastID = event.split(separator: "\n").first { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) } ?? ""
+            break
+        }
+        #expect(lastID.contains("1-"), "the vector names member 1 though it sent nothing: \(lastID)")
+        first.client.reset()
+
+        for _ in 0..<2 { #expect(try Self.call(ports[1], "PATCH", "/v1/users/\(theirs)/context", json: ops).status == 200) }
+        let resumed = try ClusterTicketTests.open(ports[0], path, headers: ["Last-Event-ID": lastID])
+        #expect(resumed.status == 200)
+        #expect((try? ClusterTicketTests.waitFor(#""user":"\#(theirs)""#, on: resumed.client)) == true)
+        resumed.client.reset()
+    }
 }

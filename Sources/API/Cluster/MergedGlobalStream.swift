@@ -52,6 +52,7 @@ final class MergedGlobalStream: Sendable {
                         refusal = HTTPResponse(status: head.status, headers: ClusterRouter.relayedHeaders(head.headers))
                         return true
                     }
+                    seed(selfIndex, from: head)
                     guard
                         let stream = sink.stream(headers: [
                             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"
@@ -123,6 +124,7 @@ final class MergedGlobalStream: Sendable {
                     memberRequest(member), to: membership.members[member], connectTimeout: .seconds(5),
                     onHead: { head in
                         guard head.status.code == 200 else { return false }
+                        seed(member, from: head)
                         announce(member, up: true)
                         return !isClosed
                     },
@@ -136,6 +138,16 @@ final class MergedGlobalStream: Sendable {
             if isClosed { return }
             announce(member, up: false)
             Thread.sleep(forTimeInterval: retryInterval.inSeconds)
+        }
+    }
+
+    /// A member the vector holds no position for yet starts where its stream's head says (`X-Specd-Stream-Start`):
+    /// a client that resumes from any later id then resumes that member from there, and hears what it published
+    /// meanwhile, where a member left out of the vector was reopened live and its events in between were lost.
+    private func seed(_ member: Int, from head: ClusterTransportResponse) {
+        guard let text = head.headers[API.streamStartHeader], let start = EventID(text: text) else { return }
+        state.withLock { state in
+            if state.vector.positions[member] == nil { state.vector.advance(member, to: start) }
         }
     }
 
