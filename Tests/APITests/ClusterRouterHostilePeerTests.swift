@@ -39,18 +39,7 @@ import Testing
     }
 
     func respond(_ method: String, _ target: String, headers: HTTPHeaders = [:], transport: ClusterTransport) -> HTTPResponse? {
-        let peers = ClusterPeers(membership: ClusterMembership(selfIndex: 0, members: ClusterRouterTests.members), transport: transport)
-        let router = ClusterRouter(router: ClusterRouterTests.LocalResponder(), peers: peers, transport: transport, metrics: Metrics())
-        let answer = Mutex<HTTPResponse?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        router.respond(
-            to: Request(head: HTTPRequestHead(method: method, target: target, headers: headers), body: [], id: "rid-1"),
-            sink: .capturing { response in
-                answer.withLock { $0 = response }
-                done.signal()
-            })
-        _ = done.wait(timeout: .now() + 10)
-        return answer.withLock { $0 }
+        ClusterRouterTests().respond(method, target, headers: headers, transport: transport)
     }
 
     @Test func relayedStreamRefusal_withEndlessBody_is502AfterTheBound() {

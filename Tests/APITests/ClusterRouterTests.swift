@@ -53,7 +53,7 @@ import Testing
     }
 
     func respond(
-        _ method: String, _ target: String, body: String = "", headers: HTTPHeaders = [:], transport: FakeTransport, selfIndex: Int = 0,
+        _ method: String, _ target: String, body: String = "", headers: HTTPHeaders = [:], transport: ClusterTransport, selfIndex: Int = 0,
         peers: ClusterPeers? = nil
     ) -> HTTPResponse? {
         let peers = peers ?? ClusterPeers(membership: ClusterMembership(selfIndex: selfIndex, members: Self.members), transport: transport)
