@@ -51,7 +51,7 @@ import Testing
     /// `data:` lines without the blank line that ends their event add up to the bound.
     @Test func sseParser_dataLinesWithoutBlankLine_throwAtTheBound() throws {
         var parser = SSEParser(maxEventBytes: 64)
-        let line = Array("data: 123456789\n".utf8)  // 15 bytes kept a line
+        let line = Array("data: 123456789\n".utf8) // 15 bytes kept a line
         for _ in 0..<4 { #expect(try parser.feed(line).isEmpty) }
         #expect(throws: SSEParser.EventTooLarge.self) { try parser.feed(line) }
     }

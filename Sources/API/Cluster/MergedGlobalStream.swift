@@ -108,7 +108,8 @@ final class MergedGlobalStream: Sendable {
     private func memberRequest(_ member: Int) -> ClusterTransportRequest {
         var request = request
         // The client's `?lastEventId=` is a vector: each member resumes from its own part, in the header below.
-        request.target = Self.target(request.target, replacing: ["ticket", "lastEventId"], with: tickets.map { ["ticket=\($0.issueForMember())"] } ?? [])
+        request.target = Self.target(
+            request.target, replacing: ["ticket", "lastEventId"], with: tickets.map { ["ticket=\($0.issueForMember())"] } ?? [])
         request.headers.remove("Last-Event-ID")
         if let last = state.withLock({ $0.vector.positions[member] }) { request.headers.set("Last-Event-ID", last.description) }
         return request

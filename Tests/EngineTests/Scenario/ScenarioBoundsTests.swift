@@ -53,7 +53,9 @@ import Testing
         #expect(run.steps.map(\.name) == ["far"])
         let failure = try #require(run.steps[0].assertions.first)
         #expect(failure.label == "deadline" && !failure.passed)
-        #expect(failure.message?.contains("passed their 0.05 s wall-clock deadline (every configuration together) in step 'far', in its clock move") == true)
+        #expect(
+            failure.message?.contains("passed their 0.05 s wall-clock deadline (every configuration together) in step 'far', in its clock move")
+                == true)
         #expect(run.steps[0].at == scenario.start + 999_999_999_999_000)
     }
 
