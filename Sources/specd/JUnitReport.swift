@@ -3,13 +3,26 @@ import Foundation
 import Rules
 
 /// JUnit XML for CI systems: one `<testsuite>` per scenario × configuration, one `<testcase>` per assertion, a
-/// `<failure>` with expected and actual for each that failed.
+/// `<failure>` with expected and actual for each that failed. A file (or path) that could not be run is a suite of its
+/// own with one `<error>`: a CI job that reads only the report must not count it as nothing to test.
 enum JUnitReport {
-    static func xml(_ runs: [ScenarioRun]) -> String {
+    /// A file or path given to `specd test` that could not be run, and why.
+    struct FileError: Equatable {
+        let file: String
+        let message: String
+    }
+
+    static func xml(_ runs: [ScenarioRun], fileErrors: [FileError] = []) -> String {
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        let total = runs.reduce(0) { $0 + $1.assertionCount }
+        let total = runs.reduce(0) { $0 + $1.assertionCount } + fileErrors.count
         let failures = runs.reduce(0) { $0 + $1.failureCount }
-        out += #"<testsuites name="specd test" tests="\#(total)" failures="\#(failures)">"# + "\n"
+        out += #"<testsuites name="specd test" tests="\#(total)" failures="\#(failures)" errors="\#(fileErrors.count)">"# + "\n"
+        for error in fileErrors {
+            let file = escape(error.file)
+            out += "  <testsuite name=\"\(file)\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0.0000\" file=\"\(file)\">\n"
+            out += "    <testcase classname=\"\(file)\" name=\"load\" time=\"0.0000\">\n"
+            out += "      <error message=\"\(escape(error.message))\">\(escape(error.message))</error>\n    </testcase>\n  </testsuite>\n"
+        }
         for run in runs {
             let seconds = run.steps.reduce(Duration.zero) { $0 + $1.elapsed }
             out += "  <testsuite name=\"\(escape("\(run.scenario) [\(run.configuration)]"))\" tests=\"\(run.assertionCount)\" "

@@ -40,15 +40,15 @@ enum TestCommand {
         }
         guard !paths.isEmpty else { return CommandLineInterface.usageFailure("test needs at least one FILE or DIR") }
 
-        var malformed = false
+        var fileErrors: [JUnitReport.FileError] = []
         var runs: [ScenarioRun] = []
-        for file in scenarioFiles(paths, malformed: &malformed, output: output) {
+        for file in scenarioFiles(paths, errors: &fileErrors, output: output) {
             let scenario: Scenario
             do throws(ScenarioError) {
                 scenario = try load(file)
             } catch {
                 output("error: \(error)")
-                malformed = true
+                fileErrors.append(JUnitReport.FileError(file: file, message: "\(error)"))
                 continue
             }
             var settled: [String] = []
@@ -64,9 +64,10 @@ enum TestCommand {
         }
         let assertions = runs.reduce(0) { $0 + $1.assertionCount }
         let failures = runs.reduce(0) { $0 + $1.failureCount }
+        var malformed = !fileErrors.isEmpty
         if let junit {
             do {
-                try Data(JUnitReport.xml(runs).utf8).write(to: URL(fileURLWithPath: junit))
+                try Data(JUnitReport.xml(runs, fileErrors: fileErrors).utf8).write(to: URL(fileURLWithPath: junit))
             } catch {
                 output("error: cannot write \(junit): \(error.localizedDescription)")
                 malformed = true
@@ -80,21 +81,21 @@ enum TestCommand {
     }
 
     /// Files as given, and every `*.json` directly in a directory, sorted by name.
-    static func scenarioFiles(_ paths: [String], malformed: inout Bool, output: (String) -> Void) -> [String] {
+    static func scenarioFiles(_ paths: [String], errors: inout [JUnitReport.FileError], output: (String) -> Void) -> [String] {
         var files: [String] = []
+        func fail(_ path: String, _ message: String) {
+            output("error: \(path): \(message)")
+            errors.append(JUnitReport.FileError(file: path, message: message))
+        }
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                output("error: \(path): no such file or directory")
-                malformed = true
+                fail(path, "no such file or directory")
                 continue
             }
             if isDirectory.boolValue {
                 let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
-                if names.isEmpty {
-                    output("error: \(path): no *.json scenario files in the directory")
-                    malformed = true
-                }
+                if names.isEmpty { fail(path, "no *.json scenario files in the directory") }
                 files += names.map { (path as NSString).appendingPathComponent($0) }
             } else {
                 files.append(path)

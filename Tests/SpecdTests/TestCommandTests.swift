@@ -87,6 +87,24 @@ import FoundationXML
         #expect(reader.failures[0].contains("expected"))
     }
 
+    /// A file that cannot be run is in the report as an error of its own, beside the runs of the others: a CI job
+    /// that reads only the report does not see it as nothing to test.
+    @Test func junitXML_namesAFileThatCouldNotBeRun_asAnError() throws {
+        let dir = try folder(["rules.json": Self.rules, "late.json": Self.scenario(expecting: true), "broken.json": "{"])
+        let out = dir + "/report.xml"
+        #expect(run([dir, dir + "/missing.json", "--junit", out]).code == 2)
+        let data = try #require(FileManager.default.contents(atPath: out))
+        let reader = JUnitReader()
+        let parser = XMLParser(data: data)
+        parser.delegate = reader
+        #expect(parser.parse())
+        #expect(reader.suites == [dir + "/missing.json", dir + "/broken.json", "late flag [default]"])
+        #expect(reader.errors.count == 2)
+        #expect(reader.errors.contains { $0.contains("not valid JSON") })
+        #expect(reader.errors.contains { $0.contains("no such file or directory") })
+        #expect(reader.failures.isEmpty)
+    }
+
     @Test func snapshots_recordThenCompare_andADifferenceFails() throws {
         let dir = try folder(["rules.json": Self.rules, "late.json": Self.scenario(expecting: true, snapshot: true)])
         let file = dir + "/late.json"
@@ -161,6 +179,7 @@ final class JUnitReader: NSObject, XMLParserDelegate {
     var suites: [String] = []
     var testcases: [String] = []
     var failures: [String] = []
+    var errors: [String] = []
 
     func parser(
         _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]
@@ -169,6 +188,7 @@ final class JUnitReader: NSObject, XMLParserDelegate {
         case "testsuite": suites.append(attributes["name"] ?? "")
         case "testcase": testcases.append(attributes["name"] ?? "")
         case "failure": failures.append(attributes["message"] ?? "")
+        case "error": errors.append(attributes["message"] ?? "")
         default: break
         }
     }
