@@ -5,9 +5,17 @@ import HTTPServer
 
 /// Subcommand dispatch for the `specd` executable (README, "Command line"), here so it can be tested.
 public enum CommandLineInterface {
+    /// The subcommand the arguments name: `serve` when they start with an option or are empty.
+    static func command(of arguments: [String]) -> String { arguments.first.map { $0.hasPrefix("-") ? "serve" : $0 } ?? "serve" }
+
+    /// Whether these arguments run the daemon (not just print its usage): only then is the allocator tuned.
+    static func runsDaemon(_ arguments: [String]) -> Bool {
+        command(of: arguments) == "serve" && !arguments.contains("--help") && !arguments.contains("-h")
+    }
+
     public static func run(arguments: [String], environment: [String: String]) -> Int32 {
         var rest = arguments
-        let command = rest.first.map { $0.hasPrefix("-") ? "serve" : $0 } ?? "serve"
+        let command = command(of: rest)
         if rest.first == command { rest.removeFirst() }
         switch command {
         case "serve":

@@ -259,6 +259,7 @@ public final class Daemon: Sendable {
                 "eventLoop": .string(options.server.eventLoop.rawValue),
                 "loops": .int(options.server.loopCount), "loopsFrom": .string(options.loopsSource),
                 "logCommit": .string(options.resolvedLogCommit.rawValue),
+                "allocator": .string(AllocatorTuning.describe(ProcessInfo.processInfo.environment)),
                 "version": .string(Daemon.version)
             ])
         if openFiles >= 0, openFiles < options.server.maxConnections + OpenFilesLimit.reserved {
