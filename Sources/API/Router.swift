@@ -98,8 +98,14 @@ public struct Router: Responder {
     /// Takes the request by value: the route's parameters are set on it in place, where setting them on a copy
     /// cost a copy and a destroy of every field per request.
     public func respond(to request: consuming Request, sink given: ResponseSink) {
-        var path = request.path
-        let matched = path.withUTF8 { bytes in match(request, path: bytes, sink: given) }
+        // The path's bytes read in the target in place (`HTTPRequestHead.pathRange`), no substring made.
+        var requestTarget = request.head.target
+        let matched = requestTarget.withUTF8 { bytes in
+            guard let range = HTTPRequestHead.pathRange(in: bytes) else {
+                return ("/" as StaticString).withUTF8Buffer { match(request, path: $0, sink: given) }
+            }
+            return match(request, path: UnsafeBufferPointer(rebasing: bytes[range]), sink: given)
+        }
         guard let (route, parameters, sink) = matched else { return }
         var routed = consume request
         routed.parameters = parameters
