@@ -88,7 +88,7 @@ import Testing
     @Test(arguments: [
         ("/v1/users/u1", 200), ("/v1/users/u1/", 404), ("//v1/users/u1", 404), ("/v1/users/u1/flags/k/", 404),
         ("http://example.com/v1/users/u1?x=1", 200), ("/V1/users/u1", 404), ("/v1/users", 404), ("*", 404),
-        ("/v1/users/u1/flags/k", 200), ("/v1/users/u%31", 200)
+        ("/v1/users/u1/flags/k", 200), ("/v1/users/u%31", 200), ("http://example.com", 404), ("http://example.com?x=1", 404)
     ])
     func route_pathShape_decidesTheMatch(target: String, status: Int) {
         #expect(route(router, "GET", target).status.code == status)

@@ -36,4 +36,18 @@ import Testing
         #expect(changedBack == original)
         #expect(original.path == "/v1/users/a/events/e" && original.query == "x=1")
     }
+
+    /// The router reads the path's bytes where they lie in the target (`pathRange`): the same bytes `path` gives,
+    /// and none for an absolute-form target without a path (whose `path` is `/`).
+    @Test(arguments: [
+        "/v1/users/u1", "/v1/users/u1?x=1#f", "/a#f?x", "http://example.com/v1/users/u1?x=1", "http://example.com",
+        "http://example.com?x=1", "*", "/", "https:///a/b"
+    ])
+    func pathRange_coversExactlyThePathsBytes(target: String) {
+        let head = HTTPRequestHead(method: "GET", target: target)
+        let bytes = Array(target.utf8)
+        let range = bytes.withUnsafeBufferPointer { HTTPRequestHead.pathRange(in: $0) }
+        let path = range.map { String(decoding: bytes[$0], as: UTF8.self) } ?? "/"
+        #expect(path == String(head.path))
+    }
 }
