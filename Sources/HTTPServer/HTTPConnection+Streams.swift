@@ -53,9 +53,12 @@ extension HTTPConnection {
         gate.send(frame, direct: direct) { payload in batcher.enqueue(self, payload) }
     }
 
-    /// A hand-off from `sendEvent`, in the order they were made.
+    /// A hand-off from `sendEvent`, in the order they were made. Counted off the gate only once its bytes are in the
+    /// socket or in this loop's buffer (the gate then knows output is pending): counted off first, a publisher on
+    /// another thread found nothing queued and nothing pending in between, and wrote its next event straight to the
+    /// socket ahead of this one, inside the chunk this was the rest of (a client read "bad chunk size").
     func streamWriteHandedOff(_ payload: StreamBatcher.Payload) {
-        gate.dequeued()
+        defer { gate.dequeued() }
         switch payload {
         case .frame(let frame): streamWrite(frame)
         case .wire(let bytes): streamWrite(wire: bytes)
