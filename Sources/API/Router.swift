@@ -23,6 +23,8 @@ public struct Router: Responder {
         let method: String
         let pattern: String
         let segments: [Segment]
+        /// The names of the pattern's `{name}` segments, in order.
+        let parameterNames: [String]
         let scope: Scope?
         let handler: Handler
         /// What counts this route's responses in the metrics: its method's and, for a GET route, HEAD's (answered
@@ -36,6 +38,10 @@ public struct Router: Responder {
             self.method = method
             self.pattern = pattern
             self.segments = segments
+            parameterNames = segments.compactMap { segment in
+                guard case .parameter(let name) = segment else { return nil }
+                return name
+            }
             self.scope = scope
             self.handler = handler
             self.observers = observers
@@ -48,6 +54,8 @@ public struct Router: Responder {
     }
 
     private(set) var routes: [Route] = []
+    /// The same routes' patterns, for matching (`RouteTable`): a route's index is the same in both.
+    private var patterns = RouteTable()
     /// Checks a request against the route's scope before the handler runs; `nil` lets it through.
     public var authorize: @Sendable (Request, Scope?) -> APIError? = { _, _ in nil }
     /// Counts every routed response by pattern, method and status, with its seconds from request to response. Each
@@ -68,6 +76,7 @@ public struct Router: Responder {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
+        patterns.add(segments)
         routes.append(
             Route(
                 method: method, pattern: pattern, segments: segments, scope: scope, handler: handler,
@@ -129,24 +138,29 @@ public struct Router: Responder {
         // Segments in the path: one per `/` (what precedes the first is not one). Routes of another length are
         // skipped without a look at their literals.
         let segmentCount = path.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
-        // Where each segment ends, found once for every route tried (each used to walk the path again).
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: segmentCount) { ends in
+        // Where each segment starts and ends, found once for every route tried (each used to walk the path again).
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: segmentCount * 2) { bounds in
+            let starts = UnsafeMutableBufferPointer(rebasing: bounds[..<segmentCount])
+            let ends = UnsafeMutableBufferPointer(rebasing: bounds[segmentCount...])
             Self.segmentEnds(path, into: ends)
-            return match(request, path: path, ends: UnsafeBufferPointer(ends), sink: given)
+            Self.segmentStarts(path, ends: UnsafeBufferPointer(ends), into: starts)
+            return match(request, path: path, starts: UnsafeBufferPointer(starts), ends: UnsafeBufferPointer(ends), sink: given)
         }
     }
 
     private func match(
-        _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>, sink given: ResponseSink
+        _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int>,
+        ends: UnsafeBufferPointer<Int>, sink given: ResponseSink
     ) -> (Route, [(name: String, value: String)], ResponseSink)? {
-        let segmentCount = ends.count
         let policy = cors.flatMap { $0.covers(path) ? $0 : nil }
         let origin = policy == nil ? nil : request.headers[.origin]
         // A preflight carries no credentials (the Fetch standard): it is answered here, before auth and rate limits,
         // with the methods this path's routes answer.
         if let policy, request.method == "OPTIONS", request.headers.contains("Access-Control-Request-Method") {
-            let methods = Set(
-                routes.filter { $0.segments.count == segmentCount && Self.literalsMatch($0.segments, path, ends: ends) }.map(\.method))
+            var methods = Set<String>()
+            for index in patterns.candidates(segmentCount: ends.count) where patterns.matches(index, path, starts: starts, ends: ends) {
+                methods.insert(routes[index].method)
+            }
             if methods.isEmpty {
                 Self.setting(policy.decide(origin: origin).headers, on: given).send(APIError.notFound("no route for \(request.path)").response)
             } else {
@@ -155,16 +169,22 @@ public struct Router: Responder {
             return nil
         }
         let sink = policy.map { Self.setting($0.decide(origin: origin).headers, on: given) } ?? given
+        let method = request.method
         var allowed: [String] = []
-        for index in routes.indices where routes[index].segments.count == segmentCount {
-            guard Self.literalsMatch(routes[index].segments, path, ends: ends) else { continue }
-            let route = routes[index]
-            guard route.method == request.method || (request.method == "HEAD" && route.method == "GET") else {
-                allowed.append(route.method)
+        var winner: Int?
+        for index in patterns.candidates(segmentCount: ends.count) where patterns.matches(index, path, starts: starts, ends: ends) {
+            let routeMethod = routes[index].method
+            guard routeMethod == method || (method == "HEAD" && routeMethod == "GET") else {
+                allowed.append(routeMethod)
                 continue
             }
+            winner = index
+            break
+        }
+        if let winner {
+            let route = routes[winner]
             // Parameters are decoded once, for the route that won.
-            guard let decoded = Self.decodeParameters(route.segments, path, ends: ends) else {
+            guard let decoded = decodeParameters(of: winner, route.parameterNames, path, starts: starts, ends: ends) else {
                 sink.send(APIError(.badRequest, code: "invalid_path", message: "the path contains a malformed percent-escape").response)
                 return nil
             }
@@ -229,47 +249,27 @@ public struct Router: Responder {
         if filled < ends.count { ends[filled] = path.count }
     }
 
-    /// The start of segment `position`: just past the `/` that ends the one before it (or the first `/`).
-    private static func segmentStart(_ position: Int, _ path: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>) -> Int {
-        position == 0 ? (path.firstIndex(of: UInt8(ascii: "/")) ?? path.count) + 1 : ends[position - 1] + 1
+    /// The start of each segment: just past the `/` that ends the one before it (or the first `/`).
+    static func segmentStarts(
+        _ path: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>, into starts: UnsafeMutableBufferPointer<Int>
+    ) {
+        guard !starts.isEmpty else { return }
+        starts[0] = (path.firstIndex(of: UInt8(ascii: "/")) ?? path.count) + 1
+        for position in 1..<starts.count { starts[position] = ends[position - 1] + 1 }
     }
 
-    /// The path's segments beside the route's (the same number of them): every literal equal byte for byte, every
-    /// parameter non-empty.
-    private static func literalsMatch(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>) -> Bool {
-        guard segments.count == ends.count, var start = path.firstIndex(of: UInt8(ascii: "/")).map({ $0 + 1 }) else { return false }
-        for position in 0..<segments.count {
-            let end = ends[position]
-            switch segments[position] {
-            case .literal(let literal):
-                guard end - start == literal.count, Self.bytesEqual(literal, path, at: start) else { return false }
-            case .parameter:
-                guard end > start else { return false }
-            }
-            start = end + 1
-        }
-        return true
-    }
-
-    /// A plain loop: the generic `elementsEqual` over a slice cost more than the rest of the match.
-    private static func bytesEqual(_ literal: [UInt8], _ path: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
-        for index in literal.indices where literal[index] != path[start + index] { return false }
-        return true
-    }
-
-    /// `nil` when a parameter is not valid percent-encoded UTF-8. Called only after `literalsMatch` accepted the
-    /// path, so every segment is where the walk expects it.
-    private static func decodeParameters(
-        _ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>
+    /// `nil` when a parameter is not valid percent-encoded UTF-8. Called only for a route the table matched, so
+    /// every parameter segment is where the pattern has it.
+    private func decodeParameters(
+        of route: Int, _ names: [String], _ path: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int>,
+        ends: UnsafeBufferPointer<Int>
     ) -> [(name: String, value: String)]? {
         var parameters: [(name: String, value: String)] = []
-        parameters.reserveCapacity(segments.count)
-        for position in 0..<segments.count {
-            if case .parameter(let name) = segments[position] {
-                let start = segmentStart(position, path, ends: ends)
-                guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: path[start..<ends[position]])) else { return nil }
-                parameters.append((name, value))
-            }
+        parameters.reserveCapacity(names.count)
+        for (name, position) in zip(names, patterns.parameterPositions(of: route)) {
+            let segment = UnsafeBufferPointer(rebasing: path[starts[position]..<ends[position]])
+            guard let value = PercentDecoding.decode(segment) else { return nil }
+            parameters.append((name, value))
         }
         return parameters
     }

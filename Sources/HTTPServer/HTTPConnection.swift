@@ -254,7 +254,9 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         body = []
         let sink = ResponseSink(receiver: self, request: generation)
         dispatching = true
-        context.responder.respond(to: request, sink: sink)
+        // Moved, not copied: passed as is, the request was copied into the call and the original destroyed after
+        // it, every field retained and released once more per request.
+        context.responder.respond(to: consume request, sink: sink)
         dispatching = false
         if !awaitingResponse, !isClosed { processInput() }
     }
