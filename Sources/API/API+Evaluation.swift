@@ -48,8 +48,17 @@ extension API {
         }
         let version = try appVersion(request)
         let now = try evaluationInstant(request)
-        let context = store.context(of: user) ?? UserContext()
-        let evaluationInput = input(context, user: user, now: now, appVersion: version)
+        let stored = store.context(of: user)
+        // What-if (`?at=`) and explained answers are computed every time; so are flagd definitions, whose answer
+        // the clock may change without a `validUntil` (`AnswerCache`).
+        let explain = request.query("explain").map { $0 == "1" || $0 == "true" } ?? false
+        let cacheKey =
+            request.query("at") == nil && !explain && !flag.isFlagd ? AnswerCache.Key(user: user, flag: key, appVersion: version) : nil
+        if let cacheKey, let kept = answers.answer(for: cacheKey, served: served, context: stored, now: now) {
+            served.evaluations.count(flag.position)
+            return ETag.respond(request, body: kept.body, etag: kept.etag, headers: ETag.flagAnswerCaching)
+        }
+        let evaluationInput = input(stored ?? UserContext(), user: user, now: now, appVersion: version)
         let evaluation = flag.evaluate(evaluationInput)
         served.evaluations.count(flag.position)
         // `{"key", the evaluation's members, "validUntil"?, "metadata"?, "explain"?}` written as bytes, no object built.
@@ -59,17 +68,24 @@ extension API {
         JSONWriter.writeString(key, into: &body)
         body.append(UInt8(ascii: ","))
         evaluation.writeJSONMembers(into: &body)
-        Self.writeValidUntil(flag.validUntil(evaluationInput, answered: evaluation), into: &body)
+        let validUntil = flag.validUntil(evaluationInput, answered: evaluation)
+        Self.writeValidUntil(validUntil, into: &body)
         if !flag.metadata.isEmpty {
             JSONWriter.append(#","metadata":"#, into: &body)
             body.append(contentsOf: flag.metadataJSON)
         }
-        if let explain = request.query("explain"), explain == "1" || explain == "true" {
+        if explain {
             JSONWriter.append(#","explain":"#, into: &body)
             JSONWriter.write(flag.explain(evaluationInput), into: &body)
         }
         body.append(UInt8(ascii: "}"))
-        return ETag.respond(request, body: body, headers: ETag.flagAnswerCaching)
+        let etag = ETag.strongHash(body)
+        if let cacheKey {
+            answers.keep(
+                AnswerCache.Answer(body: body, etag: etag), for: cacheKey, served: served, context: stored, computedAt: now,
+                validUntil: validUntil)
+        }
+        return ETag.respond(request, body: body, etag: etag, headers: ETag.flagAnswerCaching)
     }
 
     /// `,"validUntil":"<ISO 8601>"`, the instant the answer next changes by the clock alone (docs/api.md,

@@ -89,7 +89,9 @@ extension API {
                 (
                     "streams_resume_forgotten_total", "Users whose resume state was forgotten early, past streams.resumeUsers.",
                     Double(hub.forgottenResumeUsers)
-                )
+                ),
+                ("answer_cache_hits_total", "One-flag reads answered with a kept answer.", Double(answers.hits)),
+                ("answer_cache_misses_total", "One-flag reads that could have used a kept answer and computed it.", Double(answers.misses))
             ],
             gauges: [
                 ("users", "Users in memory.", Double(health.users)),
@@ -101,7 +103,8 @@ extension API {
                 ("snapshot_seq", "Sequence number covered by the last snapshot.", Double(health.lastSnapshotSeq)),
                 ("open_connections", "Open HTTP connections.", Double(transport.openConnections)),
                 ("storage_failed", "1 when a log write failed and writes are refused.", health.failure == nil ? 0 : 1),
-                ("streams", "Live event streams.", Double(hub.streamCount))
+                ("streams", "Live event streams.", Double(hub.streamCount)),
+                ("answer_cache_bytes", "Bytes of kept one-flag answers, counted against limits.answerCacheBytes.", Double(answers.bytes))
             ],
             families: families)
         return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: Array(text.utf8))

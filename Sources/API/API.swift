@@ -21,6 +21,8 @@ public struct API: Sendable {
     public let tickets: StreamTickets
     /// Cluster mode's view of the other members; `nil` when this daemon runs alone.
     public var cluster: ClusterPeers?
+    /// One-flag answers kept for the next read that would compute the same bytes (`limits.answerCacheBytes`).
+    public var answers = AnswerCache(capacityBytes: AnswerCache.defaultCapacityBytes)
 
     var rules: RulesHost { engine.rules }
     var store: ContextStore { engine.store }

@@ -40,6 +40,8 @@ public final class Daemon: Sendable {
     public let hub: StreamHub
     public let server: HTTPServer
     let router: Router
+    /// The one-flag answers the API keeps (`limits.answerCacheBytes`).
+    let answers: AnswerCache
     /// Cluster mode: the other members' health, probed on its own thread; `nil` alone.
     public let peers: ClusterPeers?
     /// What the server serves: the router, behind the cluster's forwarding in cluster mode.
@@ -126,12 +128,14 @@ public final class Daemon: Sendable {
             rateLimiter: rateLimiter
         )
         api.cors = options.cors
+        api.answers = AnswerCache(capacityBytes: options.answerCacheBytes)
         let clusterTransport = HTTPClientTransport()
         let peers = options.membership.map { ClusterPeers(membership: $0, transport: clusterTransport) }
         self.peers = peers
         api.cluster = peers
         let router = api.makeRouter()
         self.router = router
+        answers = api.answers
         responder =
             peers.map { ClusterRouter(router: router, peers: $0, transport: clusterTransport, metrics: metrics, tickets: api.tickets) } ?? router
         let server = server

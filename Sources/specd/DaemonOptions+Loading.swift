@@ -148,6 +148,14 @@ extension DaemonOptions {
                 continue
             }
             guard let apply = Self.limitKeys[key] else { throw UsageError("config file '\(path)': unknown key 'limits.\(key)'") }
+            // The answer cache is the one limit that 0 turns off: a budget, not a cap requests could be refused by.
+            if key == "answerCacheBytes" {
+                guard let number = member.numberValue?.int, number >= 0 else {
+                    throw UsageError("config file '\(path)': 'limits.\(key)' must be an integer of 0 or more")
+                }
+                apply(&self, number)
+                continue
+            }
             guard let number = member.numberValue?.int, number > 0 else {
                 throw UsageError("config file '\(path)': 'limits.\(key)' must be a positive integer")
             }

@@ -38,6 +38,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var snapshotEvery = 100_000
     /// Users the store holds before writes that would create one more are refused with 507 (0: no cap).
     public var maxUsers = 0
+    /// Bytes of one-flag answers kept for the next read that would compute the same (`AnswerCache`; 0: none).
+    public var answerCacheBytes = AnswerCache.defaultCapacityBytes
     /// Bearer tokens (config file only, never logged). None: loopback only.
     public var tokens: [Token] = []
     /// Requests a second per client address (0: no limit) and the burst allowed above it.
@@ -184,6 +186,7 @@ public struct DaemonOptions: Sendable, Equatable {
         "requestsPerSecondPerClient": { $0.rateLimit = $1 },
         "burstPerClient": { $0.rateBurst = $1 },
         "maxUsers": { $0.maxUsers = $1 },
+        "answerCacheBytes": { $0.answerCacheBytes = $1 },
         // Per-user caps (ContextLimits.Limit.configName).
         "maxCountersPerUser": { $0.contextLimits.maxCounters = $1 },
         "maxEventsPerUser": { $0.contextLimits.maxEvents = $1 },
@@ -218,7 +221,8 @@ public struct DaemonOptions: Sendable, Equatable {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
             && lhs.rulesPath == rhs.rulesPath && lhs.rulesFormat == rhs.rulesFormat && lhs.dataDirectory == rhs.dataDirectory
             && lhs.fsync == rhs.fsync && lhs.logCommit == rhs.logCommit
-            && lhs.snapshotEvery == rhs.snapshotEvery && lhs.tokens == rhs.tokens
+            && lhs.snapshotEvery == rhs.snapshotEvery && lhs.maxUsers == rhs.maxUsers
+            && lhs.answerCacheBytes == rhs.answerCacheBytes && lhs.tokens == rhs.tokens
             && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.rateLimitClients == rhs.rateLimitClients
             && lhs.heartbeatSeconds == rhs.heartbeatSeconds
             && lhs.streams.maxStreams == rhs.streams.maxStreams && lhs.streams.retainEvents == rhs.streams.retainEvents

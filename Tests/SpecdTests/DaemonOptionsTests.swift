@@ -137,4 +137,23 @@ import Testing
         #expect(defaults.server.timeouts.maxPendingOutputBytes == 256 * 1024)
         #expect(defaults.server.maxConnectionsPerClient == 256)
     }
+
+    /// The answer cache's budget: 8 MiB unless the config file says otherwise; 0 turns it off, as no other limit
+    /// may be; a negative or fractional budget is refused with the key named.
+    @Test func answerCacheBytes_defaultsToEightMiB_zeroTurnsItOff_negativeIsRefused() throws {
+        #expect(try DaemonOptions.resolve(arguments: [], environment: [:]).answerCacheBytes == 8 << 20)
+        let off = try writeConfig(#"{"limits": {"answerCacheBytes": 0}}"#)
+        #expect(try DaemonOptions.resolve(arguments: ["--config", off], environment: [:]).answerCacheBytes == 0)
+        let small = try writeConfig(#"{"limits": {"answerCacheBytes": 65536}}"#)
+        #expect(try DaemonOptions.resolve(arguments: ["--config", small], environment: [:]).answerCacheBytes == 65536)
+        for bad in ["-1", "1.5", "\"big\""] {
+            let path = try writeConfig(#"{"limits": {"answerCacheBytes": "# + bad + "}}")
+            #expect(throws: UsageError.self) { try DaemonOptions.resolve(arguments: ["--config", path], environment: [:]) }
+            do {
+                _ = try DaemonOptions.resolve(arguments: ["--config", path], environment: [:])
+            } catch {
+                #expect(error.description.contains("limits.answerCacheBytes"))
+            }
+        }
+    }
 }

@@ -62,6 +62,10 @@ public struct UserContext: @unchecked Sendable, Equatable {
         lhs.box === rhs.box || lhs.fields.pointee == rhs.fields.pointee
     }
 
+    /// Whether both are the same stored value: one box, which no change reaches while two copies hold it (a change
+    /// copies the box first). `false` says nothing: equal contexts may sit in two boxes.
+    public func sharesStorage(with other: UserContext) -> Bool { box === other.box }
+
     public var launchedAt: Instant? {
         @inlinable get { fields.pointee.launchedAt }
         @inlinable set { uniqueFields.pointee.launchedAt = newValue }

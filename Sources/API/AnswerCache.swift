@@ -1,0 +1,165 @@
+import Engine
+import Rules
+import Synchronization
+
+/// One-flag answers (`GET /v1/users/{user}/flags/{key}`) kept for the next read that would compute the same bytes:
+/// apps poll their flags, and between two polls a user's answer mostly stays what it was. An answer is reused only
+/// while everything it was computed from is the same:
+/// - the served rule set (the same `Served`: a reload makes a new one);
+/// - the user's stored context (the same box: `UserContext.sharesStorage`; every write makes a new one, since the
+///   entry holds the old one);
+/// - the request's app version (part of the key);
+/// - the clock: from the instant it was computed until its `validUntil` (`Flag.validUntil`, the instant the
+///   clock alone could change it, the one clock pushes are driven by; none when only a write can).
+///
+/// Flags the clock can change without saying when (flagd definitions: JSON Logic may read `$flagd.timestamp`) are
+/// never kept, nor what-if (`?at=`) or explained answers: the handler decides (`API.oneFlag`).
+///
+/// Bounded by `capacityBytes` in two generations: a lookup promotes an entry from the older one, and when the
+/// newer one holds half the budget the older one is dropped whole. Memory stays within the budget (each entry's
+/// body, tag, key and a fixed allowance for its slot) without a recency list to maintain on every hit; an entry
+/// also keeps the context it read alive until it is replaced or dropped.
+///
+/// Threads: every loop thread reads and fills it; one mutex, held for a lookup or an insert.
+public final class AnswerCache: Sendable {
+    struct Key: Hashable, Sendable {
+        let user: String
+        let flag: String
+        let appVersion: String?
+
+        /// Byte for byte, as the store tells users apart: `String`'s `==` is canonical equivalence, under which two
+        /// users whose ids are two spellings of one text (`é` composed and decomposed) would share an answer.
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.user.bytesEqual(rhs.user) && lhs.flag.bytesEqual(rhs.flag)
+                && lhs.appVersion?.utf8.count == rhs.appVersion?.utf8.count && (lhs.appVersion ?? "").bytesEqual(rhs.appVersion ?? "")
+        }
+
+        /// `String`'s hashes: keys equal byte for byte are equal as `String`s, so they hash alike.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(user)
+            hasher.combine(flag)
+            hasher.combine(appVersion)
+        }
+    }
+
+    struct Answer: Sendable {
+        let body: [UInt8]
+        let etag: String
+    }
+
+    private struct Entry: Sendable {
+        let served: RulesHost.Served
+        let context: UserContext?
+        let computedAt: Instant
+        let validUntil: Instant?
+        let answer: Answer
+        /// What the entry counts against the budget.
+        let bytes: Int
+
+        func holds(served: RulesHost.Served, context: UserContext?, now: Instant) -> Bool {
+            guard self.served === served, now >= computedAt else { return false }
+            if let validUntil, now >= validUntil { return false }
+            switch (self.context, context) {
+            case (nil, nil): return true
+            case (let kept?, let current?): return kept.sharesStorage(with: current)
+            default: return false
+            }
+        }
+    }
+
+    private struct Generations {
+        var newer: [Key: Entry] = [:]
+        var newerBytes = 0
+        var older: [Key: Entry] = [:]
+        var olderBytes = 0
+    }
+
+    /// 8 MiB: some 20 000 answers of the example rules' size.
+    public static let defaultCapacityBytes = 8 << 20
+
+    /// The budget in bytes; 0 keeps nothing.
+    public let capacityBytes: Int
+    private let generations = Mutex(Generations())
+    /// Reads answered from the cache, and reads that asked it and computed the answer (metrics).
+    private let hitCount = Atomic<Int>(0)
+    private let missCount = Atomic<Int>(0)
+    public var hits: Int { hitCount.load(ordering: .relaxed) }
+    public var misses: Int { missCount.load(ordering: .relaxed) }
+
+    /// What a slot costs beyond the bytes an entry holds: the key's and the entry's fields, the tables' overhead.
+    static let entryOverhead = 192
+
+    public init(capacityBytes: Int) {
+        self.capacityBytes = max(0, capacityBytes)
+    }
+
+    /// The answer kept for `key` if it still holds for this rule set, context and instant.
+    func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant) -> Answer? {
+        guard capacityBytes > 0 else { return nil }
+        // A generation dropped by the promotion is released here, after the lock: freeing thousands of answers
+        // while holding it would hold up every other loop's read.
+        var dropped: [Key: Entry]?
+        let found = generations.withLock { generations -> Answer? in
+            if let entry = generations.newer[key] {
+                return entry.holds(served: served, context: context, now: now) ? entry.answer : nil
+            }
+            guard !generations.older.isEmpty, let entry = generations.older.removeValue(forKey: key) else { return nil }
+            generations.olderBytes -= entry.bytes
+            guard entry.holds(served: served, context: context, now: now) else { return nil }
+            dropped = Self.insert(entry, for: key, into: &generations, budget: capacityBytes)
+            return entry.answer
+        }
+        _ = consume dropped
+        if found == nil { missCount.add(1, ordering: .relaxed) } else { hitCount.add(1, ordering: .relaxed) }
+        return found
+    }
+
+    /// Keeps an answer computed at `computedAt` from this rule set and context, good until `validUntil`.
+    func keep(
+        _ answer: Answer, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant, validUntil: Instant?
+    ) {
+        let bytes =
+            answer.body.count + answer.etag.utf8.count + key.user.utf8.count + key.flag.utf8.count + (key.appVersion?.utf8.count ?? 0)
+            + Self.entryOverhead
+        // An answer larger than a generation would push out everything else and be dropped next anyway.
+        guard bytes <= capacityBytes / 2 else { return }
+        let entry = Entry(
+            served: served, context: context, computedAt: computedAt, validUntil: validUntil, answer: answer, bytes: bytes)
+        let dropped = generations.withLock { Self.insert(entry, for: key, into: &$0, budget: capacityBytes) }
+        _ = consume dropped // released after the lock (see `answer(for:)`)
+    }
+
+    /// Answers kept now, both generations (metrics and tests).
+    public var count: Int { generations.withLock { $0.newer.count + $0.older.count } }
+
+    /// Bytes counted against the budget now, both generations (metrics).
+    public var bytes: Int { generations.withLock { $0.newerBytes + $0.olderBytes } }
+
+    /// Whether an answer is kept for `key`, valid or not (tests).
+    func contains(_ key: Key) -> Bool { generations.withLock { $0.newer[key] != nil || $0.older[key] != nil } }
+
+    /// Returns the older generation it dropped, if it dropped one, for the caller to release after the lock.
+    private static func insert(_ entry: Entry, for key: Key, into generations: inout Generations, budget: Int) -> [Key: Entry]? {
+        // One lookup for a key already in the newer generation (an answer recomputed after a write), one for a new
+        // key: each lookup hashes the whole key.
+        if let index = generations.newer.index(forKey: key) {
+            generations.newerBytes += entry.bytes - generations.newer.values[index].bytes
+            generations.newer.values[index] = entry
+            return nil
+        }
+        // Each generation holds at most half the budget: the older one is dropped when the newer one is full. A
+        // key also left in the older one is shadowed (the newer is asked first) until then.
+        var dropped: [Key: Entry]?
+        if generations.newerBytes + entry.bytes > budget / 2 {
+            let kept = generations.newer.count
+            dropped = generations.older
+            generations.older = generations.newer
+            generations.olderBytes = generations.newerBytes
+            generations.newer = Dictionary(minimumCapacity: kept)
+            generations.newerBytes = 0
+        }
+        generations.newer[key] = entry
+        generations.newerBytes += entry.bytes
+        return dropped
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Rules
+import Testing
+
+@testable import API
+@testable import Engine
+@testable import specd
+
+/// One-flag answers kept for the next read (`AnswerCache`): a kept answer is served only while the rule set, the
+/// user's stored context, the app version and the clock are what it was computed from, and the cache stays within
+/// its budget.
+@Suite(.serialized) struct AnswerCacheTests {
+    static let rules = """
+        {"flags": {
+          "rested": {"when": {"cooldown": {"event": "shown", "for": "1h"}}},
+          "regular": {"when": {"counter": {"key": "visits", "gte": 2}}},
+          "modern": {"when": {"appVersion": {"gte": "2.0"}}},
+          "half": {"when": {"rollout": {"percent": 50}}},
+          "timed": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                    "targeting": {"if": [{">": [{"var": "$flagd.timestamp"}, 0]}, "on", "off"]}}}}
+        """
+
+    func harness(_ rules: String = Self.rules) throws -> APIHarness { try APIHarness(rulesText: rules) }
+
+    @Test func aRepeatedRead_isAnsweredFromTheCache_withTheSameBytesAndTag() throws {
+        let api = try harness()
+        defer { api.stop() }
+        let first = try api.call("GET", "/v1/users/u1/flags/regular")
+        let second = try api.call("GET", "/v1/users/u1/flags/regular")
+        #expect(first.status == 200 && second.status == 200)
+        #expect(second.text == first.text)
+        #expect(second.header("ETag") == first.header("ETag"))
+        #expect(api.daemon.answers.hits == 1)
+        #expect(api.daemon.answers.misses == 1)
+        // A revalidation with the kept tag is a 304, as for a computed answer.
+        let revalidated = try api.call("GET", "/v1/users/u1/flags/regular", headers: ["If-None-Match": first.header("ETag") ?? ""])
+        #expect(revalidated.status == 304)
+        // Each read is counted as an evaluation, kept or computed.
+        let metrics = try api.call("GET", "/metrics").text
+        #expect(metrics.contains(#"specd_evaluations_total{flag="regular"} 3"#))
+        #expect(metrics.contains("specd_answer_cache_hits_total 2"))
+    }
+
+    @Test func aWrite_isSeenByTheNextRead() throws {
+        let api = try harness()
+        defer { api.stop() }
+        #expect(try api.call("GET", "/v1/users/u1/flags/regular").body?["value"] == false)
+        for _ in 0..<2 {
+            #expect(try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "increment", "counter": "visits"}]}"#).status == 200)
+        }
+        #expect(try api.call("GET", "/v1/users/u1/flags/regular").body?["value"] == true)
+        // A write that changes nothing the flag reads still makes a new context: recomputed, same answer.
+        #expect(try api.call("POST", "/v1/users/u1/events/other").status == 200)
+        #expect(try api.call("GET", "/v1/users/u1/flags/regular").body?["value"] == true)
+        // Deleting the user forgets the context: the answer of a user with none.
+        #expect(try api.call("DELETE", "/v1/users/u1").status == 200)
+        #expect(try api.call("GET", "/v1/users/u1/flags/regular").body?["value"] == false)
+    }
+
+    @Test func theClock_reachingValidUntil_recomputes() throws {
+        let api = try harness()
+        defer { api.stop() }
+        #expect(try api.call("POST", "/v1/users/u1/events/shown").status == 200)
+        let before = try api.call("GET", "/v1/users/u1/flags/rested")
+        #expect(before.body?["value"] == false)
+        #expect(before.body?["validUntil"] == "2026-03-10T13:00:00Z")
+        api.clock.advance(3_600_000 - 1)
+        #expect(try api.call("GET", "/v1/users/u1/flags/rested").body?["value"] == false)
+        api.clock.advance(1)
+        #expect(try api.call("GET", "/v1/users/u1/flags/rested").body?["value"] == true)
+        // A clock set back before the instant an answer was computed does not reuse it.
+        api.clock.advance(-2)
+        #expect(try api.call("GET", "/v1/users/u1/flags/rested").body?["value"] == false)
+    }
+
+    @Test func eachAppVersion_hasItsOwnAnswer() throws {
+        let api = try harness()
+        defer { api.stop() }
+        #expect(try api.call("GET", "/v1/users/u1/flags/modern", headers: ["X-App-Version": "2.1"]).body?["value"] == true)
+        #expect(try api.call("GET", "/v1/users/u1/flags/modern", headers: ["X-App-Version": "1.9"]).body?["value"] == false)
+        #expect(try api.call("GET", "/v1/users/u1/flags/modern").body?["value"] == false)
+        #expect(try api.call("GET", "/v1/users/u1/flags/modern", headers: ["X-App-Version": "2.1"]).body?["value"] == true)
+        #expect(api.daemon.answers.count == 3)
+    }
+
+    @Test func aReload_recomputes() throws {
+        let api = try harness(#"{"flags": {"f": {"when": {"always": false}}}}"#)
+        defer { api.stop() }
+        #expect(try api.call("GET", "/v1/users/u1/flags/f").body?["value"] == false)
+        try #"{"flags": {"f": {"when": {"always": true}}}}"#.write(toFile: api.rules.path!, atomically: true, encoding: .utf8)
+        #expect(try api.call("POST", "/v1/admin/reload").status == 200)
+        #expect(try api.call("GET", "/v1/users/u1/flags/f").body?["value"] == true)
+    }
+
+    /// Two spellings of one text are two user ids in the store, so two keys here: `String`'s `==` would have
+    /// made them one, and given the second user the first one's rollout.
+    @Test func twoSpellingsOfOneUserID_areTwoKeys() throws {
+        let api = try harness()
+        defer { api.stop() }
+        #expect(try api.call("GET", "/v1/users/caf%C3%A9/flags/half").status == 200)
+        #expect(try api.call("GET", "/v1/users/cafe%CC%81/flags/half").status == 200)
+        #expect(api.daemon.answers.count == 2)
+        #expect(api.daemon.answers.hits == 0)
+    }
+
+    @Test func flagdDefinitions_whatIf_andExplained_areNeverKept() throws {
+        let api = try harness()
+        defer { api.stop() }
+        #expect(try api.call("GET", "/v1/users/u1/flags/timed").status == 200)
+        #expect(try api.call("GET", "/v1/users/u1/flags/regular?at=2026-03-10T13:00:00Z").status == 200)
+        #expect(try api.call("GET", "/v1/users/u1/flags/regular?explain=1").status == 200)
+        #expect(api.daemon.answers.count == 0)
+        #expect(api.daemon.answers.misses == 0)
+    }
+
+    // MARK: the cache alone
+
+    let served = RulesHost.Served(try! RuleSetLoader.load(text: #"{"flags": {}}"#).get(), ledger: EvaluationLedger())
+    let now = Instant(milliseconds: 1_000)
+
+    func answer(_ size: Int) -> AnswerCache.Answer { AnswerCache.Answer(body: Array(repeating: 0x61, count: size), etag: "\"t\"") }
+
+    @Test func theBudget_boundsTheBytesKept_andDropsTheOlderHalfFirst() {
+        let cache = AnswerCache(capacityBytes: 10_000)
+        for index in 0..<200 {
+            let key = AnswerCache.Key(user: "user-\(index)", flag: "f", appVersion: nil)
+            cache.keep(answer(100), for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+            #expect(cache.bytes <= 10_000)
+        }
+        // The latest answers are kept, the first long gone.
+        #expect(cache.contains(AnswerCache.Key(user: "user-199", flag: "f", appVersion: nil)))
+        #expect(!cache.contains(AnswerCache.Key(user: "user-0", flag: "f", appVersion: nil)))
+        #expect(cache.count > 10)
+    }
+
+    @Test func anAnswerLargerThanHalfTheBudget_isNotKept_andABudgetOfZeroKeepsNothing() {
+        let small = AnswerCache(capacityBytes: 1_000)
+        let key = AnswerCache.Key(user: "u", flag: "f", appVersion: nil)
+        small.keep(answer(600), for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+        #expect(small.count == 0)
+        let none = AnswerCache(capacityBytes: 0)
+        none.keep(answer(1), for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+        #expect(none.count == 0)
+        #expect(none.answer(for: key, served: served, context: nil, now: now) == nil)
+    }
+
+    @Test func aKeptAnswer_holdsOnlyForItsRuleSetContextAndInstants() {
+        let cache = AnswerCache(capacityBytes: 100_000)
+        let key = AnswerCache.Key(user: "u", flag: "f", appVersion: "1.0")
+        var context = UserContext()
+        context.counters["c"] = 1
+        let until = Instant(milliseconds: 2_000)
+        cache.keep(answer(10), for: key, served: served, context: context, computedAt: now, validUntil: until)
+        #expect(cache.answer(for: key, served: served, context: context, now: now)?.body.count == 10)
+        #expect(cache.answer(for: key, served: served, context: context, now: Instant(milliseconds: 1_999)) != nil)
+        #expect(cache.answer(for: key, served: served, context: context, now: until) == nil)
+        #expect(cache.answer(for: key, served: served, context: context, now: Instant(milliseconds: 999)) == nil)
+        // An equal context in another box, as a write leaves it, is another context.
+        var rewritten = context
+        rewritten.counters["c"] = 1
+        #expect(rewritten == context)
+        #expect(cache.answer(for: key, served: served, context: rewritten, now: now) == nil)
+        #expect(cache.answer(for: key, served: served, context: nil, now: now) == nil)
+        let reloaded = RulesHost.Served(served.rules, ledger: EvaluationLedger())
+        #expect(cache.answer(for: key, served: reloaded, context: context, now: now) == nil)
+        // Another version is another key.
+        #expect(cache.answer(for: AnswerCache.Key(user: "u", flag: "f", appVersion: "1.0.0"), served: served, context: context, now: now) == nil)
+    }
+}
