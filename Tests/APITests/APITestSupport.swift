@@ -44,7 +44,7 @@ final class APIHarness {
         tokens: [Token] = [], directory: String? = nil, rulesText: String = DefaultRules.json, fsync: FsyncPolicy = .interval,
         fileSystem: FileSystem = PosixFileSystem(), rateLimit: (rate: Int, burst: Int) = (0, 0), hubOptions: StreamHub.Options = StreamHub.Options(),
         realClock: Bool = false, maxUsers: Int = 0, snapshotEvery: Int = 100_000,
-        cors: CORSPolicy = .openFeatureOnly,
+        cors: CORSPolicy = .openFeatureOnly, answerCacheBytes: Int = AnswerCache.defaultCapacityBytes,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
         let directory = directory ?? NSTemporaryDirectory() + "specd-api-\(UUID().uuidString)"
@@ -61,6 +61,7 @@ final class APIHarness {
         options.streams = hubOptions
         options.logLevel = .error
         options.cors = cors
+        options.answerCacheBytes = answerCacheBytes
         if rulesText != DefaultRules.json {
             let rulesPath = NSTemporaryDirectory() + "specd-rules-\(UUID().uuidString).json"
             try rulesText.write(toFile: rulesPath, atomically: true, encoding: .utf8)

@@ -1,5 +1,6 @@
 import Foundation
 import Rules
+import TestRandom
 import Testing
 
 @testable import API
@@ -111,6 +112,67 @@ import Testing
         #expect(try api.call("GET", "/v1/users/u1/flags/regular?explain=1").status == 200)
         #expect(api.daemon.answers.count == 0)
         #expect(api.daemon.answers.misses == 0)
+    }
+
+    /// The example rules read by two daemons, one keeping answers and one not, through the same random writes,
+    /// clock moves (milliseconds to weeks) and reads: every kept answer is the one computing it gives. A `validUntil`
+    /// later than the answer's real next change would show here as a stale answer.
+    @Test(arguments: [1, 2, 3])
+    func keptAnswers_areWhatComputingGives_overRandomWritesAndClockMoves(seed: Int) throws {
+        let kept = try APIHarness(answerCacheBytes: 1 << 20)
+        let computed = try APIHarness(answerCacheBytes: 0)
+        defer {
+            kept.stop()
+            computed.stop()
+        }
+        var random = SplitMix(seed: UInt64(seed))
+        let flags = [
+            "promo-banner", "onboarding-tip", "rating-prompt", "feature-announcement", "discount", "first-week-tour",
+            "returning-user-welcome", "power-user-badge", "review-nudge", "checkout", "support-chat", "tip-search"
+        ]
+        let writes = [
+            ("POST", "/events/appStarted", nil), ("POST", "/events/paywallViewed", nil),
+            ("PATCH", "/context", #"{"ops": [{"op": "increment", "counter": "editor_opened"}]}"#),
+            (
+                "PATCH", "/context",
+                #"{"ops": [{"op": "increment", "counter": "promo_banner_count"}, {"op": "recordEvent", "event": "last_promo_banner"}]}"#
+            ),
+            (
+                "PATCH", "/context",
+                #"{"ops": [{"op": "setAttribute", "key": "score", "value": 90}, {"op": "addSegment", "segment": "vip", "ttl": "2h"}]}"#
+            ),
+            ("PATCH", "/context", #"{"ops": [{"op": "recordEvent", "event": "project_completed"}]}"#)
+        ]
+        let versions: [String?] = [nil, "2.1"]
+        var compared = 0
+        for _ in 0..<400 {
+            let user = "u\(random.next(upTo: 3))"
+            switch random.next(upTo: 10) {
+            case 0, 1:
+                let (method, path, body) = writes[random.next(upTo: writes.count)]
+                let a = try kept.call(method, "/v1/users/\(user)\(path)", json: body, headers: ["X-App-Version": "1.2"])
+                let b = try computed.call(method, "/v1/users/\(user)\(path)", json: body, headers: ["X-App-Version": "1.2"])
+                #expect(a.status == b.status)
+            case 2:
+                let step = [1, 999, 30_000, 3_600_000, 86_400_000, 7 * 86_400_000][random.next(upTo: 6)]
+                kept.clock.advance(Int64(step))
+                computed.clock.advance(Int64(step))
+                kept.engine.runDue(now: kept.clock.now())
+                computed.engine.runDue(now: computed.clock.now())
+            default:
+                let flag = flags[random.next(upTo: flags.count)]
+                var headers: [String: String] = [:]
+                if let version = versions[random.next(upTo: 2)] { headers["X-App-Version"] = version }
+                let a = try kept.call("GET", "/v1/users/\(user)/flags/\(flag)", headers: headers)
+                let b = try computed.call("GET", "/v1/users/\(user)/flags/\(flag)", headers: headers)
+                #expect(a.status == b.status)
+                #expect(a.text == b.text, "\(user) \(flag) \(headers)")
+                compared += 1
+            }
+        }
+        #expect(compared > 200)
+        #expect(kept.daemon.answers.hits > 20)
+        #expect(computed.daemon.answers.hits == 0)
     }
 
     // MARK: the cache alone
