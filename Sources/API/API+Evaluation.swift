@@ -49,11 +49,13 @@ extension API {
         let version = try appVersion(request)
         let now = try evaluationInstant(request)
         let stored = store.context(of: user)
-        // What-if (`?at=`) and explained answers are computed every time; so are flagd definitions, whose answer
-        // the clock may change without a `validUntil` (`AnswerCache`).
+        // What-if (`?at=`) and explained answers are computed every time; so are flags with unknown inputs (flagd
+        // definitions, and flags reaching one through a prerequisite), whose answer the clock may change without
+        // a `validUntil` (`AnswerCache`).
         let explain = request.query("explain").map { $0 == "1" || $0 == "true" } ?? false
         let cacheKey =
-            request.query("at") == nil && !explain && !flag.isFlagd ? AnswerCache.Key(user: user, flag: key, appVersion: version) : nil
+            request.query("at") == nil && !explain && !served.rules.readsUnknownInputs(flag)
+            ? AnswerCache.Key(user: user, flag: key, appVersion: version) : nil
         if let cacheKey, let kept = answers.answer(for: cacheKey, served: served, context: stored, now: now) {
             served.evaluations.count(flag.position)
             return ETag.respond(request, body: kept.body, etag: kept.etag, headers: ETag.flagAnswerCaching)

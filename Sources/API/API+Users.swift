@@ -99,20 +99,29 @@ extension API {
         do throws(APIError) {
             let user = try user(request)
             guard store.context(of: user) != nil else { throw APIError.notFound("no user '\(user)'") }
-            commit(Mutation(user: user, now: clock.now(), actions: [.erase]), request: request, sink: sink, reportChanges: false)
+            // Once erased, the answers kept for the user go too: nothing of the user stays in memory (README).
+            let answers = answers
+            commit(
+                Mutation(user: user, now: clock.now(), actions: [.erase]), request: request, sink: sink, reportChanges: false,
+                acknowledged: { answers.forget(user: user) })
         } catch {
             sink.send(error.response)
         }
     }
 
     /// Applies a mutation and answers `{seq, changed}` once it is acknowledged.
-    func commit(_ mutation: Mutation, request: Request, sink: ResponseSink, reportChanges: Bool = true) {
+    /// `acknowledged` runs once the write is, before the answer goes out.
+    func commit(
+        _ mutation: Mutation, request: Request, sink: ResponseSink, reportChanges: Bool = true,
+        acknowledged: (@Sendable () -> Void)? = nil
+    ) {
         let version = try? appVersion(request)
         engine.update(mutation, appVersion: version ?? nil) { result in
             switch result {
             case .failure(let error):
                 sink.send(Self.writeError(error).response)
             case .success(let outcome):
+                acknowledged?()
                 var body: JSONObject = ["seq": .int(Int(outcome.seq))]
                 if reportChanges { body["changed"] = .array(outcome.changes.map(\.json)) }
                 sink.send(.json(.ok, JSONWriter.write(.object(body))))

@@ -2,43 +2,39 @@ import Engine
 import Rules
 import Synchronization
 
-/// One-flag answers (`GET /v1/users/{user}/flags/{key}`) kept for the next read that would compute the same bytes:
+/// One-flag answers (`GET /v1/users/{user}/flags/{key}`) kept for the next read that would compute the same answer:
 /// apps poll their flags, and between two polls a user's answer mostly stays what it was. An answer is reused only
 /// while everything it was computed from is the same:
 /// - the served rule set (the same `Served`: a reload makes a new one);
-/// - the user's stored context (the same box: `UserContext.sharesStorage`; every write makes a new one, since the
-///   entry holds the old one);
+/// - the user's stored context (the same box, `UserContext.Identity`: a write makes a new one, an erase none);
 /// - the request's app version (part of the key);
-/// - the clock: from the instant it was computed until its `validUntil` (`Flag.validUntil`, the instant the
-///   clock alone could change it, the one clock pushes are driven by; none when only a write can).
+/// - the clock: from the instant it was computed until its `validUntil` (`Flag.validUntil`, the instant the clock
+///   alone could change it, the one clock pushes are driven by; none when only a write can).
 ///
-/// Flags the clock can change without saying when (flagd definitions: JSON Logic may read `$flagd.timestamp`) are
-/// never kept, nor what-if (`?at=`) or explained answers: the handler decides (`API.oneFlag`).
+/// Flags with unknown inputs (flagd definitions, flags reaching one through a prerequisite: JSON Logic may read
+/// `$flagd.timestamp`, a clock `validUntil` does not follow) are never kept, nor what-if (`?at=`) or explained
+/// answers: the handler decides (`API.oneFlag`).
 ///
-/// Bounded by `capacityBytes` in two generations: a lookup promotes an entry from the older one, and when the
-/// newer one holds half the budget the older one is dropped whole. Memory stays within the budget (each entry's
-/// body, tag, key and a fixed allowance for its slot) without a recency list to maintain on every hit; an entry
-/// also keeps the context it read alive until it is replaced or dropped.
+/// An entry holds its rule set and context weakly: it keeps no old rule set or context alive, so the budget counts
+/// what it holds (body, tag, key, a fixed allowance for the slot). Erasing a user forgets its answers (`forget`).
+/// Bounded by `capacityBytes` in two generations: a lookup promotes an entry from the older one, and when the newer
+/// one would pass half the budget the older one is dropped whole (released after the lock), without a recency list
+/// to maintain on every hit.
 ///
 /// Threads: every loop thread reads and fills it; one mutex, held for a lookup or an insert.
 public final class AnswerCache: Sendable {
     struct Key: Hashable, Sendable {
-        let user: String
+        /// By bytes, as the store tells users apart: `String`'s `==` and hash are canonical equivalence, under which
+        /// two users whose ids are two spellings of one text would share an answer, and many such spellings one
+        /// hash bucket. Flag keys name a flag the set has, versions are ASCII: `String` serves for them.
+        let user: ByteKey
         let flag: String
         let appVersion: String?
 
-        /// Byte for byte, as the store tells users apart: `String`'s `==` is canonical equivalence, under which two
-        /// users whose ids are two spellings of one text (`é` composed and decomposed) would share an answer.
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.user.bytesEqual(rhs.user) && lhs.flag.bytesEqual(rhs.flag)
-                && lhs.appVersion?.utf8.count == rhs.appVersion?.utf8.count && (lhs.appVersion ?? "").bytesEqual(rhs.appVersion ?? "")
-        }
-
-        /// `String`'s hashes: keys equal byte for byte are equal as `String`s, so they hash alike.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(user)
-            hasher.combine(flag)
-            hasher.combine(appVersion)
+        init(user: String, flag: String, appVersion: String?) {
+            self.user = ByteKey(user)
+            self.flag = flag
+            self.appVersion = appVersion
         }
     }
 
@@ -47,9 +43,10 @@ public final class AnswerCache: Sendable {
         let etag: String
     }
 
-    private struct Entry: Sendable {
-        let served: RulesHost.Served
-        let context: UserContext?
+    private struct Entry: @unchecked Sendable {
+        // Weak, so a kept answer never keeps a rule set alive; loaded and cleared atomically by the runtime.
+        weak var served: RulesHost.Served?
+        let context: UserContext.Identity?
         let computedAt: Instant
         let validUntil: Instant?
         let answer: Answer
@@ -61,7 +58,7 @@ public final class AnswerCache: Sendable {
             if let validUntil, now >= validUntil { return false }
             switch (self.context, context) {
             case (nil, nil): return true
-            case (let kept?, let current?): return kept.sharesStorage(with: current)
+            case (let kept?, let current?): return kept.names(current)
             default: return false
             }
         }
@@ -96,8 +93,8 @@ public final class AnswerCache: Sendable {
     /// The answer kept for `key` if it still holds for this rule set, context and instant.
     func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant) -> Answer? {
         guard capacityBytes > 0 else { return nil }
-        // A generation dropped by the promotion is released here, after the lock: freeing thousands of answers
-        // while holding it would hold up every other loop's read.
+        // A generation dropped by a promotion is released here, after the lock: freeing thousands of answers while
+        // holding it would hold up every other loop's read.
         var dropped: [Key: Entry]?
         let found = generations.withLock { generations -> Answer? in
             if let entry = generations.newer[key] {
@@ -119,14 +116,35 @@ public final class AnswerCache: Sendable {
         _ answer: Answer, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant, validUntil: Instant?
     ) {
         let bytes =
-            answer.body.count + answer.etag.utf8.count + key.user.utf8.count + key.flag.utf8.count + (key.appVersion?.utf8.count ?? 0)
-            + Self.entryOverhead
+            answer.body.count + answer.etag.utf8.count + key.user.string.utf8.count + key.flag.utf8.count
+            + (key.appVersion?.utf8.count ?? 0) + Self.entryOverhead
         // An answer larger than a generation would push out everything else and be dropped next anyway.
         guard bytes <= capacityBytes / 2 else { return }
         let entry = Entry(
-            served: served, context: context, computedAt: computedAt, validUntil: validUntil, answer: answer, bytes: bytes)
+            served: served, context: context.map(UserContext.Identity.init), computedAt: computedAt, validUntil: validUntil,
+            answer: answer, bytes: bytes)
         let dropped = generations.withLock { Self.insert(entry, for: key, into: &$0, budget: capacityBytes) }
         _ = consume dropped // released after the lock (see `answer(for:)`)
+    }
+
+    /// Forgets every answer kept for the user (an erase: no copy of the user's id or answers stays behind). A pass
+    /// over both generations, under the lock: erasing is rare, the cache bounded.
+    public func forget(user: String) {
+        let user = ByteKey(user)
+        var forgotten: [Entry] = []
+        generations.withLock { generations in
+            for (key, entry) in generations.newer where key.user == user {
+                forgotten.append(entry)
+                generations.newer[key] = nil
+                generations.newerBytes -= entry.bytes
+            }
+            for (key, entry) in generations.older where key.user == user {
+                forgotten.append(entry)
+                generations.older[key] = nil
+                generations.olderBytes -= entry.bytes
+            }
+        }
+        _ = consume forgotten
     }
 
     /// Answers kept now, both generations (metrics and tests).
@@ -140,15 +158,11 @@ public final class AnswerCache: Sendable {
 
     /// Returns the older generation it dropped, if it dropped one, for the caller to release after the lock.
     private static func insert(_ entry: Entry, for key: Key, into generations: inout Generations, budget: Int) -> [Key: Entry]? {
-        // One lookup for a key already in the newer generation (an answer recomputed after a write), one for a new
-        // key: each lookup hashes the whole key.
-        if let index = generations.newer.index(forKey: key) {
-            generations.newerBytes += entry.bytes - generations.newer.values[index].bytes
-            generations.newer.values[index] = entry
-            return nil
-        }
-        // Each generation holds at most half the budget: the older one is dropped when the newer one is full. A
-        // key also left in the older one is shadowed (the newer is asked first) until then.
+        // A key already in the newer generation (an answer recomputed after a write) is taken out first, so that
+        // its new size is checked against the budget like any other.
+        if let replaced = generations.newer.removeValue(forKey: key) { generations.newerBytes -= replaced.bytes }
+        // Each generation holds at most half the budget: the older one is dropped when the newer one would pass
+        // it. A key also left in the older one is shadowed (the newer is asked first) until then.
         var dropped: [Key: Entry]?
         if generations.newerBytes + entry.bytes > budget / 2 {
             let kept = generations.newer.count

@@ -1,10 +1,10 @@
 import Foundation
-import Rules
 import TestRandom
 import Testing
 
 @testable import API
 @testable import Engine
+@testable import Rules
 @testable import specd
 
 /// One-flag answers kept for the next read (`AnswerCache`): a kept answer is served only while the rule set, the
@@ -18,7 +18,8 @@ import Testing
           "modern": {"when": {"appVersion": {"gte": "2.0"}}},
           "half": {"when": {"rollout": {"percent": 50}}},
           "timed": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
-                    "targeting": {"if": [{">": [{"var": "$flagd.timestamp"}, 0]}, "on", "off"]}}}}
+                    "targeting": {"if": [{">=": [{"var": "$flagd.timestamp"}, 1773147600]}, "on", "off"]}},
+          "sale-banner": {"when": {"prerequisite": {"flag": "timed", "variant": "on"}}}}}
         """
 
     func harness(_ rules: String = Self.rules) throws -> APIHarness { try APIHarness(rulesText: rules) }
@@ -104,6 +105,35 @@ import Testing
         #expect(api.daemon.answers.hits == 0)
     }
 
+    /// `timed` turns on at 13:00 by `$flagd.timestamp`, a clock no `validUntil` follows; `sale-banner` depends on
+    /// it. Kept, `sale-banner` would have stayed false past 13:00 (found in review).
+    @Test func aFlagReachingAFlagdDefinition_isComputedEveryTime_andFollowsItsClock() throws {
+        let api = try harness()
+        defer { api.stop() }
+        #expect(try api.call("GET", "/v1/users/u1/flags/sale-banner").body?["value"] == false)
+        #expect(try api.call("GET", "/v1/users/u1/flags/timed").body?["value"] == false)
+        api.clock.advance(3_600_000)
+        #expect(try api.call("GET", "/v1/users/u1/flags/sale-banner").body?["value"] == true)
+        #expect(try api.call("GET", "/v1/users/u1/flags/timed").body?["value"] == true)
+        #expect(api.daemon.answers.count == 0)
+    }
+
+    /// Nothing of an erased user stays in memory: its kept answers go with it, other users' stay.
+    @Test func erasingAUser_forgetsItsAnswers() throws {
+        let api = try harness()
+        defer { api.stop() }
+        for user in ["u1", "u2"] {
+            #expect(try api.call("POST", "/v1/users/\(user)/events/shown").status == 200)
+            #expect(try api.call("GET", "/v1/users/\(user)/flags/regular").status == 200)
+            #expect(try api.call("GET", "/v1/users/\(user)/flags/rested").status == 200)
+        }
+        #expect(api.daemon.answers.count == 4)
+        #expect(try api.call("DELETE", "/v1/users/u1").status == 200)
+        #expect(api.daemon.answers.count == 2)
+        #expect(!api.daemon.answers.contains(AnswerCache.Key(user: "u1", flag: "regular", appVersion: nil)))
+        #expect(api.daemon.answers.contains(AnswerCache.Key(user: "u2", flag: "regular", appVersion: nil)))
+    }
+
     @Test func flagdDefinitions_whatIf_andExplained_areNeverKept() throws {
         let api = try harness()
         defer { api.stop() }
@@ -182,6 +212,26 @@ import Testing
 
     func answer(_ size: Int) -> AnswerCache.Answer { AnswerCache.Answer(body: Array(repeating: 0x61, count: size), etag: "\"t\"") }
 
+    /// A kept answer holds its rule set and context weakly: a reload or a write lets the old ones go.
+    @Test func aKeptAnswer_keepsNoRuleSetOrContextAlive() throws {
+        let cache = AnswerCache(capacityBytes: 100_000)
+        let key = AnswerCache.Key(user: "u", flag: "f", appVersion: nil)
+        weak var oldRules: RulesHost.Served?
+        weak var oldBox: AnyObject?
+        do {
+            let rules = RulesHost.Served(try RuleSetLoader.load(text: #"{"flags": {}}"#).get(), ledger: EvaluationLedger())
+            var context = UserContext()
+            context.counters["c"] = 1
+            oldRules = rules
+            oldBox = context.box
+            cache.keep(answer(10), for: key, served: rules, context: context, computedAt: now, validUntil: nil)
+            #expect(cache.answer(for: key, served: rules, context: context, now: now) != nil)
+        }
+        #expect(oldRules == nil)
+        #expect(oldBox == nil)
+        #expect(cache.answer(for: key, served: served, context: nil, now: now) == nil)
+    }
+
     @Test func theBudget_boundsTheBytesKept_andDropsTheOlderHalfFirst() {
         let cache = AnswerCache(capacityBytes: 10_000)
         for index in 0..<200 {
@@ -193,6 +243,19 @@ import Testing
         #expect(cache.contains(AnswerCache.Key(user: "user-199", flag: "f", appVersion: nil)))
         #expect(!cache.contains(AnswerCache.Key(user: "user-0", flag: "f", appVersion: nil)))
         #expect(cache.count > 10)
+    }
+
+    /// An answer recomputed larger (a write moved the user to a large variant) counts its new size against the
+    /// budget like a new one; replaced in place, a generation grew past it (found in review).
+    @Test func answersReplacedByLargerOnes_stayWithinTheBudget() {
+        let cache = AnswerCache(capacityBytes: 20_000)
+        for round in 0..<4 {
+            for index in 0..<40 {
+                let key = AnswerCache.Key(user: "user-\(index)", flag: "f", appVersion: nil)
+                cache.keep(answer(100 + round * 1_000), for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+                #expect(cache.bytes <= 20_000)
+            }
+        }
     }
 
     @Test func anAnswerLargerThanHalfTheBudget_isNotKept_andABudgetOfZeroKeepsNothing() {
@@ -225,6 +288,12 @@ import Testing
         #expect(cache.answer(for: key, served: served, context: nil, now: now) == nil)
         let reloaded = RulesHost.Served(served.rules, ledger: EvaluationLedger())
         #expect(cache.answer(for: key, served: reloaded, context: context, now: now) == nil)
+        // Erasing forgets the user's answers, every version of them.
+        cache.keep(
+            answer(10), for: AnswerCache.Key(user: "v", flag: "f", appVersion: nil), served: served, context: nil, computedAt: now, validUntil: nil)
+        cache.forget(user: "u")
+        #expect(cache.count == 1)
+        #expect(cache.answer(for: key, served: served, context: context, now: now) == nil)
         // Another version is another key.
         #expect(cache.answer(for: AnswerCache.Key(user: "u", flag: "f", appVersion: "1.0.0"), served: served, context: context, now: now) == nil)
     }

@@ -66,6 +66,18 @@ public struct UserContext: @unchecked Sendable, Equatable {
     /// copies the box first). `false` says nothing: equal contexts may sit in two boxes.
     public func sharesStorage(with other: UserContext) -> Bool { box === other.box }
 
+    /// A context's box remembered without keeping it alive: whoever holds this can tell whether a context it meets
+    /// again is the very value it saw (`sharesStorage`), and holds none of the user's data once the store has let
+    /// that value go (a write replaced it, or the user was erased): the weak reference is then nil, and names
+    /// nothing. Sendable: the runtime loads and clears a weak reference atomically, and a shared box never changes.
+    public struct Identity: @unchecked Sendable {
+        private weak var box: Box?
+
+        public init(_ context: UserContext) { box = context.box }
+
+        public func names(_ context: UserContext) -> Bool { box === context.box }
+    }
+
     public var launchedAt: Instant? {
         @inlinable get { fields.pointee.launchedAt }
         @inlinable set { uniqueFields.pointee.launchedAt = newValue }

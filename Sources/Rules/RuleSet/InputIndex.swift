@@ -53,6 +53,9 @@ struct InputIndex: Sendable {
         }
     }
 
+    /// Whether the flag at `position` has unknown inputs.
+    func readsUnknown(_ position: Int) -> Bool { unknown.contains(position) }
+
     private static func add(_ position: Int, _ key: String, to table: inout CompactMap<FlagBits>, _ none: FlagBits) {
         var bits = table[key] ?? none
         bits.insert(position)

@@ -56,6 +56,11 @@ public struct RuleSet: Sendable {
     /// Whether this set's flag (by its position) can answer differently for two app versions.
     public func readsAppVersion(_ flag: Flag) -> Bool { appVersionReaders.contains(flag.position) }
 
+    /// Whether what the flag reads is unknown (`Flag.inputs == nil`): a flagd definition, or a flag reaching one
+    /// through a prerequisite. Such an answer may also change with the clock at instants `nextChange` does not give
+    /// (JSON Logic may read `$flagd.timestamp`). Looked up, not computed: `inputs` builds sets.
+    public func readsUnknownInputs(_ flag: Flag) -> Bool { inputIndex.readsUnknown(flag.position) }
+
     /// An empty set (no flags, no triggers).
     public static let empty = RuleSet(flags: [], triggers: [], source: ["flags": [:]], warnings: [])
 }

@@ -17,12 +17,3 @@ extension Flag {
         return earliest
     }
 }
-
-extension Flag {
-    /// Whether the body is a flagd definition: its JSON Logic may read `$flagd.timestamp`, so the clock can change
-    /// its answer at instants neither `validUntil` nor `nextChange` gives.
-    public var isFlagd: Bool {
-        if case .flagd = body { return true }
-        return false
-    }
-}
