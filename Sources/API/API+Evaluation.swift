@@ -58,7 +58,7 @@ extension API {
             ? AnswerCache.Key(user: user, flag: key, appVersion: version) : nil
         if let cacheKey, let kept = answers.answer(for: cacheKey, served: served, context: stored, now: now) {
             served.evaluations.count(flag.position)
-            return ETag.respond(request, body: kept.body, etag: kept.etag, headers: ETag.flagAnswerCaching)
+            return ETag.respond(request, kept)
         }
         let evaluationInput = input(stored ?? UserContext(), user: user, now: now, appVersion: version)
         let evaluation = flag.evaluate(evaluationInput)
@@ -81,13 +81,11 @@ extension API {
             JSONWriter.write(flag.explain(evaluationInput), into: &body)
         }
         body.append(UInt8(ascii: "}"))
-        let etag = ETag.strongHash(body)
+        let tagged = ETag.Tagged(body: body, etag: ETag.strongHash(body), headers: ETag.flagAnswerCaching)
         if let cacheKey {
-            answers.keep(
-                AnswerCache.Answer(body: body, etag: etag), for: cacheKey, served: served, context: stored, computedAt: now,
-                validUntil: validUntil)
+            answers.keep(tagged, for: cacheKey, served: served, context: stored, computedAt: now, validUntil: validUntil)
         }
-        return ETag.respond(request, body: body, etag: etag, headers: ETag.flagAnswerCaching)
+        return ETag.respond(request, tagged)
     }
 
     /// `,"validUntil":"<ISO 8601>"`, the instant the answer next changes by the clock alone (docs/api.md,

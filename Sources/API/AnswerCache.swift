@@ -38,10 +38,7 @@ public final class AnswerCache: Sendable {
         }
     }
 
-    struct Answer: Sendable {
-        let body: [UInt8]
-        let etag: String
-    }
+    typealias Answer = ETag.Tagged
 
     private struct Entry: @unchecked Sendable {
         // Weak, so a kept answer never keeps a rule set alive; loaded and cleared atomically by the runtime.
@@ -83,8 +80,9 @@ public final class AnswerCache: Sendable {
     public var hits: Int { hitCount.load(ordering: .relaxed) }
     public var misses: Int { missCount.load(ordering: .relaxed) }
 
-    /// What a slot costs beyond the bytes an entry holds: the key's and the entry's fields, the tables' overhead.
-    static let entryOverhead = 192
+    /// What a slot costs beyond the bytes an entry holds: the key's and the entry's fields, the two header lists
+    /// (their fixed fields shared), the tables' overhead.
+    static let entryOverhead = 320
 
     public init(capacityBytes: Int) {
         self.capacityBytes = max(0, capacityBytes)
@@ -116,7 +114,7 @@ public final class AnswerCache: Sendable {
         _ answer: Answer, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant, validUntil: Instant?
     ) {
         let bytes =
-            answer.body.count + answer.etag.utf8.count + key.user.string.utf8.count + key.flag.utf8.count
+            answer.body.count + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.utf8.count
             + (key.appVersion?.utf8.count ?? 0) + Self.entryOverhead
         // An answer larger than a generation would push out everything else and be dropped next anyway.
         guard bytes <= capacityBytes / 2 else { return }

@@ -16,16 +16,37 @@ enum ETag {
     /// cache that refreshes its copy from it keeps `no-cache`. `etag` defaults to a hash of the body, which changes
     /// exactly when the answer does.
     static func respond(_ request: Request, body: [UInt8], etag: String? = nil, headers: HTTPHeaders = [:]) -> HTTPResponse {
-        let tag = etag ?? strongHash(body)
-        // Sized once: built field by field, then copied to add the content type, the list grew three times.
-        var all = HTTPHeaders(minimumCapacity: headers.count + 2)
-        all.add("ETag", tag)
-        for field in headers { all.add(field.name, field.value) }
-        if let header = request.headers[.ifNoneMatch], matches(header, tag) {
-            return HTTPResponse(status: .notModified, headers: all)
+        respond(request, Tagged(body: body, etag: etag ?? strongHash(body), headers: headers))
+    }
+
+    /// A body with its tag and both answers' header lists, made once: an answer kept for later reads
+    /// (`AnswerCache`) is sent again without building its fields again.
+    struct Tagged: Sendable {
+        let body: [UInt8]
+        let etag: String
+        /// The 304's fields: the tag, then `headers`.
+        let notModified: HTTPHeaders
+        /// The 200's: the same, then the content type.
+        let ok: HTTPHeaders
+
+        init(body: [UInt8], etag: String, headers: HTTPHeaders) {
+            self.body = body
+            self.etag = etag
+            // Sized once: built field by field, then copied to add the content type, the list grew three times.
+            var fields = HTTPHeaders(minimumCapacity: headers.count + 2)
+            fields.add("ETag", etag)
+            for field in headers { fields.add(field.name, field.value) }
+            notModified = fields
+            fields.add("Content-Type", "application/json; charset=utf-8")
+            ok = fields
         }
-        all.add("Content-Type", "application/json; charset=utf-8")
-        return HTTPResponse(status: .ok, headers: all, body: body)
+    }
+
+    static func respond(_ request: Request, _ tagged: Tagged) -> HTTPResponse {
+        if let header = request.headers[.ifNoneMatch], matches(header, tagged.etag) {
+            return HTTPResponse(status: .notModified, headers: tagged.notModified)
+        }
+        return HTTPResponse(status: .ok, headers: tagged.ok, body: tagged.body)
     }
 
     /// A strong entity tag: the opaque value in double quotes (RFC 9110 §8.8.3).

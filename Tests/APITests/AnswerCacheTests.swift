@@ -210,7 +210,7 @@ import Testing
     let served = RulesHost.Served(try! RuleSetLoader.load(text: #"{"flags": {}}"#).get(), ledger: EvaluationLedger())
     let now = Instant(milliseconds: 1_000)
 
-    func answer(_ size: Int) -> AnswerCache.Answer { AnswerCache.Answer(body: Array(repeating: 0x61, count: size), etag: "\"t\"") }
+    func answer(_ size: Int) -> AnswerCache.Answer { ETag.Tagged(body: Array(repeating: 0x61, count: size), etag: "\"t\"", headers: [:]) }
 
     /// A kept answer holds its rule set and context weakly: a reload or a write lets the old ones go.
     @Test func aKeptAnswer_keepsNoRuleSetOrContextAlive() throws {
