@@ -16,10 +16,11 @@ import Synchronization
 /// answers: the handler decides (`API.oneFlag`).
 ///
 /// An entry holds its rule set and context weakly: it keeps no old rule set or context alive, so the budget counts
-/// what it holds (body, tag, key, a fixed allowance for the slot). Erasing a user forgets its answers (`forget`).
-/// Bounded by `capacityBytes` in two generations: a lookup promotes an entry from the older one, and when the newer
-/// one would pass half the budget the older one is dropped whole (released after the lock), without a recency list
-/// to maintain on every hit.
+/// what it holds (body, tag, header lists, key, a fixed allowance for the slot). Erasing a user forgets its answers
+/// (`forget`). Bounded by `capacityBytes`: an answer that does not fit evicts others, chosen by the table's own
+/// (seeded, per process) order, so in effect at random. One entry at a time, never a whole generation: dropping
+/// thousands of answers at once stalls the loop that does it, and random eviction keeps a working set that fits the
+/// budget whole, where two generations of half the budget each did not.
 ///
 /// Threads: every loop thread reads and fills it; one mutex, held for a lookup or an insert.
 public final class AnswerCache: Sendable {
@@ -61,19 +62,12 @@ public final class AnswerCache: Sendable {
         }
     }
 
-    private struct Generations {
-        var newer: [Key: Entry] = [:]
-        var newerBytes = 0
-        var older: [Key: Entry] = [:]
-        var olderBytes = 0
-    }
-
     /// 8 MiB: some 20 000 answers of the example rules' size.
     public static let defaultCapacityBytes = 8 << 20
 
     /// The budget in bytes; 0 keeps nothing.
     public let capacityBytes: Int
-    private let generations = Mutex(Generations())
+    private let entries = Mutex(Table())
     /// Reads answered from the cache, and reads that asked it and computed the answer (metrics).
     private let hitCount = Atomic<Int>(0)
     private let missCount = Atomic<Int>(0)
@@ -91,20 +85,10 @@ public final class AnswerCache: Sendable {
     /// The answer kept for `key` if it still holds for this rule set, context and instant.
     func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant) -> Answer? {
         guard capacityBytes > 0 else { return nil }
-        // A generation dropped by a promotion is released here, after the lock: freeing thousands of answers while
-        // holding it would hold up every other loop's read.
-        var dropped: [Key: Entry]?
-        let found = generations.withLock { generations -> Answer? in
-            if let entry = generations.newer[key] {
-                return entry.holds(served: served, context: context, now: now) ? entry.answer : nil
-            }
-            guard !generations.older.isEmpty, let entry = generations.older.removeValue(forKey: key) else { return nil }
-            generations.olderBytes -= entry.bytes
-            guard entry.holds(served: served, context: context, now: now) else { return nil }
-            dropped = Self.insert(entry, for: key, into: &generations, budget: capacityBytes)
+        let found = entries.withLock { table -> Answer? in
+            guard let entry = table.entries[key], entry.holds(served: served, context: context, now: now) else { return nil }
             return entry.answer
         }
-        _ = consume dropped
         if found == nil { missCount.add(1, ordering: .relaxed) } else { hitCount.add(1, ordering: .relaxed) }
         return found
     }
@@ -116,62 +100,62 @@ public final class AnswerCache: Sendable {
         let bytes =
             answer.body.count + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.utf8.count
             + (key.appVersion?.utf8.count ?? 0) + Self.entryOverhead
-        // An answer larger than a generation would push out everything else and be dropped next anyway.
+        // An answer larger than half the budget would push out most others for one user's read.
         guard bytes <= capacityBytes / 2 else { return }
         let entry = Entry(
             served: served, context: context.map(UserContext.Identity.init), computedAt: computedAt, validUntil: validUntil,
             answer: answer, bytes: bytes)
-        let dropped = generations.withLock { Self.insert(entry, for: key, into: &$0, budget: capacityBytes) }
-        _ = consume dropped // released after the lock (see `answer(for:)`)
+        // What leaves the table is released after the lock, out of every other loop's way.
+        let evicted = entries.withLock { $0.insert(entry, for: key, budget: capacityBytes) }
+        _ = consume evicted
     }
 
     /// Forgets every answer kept for the user (an erase: no copy of the user's id or answers stays behind). A pass
-    /// over both generations, under the lock: erasing is rare, the cache bounded.
+    /// over the table, under the lock: erasing is rare, the table bounded.
     public func forget(user: String) {
         let user = ByteKey(user)
-        var forgotten: [Entry] = []
-        generations.withLock { generations in
-            for (key, entry) in generations.newer where key.user == user {
-                forgotten.append(entry)
-                generations.newer[key] = nil
-                generations.newerBytes -= entry.bytes
-            }
-            for (key, entry) in generations.older where key.user == user {
-                forgotten.append(entry)
-                generations.older[key] = nil
-                generations.olderBytes -= entry.bytes
-            }
+        let forgotten = entries.withLock { table -> [Entry] in
+            let keys = table.entries.keys.filter { $0.user == user }
+            return keys.compactMap { table.remove($0) }
         }
         _ = consume forgotten
     }
 
-    /// Answers kept now, both generations (metrics and tests).
-    public var count: Int { generations.withLock { $0.newer.count + $0.older.count } }
+    /// Answers kept now (metrics and tests).
+    public var count: Int { entries.withLock { $0.entries.count } }
 
-    /// Bytes counted against the budget now, both generations (metrics).
-    public var bytes: Int { generations.withLock { $0.newerBytes + $0.olderBytes } }
+    /// Bytes counted against the budget now (metrics).
+    public var bytes: Int { entries.withLock { $0.bytes } }
 
     /// Whether an answer is kept for `key`, valid or not (tests).
-    func contains(_ key: Key) -> Bool { generations.withLock { $0.newer[key] != nil || $0.older[key] != nil } }
+    func contains(_ key: Key) -> Bool { entries.withLock { $0.entries[key] != nil } }
 
-    /// Returns the older generation it dropped, if it dropped one, for the caller to release after the lock.
-    private static func insert(_ entry: Entry, for key: Key, into generations: inout Generations, budget: Int) -> [Key: Entry]? {
-        // A key already in the newer generation (an answer recomputed after a write) is taken out first, so that
-        // its new size is checked against the budget like any other.
-        if let replaced = generations.newer.removeValue(forKey: key) { generations.newerBytes -= replaced.bytes }
-        // Each generation holds at most half the budget: the older one is dropped when the newer one would pass
-        // it. A key also left in the older one is shadowed (the newer is asked first) until then.
-        var dropped: [Key: Entry]?
-        if generations.newerBytes + entry.bytes > budget / 2 {
-            let kept = generations.newer.count
-            dropped = generations.older
-            generations.older = generations.newer
-            generations.olderBytes = generations.newerBytes
-            generations.newer = Dictionary(minimumCapacity: kept)
-            generations.newerBytes = 0
+    /// The kept answers and the bytes they count. Owned by the mutex.
+    private struct Table {
+        var entries: [Key: Entry] = [:]
+        var bytes = 0
+
+        mutating func remove(_ key: Key) -> Entry? {
+            guard let entry = entries.removeValue(forKey: key) else { return nil }
+            bytes -= entry.bytes
+            return entry
         }
-        generations.newer[key] = entry
-        generations.newerBytes += entry.bytes
-        return dropped
+
+        /// Inserts or replaces, then evicts until the budget holds (a replaced entry's new size counts like a new
+        /// one's). Returns what left, for the caller to release after the lock.
+        mutating func insert(_ entry: Entry, for key: Key, budget: Int) -> [Entry] {
+            var evicted: [Entry] = []
+            if let replaced = entries.updateValue(entry, forKey: key) {
+                bytes -= replaced.bytes
+                evicted.append(replaced)
+            }
+            bytes += entry.bytes
+            while bytes > budget, let victim = entries.indices.first(where: { entries[$0].key != key }) {
+                let removed = entries.remove(at: victim)
+                bytes -= removed.value.bytes
+                evicted.append(removed.value)
+            }
+            return evicted
+        }
     }
 }
