@@ -4,6 +4,8 @@
 # nothing and then N requests over one keep-alive curl connection on loopback (N distinct users); the difference
 # divided by N is the cost of one request, start-up and shutdown cancelled out.
 #   GET  /v1/users/u{i}/flags/promo-banner   (one decision; unknown users, so no context is stored)
+#   GET  the same, N/10 users read ten times each (reread: nine reads in ten find the answer kept, README,
+#        limits.answerCacheBytes)
 #   POST /v1/users/d{i}/events/appStarted    (a donation, --fsync never; DONATIONS=0 skips it)
 #   POST /v1/users/r{i}/events/appStarted    (repeat: N/10 users donating ten times each with X-App-Version,
 #                                             as the wall-clock write benchmark does; DONATIONS=0 skips it)
@@ -44,6 +46,9 @@ run() {
   if [ "$count" -gt 0 ]; then
     case $kind in
       get) curl -s -o /dev/null "http://127.0.0.1:$port/v1/users/u[1-$count]/flags/promo-banner" ;;
+      reread)
+        for _ in $(seq 10); do curl -s -o /dev/null "http://127.0.0.1:$port/v1/users/u[1-$((count / 10))]/flags/promo-banner"; done
+        ;;
       donate) curl -s -o /dev/null -X POST "http://127.0.0.1:$port/v1/users/d[1-$count]/events/appStarted" ;;
       repeat)
         for _ in $(seq 10); do
@@ -95,7 +100,7 @@ measure() {
     printf "%.0f %.1f %.1f\n", (b[1] - a[1]) / n, (b[2] - a[2]) / n, (b[3] - a[3]) / n }'
 }
 
-kinds=(get)
+kinds=(get reread)
 [ "$DONATIONS" = 0 ] || kinds+=(donate repeat)
 printf '%-8s %-7s %14s %12s %14s\n' binary request instructions mallocs allocObjects
 declare -A per
