@@ -25,16 +25,16 @@ import Synchronization
 /// Threads: every loop thread reads and fills it; one mutex, held for a lookup or an insert.
 public final class AnswerCache: Sendable {
     struct Key: Hashable, Sendable {
-        /// By bytes, as the store tells users apart: `String`'s `==` and hash are canonical equivalence, under which
-        /// two users whose ids are two spellings of one text would share an answer, and many such spellings one
-        /// hash bucket. Flag keys name a flag the set has, versions are ASCII: `String` serves for them.
+        /// Ids and keys by bytes, as the store and the rule set tell them apart: `String`'s `==` and hash are
+        /// canonical equivalence, under which two users (or two flags) whose names are two spellings of one text
+        /// would share an answer, and many such spellings one hash bucket. Versions are ASCII (`Version.isValid`).
         let user: ByteKey
-        let flag: String
+        let flag: ByteKey
         let appVersion: String?
 
         init(user: String, flag: String, appVersion: String?) {
             self.user = ByteKey(user)
-            self.flag = flag
+            self.flag = ByteKey(flag)
             self.appVersion = appVersion
         }
     }
@@ -98,7 +98,7 @@ public final class AnswerCache: Sendable {
         _ answer: Answer, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant, validUntil: Instant?
     ) {
         let bytes =
-            answer.body.count + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.utf8.count
+            answer.body.count + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.string.utf8.count
             + (key.appVersion?.utf8.count ?? 0) + Self.entryOverhead
         // An answer larger than half the budget would push out most others for one user's read.
         guard bytes <= capacityBytes / 2 else { return }

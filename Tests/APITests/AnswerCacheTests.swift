@@ -134,6 +134,17 @@ import Testing
         #expect(api.daemon.answers.contains(AnswerCache.Key(user: "u2", flag: "regular", appVersion: nil)))
     }
 
+    /// Two flags whose keys are two spellings of one text are two flags in the rule set (keys are bytes), so two
+    /// answers here; as `String`s the keys were one, and the second flag answered with the first one's.
+    @Test func twoSpellingsOfOneFlagKey_areTwoAnswers() throws {
+        let api = try harness(#"{"flags": {"caf\u00e9": {"when": {"always": true}}, "cafe\u0301": {"when": {"always": false}}}}"#)
+        defer { api.stop() }
+        #expect(try api.call("GET", "/v1/users/u1/flags/caf%C3%A9").body?["value"] == true)
+        #expect(try api.call("GET", "/v1/users/u1/flags/cafe%CC%81").body?["value"] == false)
+        #expect(try api.call("GET", "/v1/users/u1/flags/caf%C3%A9").body?["value"] == true)
+        #expect(api.daemon.answers.count == 2)
+    }
+
     @Test func flagdDefinitions_whatIf_andExplained_areNeverKept() throws {
         let api = try harness()
         defer { api.stop() }
