@@ -45,15 +45,16 @@ struct SnapshotDecoder {
     /// Takes the next piece of the file and hands every user it completes to `each`.
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void) throws(ReadFailure) {
         pending.append(contentsOf: chunk)
-        try drain(each, raw: false, records: { _, _, _ throws(ReadFailure) in })
+        try drain(each, raw: false, records: { _, _, _, _ throws(ReadFailure) in })
     }
 
-    /// A user's record as it stands in the file, undecoded: its bytes (a slice of the decoder's buffer, valid for
-    /// the call), its offset in the file, and its index.
-    typealias RecordSink = (ArraySlice<UInt8>, _ offset: Int, _ index: UInt64) throws(ReadFailure) -> Void
+    /// A user's record as it stands in the file, undecoded: the decoder's buffer and the record's range in it
+    /// (valid for the call: read in place, copied only to be kept), its offset in the file, and its index.
+    typealias RecordSink = (_ buffer: [UInt8], _ range: Range<Int>, _ offset: Int, _ index: UInt64) throws(ReadFailure) -> Void
 
-    /// `feed`, with each user's record handed over undecoded (`SnapshotFile.load` checks and keeps it): framing,
-    /// counts, lengths and the checksum are still checked here, in file order.
+    /// `feed`, with each user's record handed over undecoded (`SnapshotFile.load` checks and keeps it,
+    /// `SnapshotFile.verify` checks it): framing, counts, lengths and the checksum are still checked here, in file
+    /// order.
     mutating func feedRecords(_ chunk: UnsafeRawBufferPointer, _ records: RecordSink) throws(ReadFailure) {
         pending.append(contentsOf: chunk)
         try drain({ _, _ throws(ReadFailure) in }, raw: true, records: records)
@@ -62,7 +63,7 @@ struct SnapshotDecoder {
     /// Takes a whole buffer without copying it when nothing is pending (`SnapshotFile.read`).
     mutating func feed(_ bytes: [UInt8], _ each: (ByteKey, UserContext) throws(ReadFailure) -> Void) throws(ReadFailure) {
         if pending.isEmpty { pending = bytes } else { pending += bytes }
-        try drain(each, raw: false, records: { _, _, _ throws(ReadFailure) in })
+        try drain(each, raw: false, records: { _, _, _, _ throws(ReadFailure) in })
     }
 
     /// The end of the file: refuses one that stopped before its checksum.
@@ -130,7 +131,7 @@ struct SnapshotDecoder {
                 }
                 guard available >= 4 + length else { return }
                 if raw {
-                    try records(pending[(offset + 4)..<(offset + 4 + length)], start, index)
+                    try records(pending, (offset + 4)..<(offset + 4 + length), start, index)
                     checksum(offset, 4 + length)
                     offset += 4 + length
                     phase = index + 1 == count ? .trailer : .users(next: index + 1)

@@ -11,9 +11,9 @@ enum SnapshotLookup {
         do {
             try fileSystem.readChunks(path, chunkSize: SnapshotFile.readChunkSize) { chunk in
                 do throws(SnapshotFile.ReadFailure) {
-                    try decoder.feedRecords(chunk) { record, offset, index throws(SnapshotFile.ReadFailure) in
-                        guard found == nil, holds(record, user: user) else { return }
-                        var reader = BinaryReader(Array(record), from: 0)
+                    try decoder.feedRecords(chunk) { buffer, range, offset, index throws(SnapshotFile.ReadFailure) in
+                        guard found == nil, holds(buffer[range], user: user) else { return }
+                        var reader = BinaryReader(buffer, from: range.lowerBound, to: range.upperBound)
                         do throws(BinaryReader.Failure) {
                             let (_, context) = try ContextCodec.decode(&reader)
                             guard reader.isAtEnd else { throw .malformed }

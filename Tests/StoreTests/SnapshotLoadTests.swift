@@ -125,6 +125,50 @@ import Testing
         }
     }
 
+    /// A just-written snapshot is checked record by record (`SnapshotFile.verify`), not decoded: it must refuse
+    /// every file decoding refuses — damage the checksum cannot see included — and pass every file decoding reads.
+    @Test func verify_refusesExactlyTheFilesDecodingRefuses() throws {
+        let users = Self.randomUsers(400, seed: 26)
+        let records = users.map { Self.record($0.0, $0.1) }
+        let whole = Self.snapshotBytes(seq: 9, records: records)
+        var random = SplitMix(seed: 27)
+        var files = [whole]
+        for _ in 0..<60 {
+            var bytes = whole
+            bytes[24 + random.next(upTo: bytes.count - 24)] ^= UInt8(1 + random.next(upTo: 255))
+            files.append(bytes)
+        }
+        var cut = records
+        cut[150] = Array(cut[150].prefix(cut[150].count / 2))
+        files.append(Self.snapshotBytes(seq: 9, records: cut))
+        // An attribute whose JSON does not parse, in a record whose lengths and checksum are all sound.
+        var context = UserContext()
+        context.attributes["list"] = [1]
+        var unparsable = Self.record("user-json", context)
+        let open = try #require(unparsable.firstIndex(of: UInt8(ascii: "[")))
+        unparsable[open] = UInt8(ascii: "{")
+        var withBadJSON = records
+        withBadJSON[200] = unparsable
+        files.append(Self.snapshotBytes(seq: 9, records: withBadJSON))
+        let path = temporaryDirectory() + "/verify.snap"
+        var refused = 0
+        for (index, bytes) in files.enumerated() {
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            let verified = Result { () throws(IOError) in try SnapshotFile.verify(path, seq: 9, users: 400, fileSystem: PosixFileSystem()) }
+            let decoded = read(bytes)
+            switch (verified, decoded) {
+            case (.success, .success): break
+            case (.failure(let failure), .failure(let reason)):
+                #expect(failure.detail == reason.description, "file \(index)")
+                refused += 1
+            default: Issue.record("file \(index): verify \(verified), decoding \(decoded)")
+            }
+        }
+        #expect(refused > 30)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(files[files.count - 1]))
+        #expect(throws: IOError.self) { try SnapshotFile.verify(path, seq: 9, users: 400, fileSystem: PosixFileSystem()) }
+    }
+
     /// The promise `EncodedContext.decode` rests on: `check` accepts a record exactly when `decode` does, and
     /// stops where it stops. Records are cut, and have bytes flipped, inserted and removed, at random.
     @Test func check_acceptsExactlyTheRecordsDecodeAccepts() {
