@@ -81,6 +81,7 @@ struct BinaryReader {
 
     /// A length or element count: never more than the bytes left, so nothing is allocated for a count the data
     /// cannot hold (every element takes at least one byte).
+    @inline(__always)
     mutating func count() throws(Failure) -> Int {
         let value = try unsigned()
         guard offset <= end, value <= UInt64(end - offset) else { throw .truncated }
@@ -98,30 +99,6 @@ struct BinaryReader {
 
     mutating func optionalString() throws(Failure) -> String? {
         try byte() == 1 ? try string() : nil
-    }
-
-    /// Past a varint, failing exactly where `unsigned()` fails: no byte left is `.truncated`, an eleventh byte
-    /// (the shift would pass 63) is `.malformed` (`ContextCodec.check`, which walks thousands of them per user).
-    @inline(__always)
-    mutating func skipVarint() throws(Failure) {
-        var read = 0
-        while true {
-            guard offset < end else { throw .truncated }
-            let next = bytes[offset]
-            offset += 1
-            guard read < 10 else { throw .malformed }
-            read += 1
-            if next & 0x80 == 0 { return }
-        }
-    }
-
-    /// Past a string, as `string()` reads it (`ContextCodec.check`).
-    mutating func skipString() throws(Failure) {
-        offset += try count()
-    }
-
-    mutating func skipOptionalString() throws(Failure) {
-        if try byte() == 1 { try skipString() }
     }
 
     /// `string()`, shared through `interner` with every earlier string of the same bytes.
@@ -173,27 +150,16 @@ struct BinaryReader {
         }
     }
 
-    /// Past a JSON value, failing exactly where `json(interning:)` fails (`ContextCodec.check`): a plain string
-    /// needs no parse, anything else is parsed and dropped.
-    mutating func skipJSON() throws(Failure) {
-        let length = try count()
-        let start = offset
-        defer { offset = start + length }
-        guard !isPlainString(from: start, length: length) else { return }
-        do {
-            _ = try JSONParser(maxDepth: 64, maxBytes: Int.max).parse(Array(bytes[start..<(start + length)]))
-        } catch {
-            throw .malformed
-        }
-    }
-
     /// A quoted string with nothing to unescape: no quote, backslash or control character inside.
     private func isPlainString(from start: Int, length: Int) -> Bool {
+        bytes.withUnsafeBufferPointer { Self.isPlainString(UnsafeBufferPointer(rebasing: $0[start..<(start + length)])) }
+    }
+
+    /// A JSON value that is a quoted string with nothing to unescape (`ContextCodec.check` walks them in place).
+    static func isPlainString(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
         let quote = UInt8(ascii: "\"")
-        guard length >= 2, bytes[start] == quote, bytes[start + length - 1] == quote else { return false }
-        return bytes.withUnsafeBufferPointer { all in
-            !all[(start + 1)..<(start + length - 1)].contains { $0 < 0x20 || $0 == quote || $0 == UInt8(ascii: "\\") || $0 == 0x7F }
-        }
+        guard value.count >= 2, value[0] == quote, value[value.count - 1] == quote else { return false }
+        return !value[1..<(value.count - 1)].contains { $0 < 0x20 || $0 == quote || $0 == UInt8(ascii: "\\") || $0 == 0x7F }
     }
 
     mutating func fixed32() throws(Failure) -> UInt32 {

@@ -80,42 +80,33 @@ enum ContextCodec {
         _ reader: inout BinaryReader, interning interner: inout StringInterner
     ) throws(BinaryReader.Failure) -> (String, UserContext) {
         let user = try reader.string()
-        var context = UserContext()
-        if try reader.byte() == 1 { context.launchedAt = try reader.instant() }
-        context.timeZone = try reader.byte() == 1 ? try reader.key(interning: &interner) : nil
-        var count = try reader.count()
-        context.counters.reserveCapacity(count)
-        for _ in 0..<count { context.counters[try reader.key(interning: &interner)] = try reader.int() }
-        count = try reader.count()
-        context.events.reserveCapacity(count)
-        for _ in 0..<count { context.events[try reader.key(interning: &interner)] = try reader.instant() }
-        count = try reader.count()
-        context.flags.reserveCapacity(count)
-        for _ in 0..<count { context.flags[try reader.key(interning: &interner)] = try reader.byte() == 1 }
-        count = try reader.count()
-        context.attributes.reserveCapacity(count)
-        for _ in 0..<count { context.attributes[try reader.key(interning: &interner)] = try reader.json(interning: &interner) }
-        for _ in 0..<(try reader.count()) { context.segments.insert(try reader.key(interning: &interner)) }
-        count = try reader.count()
-        context.donations.reserveCapacity(count)
-        for _ in 0..<count {
-            let event = try reader.key(interning: &interner)
-            var summary = DonationSummary(count: try reader.int())
-            for slot in 0..<2 {
-                guard try reader.byte() == 1 else { continue }
-                let mark = DonationSummary.Mark(at: try reader.instant(), appVersion: try reader.optionalString(interning: &interner))
-                if slot == 0 { summary.first = mark } else { summary.last = mark }
-            }
-            var previous: Int64 = 0
-            let recent = try reader.count()
-            summary.recent.reserveCapacity(recent)
-            for _ in 0..<recent {
-                previous = previous &+ (try reader.signed())
-                summary.recent.append(Instant(milliseconds: previous))
-            }
-            context.donations[event] = summary
+        // Each map read whole into its own value, and the context made once from them (`UserContext.init`).
+        let launchedAt = try reader.byte() == 1 ? try reader.instant() : nil
+        let timeZone = try reader.byte() == 1 ? try reader.key(interning: &interner) : nil
+        let counters = try CompactMap(count: try reader.count()) { () throws(BinaryReader.Failure) in
+            (try reader.key(interning: &interner), try reader.int())
         }
-        for _ in 0..<(try reader.count()) { context.triggerFires[try reader.key(interning: &interner)] = try reader.instant() }
+        let events = try CompactMap(count: try reader.count()) { () throws(BinaryReader.Failure) in
+            (try reader.key(interning: &interner), try reader.instant())
+        }
+        let flags = try CompactMap(count: try reader.count()) { () throws(BinaryReader.Failure) in
+            (try reader.key(interning: &interner), try reader.byte() == 1)
+        }
+        let attributes = try CompactMap(count: try reader.count()) { () throws(BinaryReader.Failure) in
+            (try reader.key(interning: &interner), try reader.json(interning: &interner))
+        }
+        let segments = try SegmentSet(count: try reader.count()) { () throws(BinaryReader.Failure) in
+            try reader.key(interning: &interner)
+        }
+        let donations = try CompactMap(count: try reader.count()) { () throws(BinaryReader.Failure) in
+            (try reader.key(interning: &interner), try decodeSummary(&reader, interning: &interner))
+        }
+        let triggerFires = try CompactMap(count: try reader.count()) { () throws(BinaryReader.Failure) in
+            (try reader.key(interning: &interner), try reader.instant())
+        }
+        var context = UserContext(
+            launchedAt: launchedAt, timeZone: timeZone, counters: counters, events: events, flags: flags,
+            attributes: attributes, segments: segments, donations: donations, triggerFires: triggerFires)
         var lastTag: UInt8 = 0
         while !reader.isAtEnd {
             let tag = try reader.byte()
@@ -128,5 +119,26 @@ enum ContextCodec {
             }
         }
         return (user, context)
+    }
+
+    private static func decodeSummary(
+        _ reader: inout BinaryReader, interning interner: inout StringInterner
+    ) throws(BinaryReader.Failure) -> DonationSummary {
+        func mark() throws(BinaryReader.Failure) -> DonationSummary.Mark? {
+            guard try reader.byte() == 1 else { return nil }
+            return DonationSummary.Mark(at: try reader.instant(), appVersion: try reader.optionalString(interning: &interner))
+        }
+        let count = try reader.int()
+        let first = try mark()
+        let last = try mark()
+        var previous: Int64 = 0
+        let length = try reader.count()
+        var recent: [Instant] = []
+        recent.reserveCapacity(length)
+        for _ in 0..<length {
+            previous = previous &+ (try reader.signed())
+            recent.append(Instant(milliseconds: previous))
+        }
+        return DonationSummary(count: count, first: first, last: last, recent: recent)
     }
 }

@@ -19,37 +19,55 @@ struct StringInterner {
     private var texts: [String]
     private var stored = 0
     private let limit: Int
-    /// Without a table of its own, keys still come from the process-wide `KeyInterner`, as every write's do.
-    private let sharesKeys: Bool
+    /// Keys only: `key(_:)` goes through the table, `string(_:)` never does (see `keys`).
+    private let keepsOnlyKeys: Bool
 
     /// `limit` 0 keeps nothing and allocates no table.
     init(limit: Int = 1 << 16) {
-        self.init(limit: limit, sharesKeys: false)
+        self.init(limit: limit, keepsOnlyKeys: false)
     }
 
-    private init(limit: Int, sharesKeys: Bool) {
+    private init(limit: Int, keepsOnlyKeys: Bool) {
         self.limit = limit
-        self.sharesKeys = sharesKeys
+        self.keepsOnlyKeys = keepsOnlyKeys
         let slots = limit > 0 ? 256 : 0
         hashes = Array(repeating: 0, count: slots)
         texts = Array(repeating: "", count: slots)
     }
 
-    /// Keeps no table, but takes keys (`key(_:)`) from `KeyInterner`: for decoding one user on first touch. Its
-    /// values must not outlive it (an erased user's email kept in a table would stay in memory), while its keys are
-    /// the ones every user writes (`promo_banner_count`), which a write would have shared the same way; a million
-    /// users each holding a copy of every key past 15 bytes cost about 250 bytes a user.
-    static let keysOnly = StringInterner(limit: 0, sharesKeys: true)
+    /// A table of keys alone, for decoding users one at a time on first touch (`UserTable`), kept as long as the
+    /// table: values (an email as an attribute, an app version) are made afresh and never kept, since an erased
+    /// user's values must leave memory with the user, while keys are the names every user writes
+    /// (`promo_banner_count`), shared process-wide anyway (`KeyInterner`). Each key found here is neither
+    /// validated nor looked up under the process-wide lock again: a first touch decoded some twenty keys, and
+    /// making and sharing each was most of its cost.
+    static func keys(limit: Int = 4_096) -> StringInterner {
+        StringInterner(limit: limit, keepsOnlyKeys: true)
+    }
 
-    /// A context key, counter or event name: from the table like any string, or, with no table, the process-wide
-    /// copy when sharing keys.
+    /// A context key, counter or event name. A keys-only table keeps the process-wide copy (`KeyInterner`), so a
+    /// long key decoded here shares its storage with every write's.
     mutating func key(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        guard limit == 0, sharesKeys else { return string(bytes) }
-        return KeyInterner.intern(String(decoding: bytes, as: UTF8.self))
+        guard keepsOnlyKeys else { return string(bytes) }
+        return lookUp(bytes) { KeyInterner.intern(String(decoding: $0, as: UTF8.self)) }
     }
 
     mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        guard limit > 0, bytes.count <= Self.maximumLength, let base = bytes.baseAddress else { return String(decoding: bytes, as: UTF8.self) }
+        guard !keepsOnlyKeys else { return String(decoding: bytes, as: UTF8.self) }
+        return lookUp(bytes) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Strings kept (tests).
+    var count: Int { stored }
+
+    /// Whether a string of exactly these bytes is kept (tests).
+    func holds(_ text: String) -> Bool {
+        texts.enumerated().contains { hashes[$0.offset] != 0 && $0.element.utf8.elementsEqual(text.utf8) }
+    }
+
+    /// The kept string of these bytes, or `make`'s, kept while there is room.
+    private mutating func lookUp(_ bytes: UnsafeBufferPointer<UInt8>, _ make: (UnsafeBufferPointer<UInt8>) -> String) -> String {
+        guard limit > 0, bytes.count <= Self.maximumLength, let base = bytes.baseAddress else { return make(bytes) }
         // FNV-1a: the keys are short, and any reasonable spread will do for a private table.
         var hash: UInt32 = 2_166_136_261
         for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
@@ -65,7 +83,7 @@ struct StringInterner {
             }
             index = (index + 1) & mask
         }
-        let text = String(decoding: bytes, as: UTF8.self)
+        let text = make(bytes)
         guard stored < limit else { return text }
         hashes[index] = hash
         texts[index] = text

@@ -6,6 +6,9 @@ import Rules
 public struct UserTable: Sendable {
     var users: [ByteKey: UserContext]
     private(set) var encoded: [ByteKey: EncodedContext] = [:]
+    /// The keys met while decoding this shard's records (`StringInterner.keys`): none of a user's values. Made at
+    /// the first record decoded, dropped with the last.
+    private var keys: StringInterner?
 
     init(users: [ByteKey: UserContext] = [:]) {
         self.users = users
@@ -43,13 +46,15 @@ public struct UserTable: Sendable {
     /// held as a record (`UserStore` counts the records left).
     mutating func decodeIfEncoded(_ user: ByteKey) -> UserContext? {
         guard !encoded.isEmpty, let record = encoded.removeValue(forKey: user) else { return nil }
-        // No interner kept for the table: it would keep an erased user's values (an email as an attribute) after
-        // the user is gone, where erasing must remove them from memory at once. Keys are shared process-wide, as a
-        // write shares them (`KeyInterner`).
-        var interner = StringInterner.keysOnly
-        let context = record.decode(interning: &interner)
+        // Keys only: a table of values would keep an erased user's (an email as an attribute) after the user is
+        // gone, where erasing must remove them from memory at once.
+        if keys == nil { keys = StringInterner.keys(limit: 1_024) }
+        let context = record.decode(interning: &keys!)
         users[user] = context
-        if encoded.isEmpty { encoded = [:] }
+        if encoded.isEmpty {
+            encoded = [:]
+            keys = nil
+        }
         return context
     }
 

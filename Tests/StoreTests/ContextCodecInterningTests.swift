@@ -12,8 +12,8 @@ import Testing
         .int(42), .bool(true), .null, [1, "two"], ["nested": "x"]
     ]
 
-    /// The shared interner of a snapshot load, and `keysOnly` (a user decoded on first touch): the same contexts.
-    @Test(arguments: [StringInterner(), StringInterner.keysOnly, StringInterner(limit: 0)])
+    /// The shared interner of a snapshot load, and a table of keys (users decoded on first touch): the same contexts.
+    @Test(arguments: [StringInterner(), StringInterner.keys(), StringInterner.keys(limit: 0), StringInterner(limit: 0)])
     func decode_returnsEveryContextExactly(interner: StringInterner) throws {
         var interner = interner
         for (index, value) in Self.values.enumerated() {
@@ -45,5 +45,30 @@ import Testing
         #expect(make("c") == "c")
         #expect(make("c") == "c")
         #expect(make("") == "")
+    }
+
+    /// A shard's table of keys outlives the users decoded through it: it keeps their keys, never a value (an email
+    /// kept there would stay in memory after the user is erased), and tells two spellings of a key apart.
+    @Test func keysTable_keepsKeysOnly_andTellsSpellingsApart() throws {
+        var interner = StringInterner.keys()
+        var context = UserContext()
+        context.attributes["email"] = "someone-with-a-long-address@example.com"
+        context.counters["caf\u{E9}"] = 1
+        context.counters["cafe\u{301}"] = 2
+        context.donations["appStarted"] = DonationSummary(
+            count: 1, first: .init(at: Instant(milliseconds: 1000), appVersion: "1.2.3-beta"), last: nil, recent: [])
+        var writer = BinaryWriter()
+        ContextCodec.encode(user: "user-1", context, into: &writer)
+        for _ in 0..<2 {
+            var reader = BinaryReader(writer.bytes)
+            let decoded = try ContextCodec.decode(&reader, interning: &interner).1
+            #expect(decoded == context)
+            #expect(decoded.counters.count == 2)
+        }
+        #expect(interner.count == 4, "email, caf\u{E9}, cafe\u{301}, appStarted")
+        for value in ["someone-with-a-long-address@example.com", "1.2.3-beta", "user-1"] {
+            #expect(!interner.holds(value), "\(value) was kept")
+        }
+        #expect(interner.holds("cafe\u{301}") && interner.holds("caf\u{E9}"))
     }
 }

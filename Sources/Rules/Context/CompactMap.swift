@@ -79,6 +79,32 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
         for (key, value) in pairs { self[key] = value }
     }
 
+    /// A map of `count` pairs read one after another (a decoder's), into one array sized once, where inserting
+    /// each through the map checked its layout and reshaped it every time (a snapshot user's first touch decodes
+    /// some fifteen pairs). A key met twice keeps its later value, as `updateValue` would; a map past
+    /// `indexThreshold` keys is built the indexed way.
+    @inlinable
+    public init<Failure: Error>(count: Int, reading next: () throws(Failure) -> (String, Value)) throws(Failure) {
+        guard count <= Self.indexThreshold else {
+            for _ in 0..<count {
+                let (key, value) = try next()
+                updateValue(value, forKey: key)
+            }
+            return
+        }
+        var entries: [Entry] = []
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            let (key, value) = try next()
+            if let position = Self.position(of: key, in: entries) {
+                entries[position].value = value
+            } else {
+                entries.append(Entry(key: key, value: value))
+            }
+        }
+        layout = .list(entries)
+    }
+
     @inlinable public var count: Int { storage.count }
     @inlinable public var isEmpty: Bool { storage.isEmpty }
     public var keys: [String] { storage.map(\.key) }

@@ -36,6 +36,30 @@ public struct UserContext: @unchecked Sendable, Equatable {
 
     @inlinable public init() { box = Self.emptyBox }
 
+    /// A context made whole at once (a decoder's): one box, where setting each field in turn made sure of the
+    /// box's uniqueness at every one.
+    public init(
+        launchedAt: Instant?, timeZone: String?, counters: CompactMap<Int>, events: CompactMap<Instant>,
+        flags: CompactMap<Bool>, attributes: CompactMap<JSONValue>, segments: SegmentSet,
+        donations: CompactMap<DonationSummary>, triggerFires: CompactMap<Instant>
+    ) {
+        var fields = Fields()
+        fields.launchedAt = launchedAt
+        fields.timeZone = timeZone
+        fields.counters = counters
+        fields.events = events
+        fields.flags = flags
+        fields.attributes = attributes
+        fields.segments = segments
+        fields.donations = donations
+        fields.triggerFires = triggerFires
+        // Nothing set is the empty context, which shares one box (`init()`).
+        let empty =
+            launchedAt == nil && timeZone == nil && counters.isEmpty && events.isEmpty && flags.isEmpty && attributes.isEmpty
+            && segments.isEmpty && donations.isEmpty && triggerFires.isEmpty
+        box = empty ? Self.emptyBox : Box.create(minimumCapacity: 0) { _ in fields }
+    }
+
     /// The fields in the box. The pointer outlives `withUnsafeMutablePointerToHeader`'s closure on purpose: a heap
     /// object never moves, and every use below is within a get or a modify of `self`, which holds `box` alive.
     @inlinable

@@ -4,12 +4,18 @@
 /// Names are compared as UTF-8 bytes: NFC and NFD spellings are two segments (README, "Users and keys").
 public struct SegmentSet: Sendable, Equatable, Sequence, ExpressibleByArrayLiteral {
     // A set is a map to nothing; `Bool` because the map's values must be Equatable.
-    private var map = CompactMap<Bool>()
+    @usableFromInline var map = CompactMap<Bool>()
 
     public init() {}
 
     public init(arrayLiteral elements: String...) {
         for element in elements { insert(element) }
+    }
+
+    /// `count` names read one after another (a decoder's); one named twice is one member.
+    @inlinable
+    public init<Failure: Error>(count: Int, reading next: () throws(Failure) -> String) throws(Failure) {
+        map = try CompactMap(count: count) { () throws(Failure) in (try next(), true) }
     }
 
     /// Whether both sets use one storage (see `CompactMap.sharesStorage`).
