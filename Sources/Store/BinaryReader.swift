@@ -60,10 +60,22 @@ struct BinaryReader {
             guard let value else { throw .malformed }
             return value
         }
+        var position = offset
+        defer { offset = position }
+        return try bytes.withUnsafeBufferPointer { buffer throws(Failure) in try Self.varint(in: buffer, at: &position, end: end) }
+    }
+
+    /// A varint at `offset` (moved past what was read, failure or not): running out is `.truncated`, an eleventh
+    /// byte (the shift would pass 63) `.malformed`. Shared with `ContextCodec.check`'s walk, which must fail
+    /// exactly where this reader does.
+    @inline(__always)
+    static func varint(in buffer: UnsafeBufferPointer<UInt8>, at offset: inout Int, end: Int) throws(Failure) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            let next = try byte()
+            guard offset < end else { throw .truncated }
+            let next = buffer[offset]
+            offset += 1
             guard shift < 64 else { throw .malformed }
             result |= UInt64(next & 0x7F) << shift
             if next & 0x80 == 0 { return result }

@@ -90,18 +90,10 @@ private struct RecordWalk {
         return buffer[offset]
     }
 
-    /// As `BinaryReader.unsigned`: an eleventh byte (the shift past 63) is `.malformed`, running out `.truncated`.
+    /// As `BinaryReader.unsigned`.
     @inline(__always)
     mutating func unsigned() throws(BinaryReader.Failure) -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let next = try byte()
-            guard shift < 64 else { throw .malformed }
-            result |= UInt64(next & 0x7F) << shift
-            if next & 0x80 == 0 { return result }
-            shift += 7
-        }
+        try BinaryReader.varint(in: buffer, at: &offset, end: end)
     }
 
     /// As `BinaryReader.count`: never more than the bytes left.

@@ -30,6 +30,16 @@ import Testing
         return writer.bytes
     }
 
+    /// Copies of a snapshot, each with one byte past the header changed at random.
+    static func flippingOneByte(of whole: [UInt8], times: Int, seed: UInt64) -> [[UInt8]] {
+        var random = SplitMix(seed: seed)
+        return (0..<times).map { _ in
+            var bytes = whole
+            bytes[24 + random.next(upTo: bytes.count - 24)] ^= UInt8(1 + random.next(upTo: 255))
+            return bytes
+        }
+    }
+
     static func randomUsers(_ count: Int, seed: UInt64) -> [(String, UserContext)] {
         var random = SplitMix(seed: seed)
         var users: [(String, UserContext)] = []
@@ -89,13 +99,7 @@ import Testing
         let users = Self.randomUsers(400, seed: 22)
         let records = users.map { Self.record($0.0, $0.1) }
         let whole = Self.snapshotBytes(seq: 5, records: records)
-        var random = SplitMix(seed: 23)
-        var damaged: [[UInt8]] = []
-        for _ in 0..<60 {
-            var bytes = whole
-            bytes[24 + random.next(upTo: bytes.count - 24)] ^= UInt8(1 + random.next(upTo: 255))
-            damaged.append(bytes)
-        }
+        var damaged = Self.flippingOneByte(of: whole, times: 60, seed: 23)
         // Damage the checksum cannot see: a record that does not decode, and one id twice, in valid files.
         var broken = records
         broken[150] = Array(broken[150].prefix(broken[150].count / 2))
@@ -131,13 +135,7 @@ import Testing
         let users = Self.randomUsers(400, seed: 26)
         let records = users.map { Self.record($0.0, $0.1) }
         let whole = Self.snapshotBytes(seq: 9, records: records)
-        var random = SplitMix(seed: 27)
-        var files = [whole]
-        for _ in 0..<60 {
-            var bytes = whole
-            bytes[24 + random.next(upTo: bytes.count - 24)] ^= UInt8(1 + random.next(upTo: 255))
-            files.append(bytes)
-        }
+        var files = [whole] + Self.flippingOneByte(of: whole, times: 60, seed: 27)
         var cut = records
         cut[150] = Array(cut[150].prefix(cut[150].count / 2))
         files.append(Self.snapshotBytes(seq: 9, records: cut))
