@@ -21,12 +21,15 @@ struct BinaryWriter {
 
     mutating func string(_ value: String) {
         // Through the contiguous bytes: appending the UTF-8 view went element by element, some 235 instructions a
-        // key, and a snapshot writes some twenty a user, a log record three.
-        var value = value
-        value.withUTF8 { utf8 in
+        // key, and a snapshot writes some twenty a user, a log record three. Read in place (a copy to call
+        // `withUTF8` retained every heap key); a string without contiguous bytes (bridged) takes the view.
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
             unsigned(UInt64(utf8.count))
             bytes.append(contentsOf: utf8)
         }
+        guard written == nil else { return }
+        unsigned(UInt64(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
     }
 
     mutating func optionalString(_ value: String?) {

@@ -2,6 +2,8 @@ import Rules
 
 /// A user's whole context, for snapshots.
 enum ContextCodec {
+    /// Maps are walked in place by index (`entries(of:)`): iterating them as pairs copied each entry out,
+    /// retaining and releasing its key and its value's buffers, and snapshots encode every decoded user.
     static func encode(user: String, _ context: UserContext, into writer: inout BinaryWriter) {
         writer.string(user)
         if let launched = context.launchedAt {
@@ -11,55 +13,19 @@ enum ContextCodec {
             writer.byte(0)
         }
         writer.optionalString(context.timeZone)
-        writer.unsigned(UInt64(context.counters.count))
-        for (key, value) in context.counters {
-            writer.string(key)
-            writer.int(value)
-        }
-        writer.unsigned(UInt64(context.events.count))
-        for (key, value) in context.events {
-            writer.string(key)
-            writer.instant(value)
-        }
-        writer.unsigned(UInt64(context.flags.count))
-        for (key, value) in context.flags {
-            writer.string(key)
-            writer.byte(value ? 1 : 0)
-        }
-        writer.unsigned(UInt64(context.attributes.count))
-        for (key, value) in context.attributes {
-            writer.string(key)
-            writer.json(value)
-        }
+        entries(of: context.counters, into: &writer) { entry, writer in writer.int(entry.value) }
+        entries(of: context.events, into: &writer) { entry, writer in writer.instant(entry.value) }
+        entries(of: context.flags, into: &writer) { entry, writer in writer.byte(entry.value ? 1 : 0) }
+        entries(of: context.attributes, into: &writer) { entry, writer in writer.json(entry.value) }
         writer.unsigned(UInt64(context.segments.count))
-        for segment in context.segments.sorted() { writer.string(segment) }
-        writer.unsigned(UInt64(context.donations.count))
-        for (event, summary) in context.donations {
-            writer.string(event)
-            writer.int(summary.count)
-            for mark in [summary.first, summary.last] {
-                if let mark {
-                    writer.byte(1)
-                    writer.instant(mark.at)
-                    writer.optionalString(mark.appVersion)
-                } else {
-                    writer.byte(0)
-                }
-            }
-            writer.unsigned(UInt64(summary.recent.count))
-            var previous: Int64 = 0
-            // Deltas keep ascending histories small. Wrapping arithmetic, here and in `decode`, is exact for any two
-            // instants and cannot trap on extreme ones.
-            for instant in summary.recent {
-                writer.signed(instant.milliseconds &- previous)
-                previous = instant.milliseconds
-            }
+        // Sorted, so one state always gives the same bytes; one segment (the common case) needs no sort.
+        if context.segments.count == 1 {
+            for segment in context.segments { writer.string(segment) }
+        } else {
+            for segment in context.segments.sorted() { writer.string(segment) }
         }
-        writer.unsigned(UInt64(context.triggerFires.count))
-        for (key, value) in context.triggerFires {
-            writer.string(key)
-            writer.instant(value)
-        }
+        entries(of: context.donations, into: &writer) { entry, writer in encode(entry.value, into: &writer) }
+        entries(of: context.triggerFires, into: &writer) { entry, writer in writer.instant(entry.value) }
         // Trailing sections (a record without any is a pre-v2 one): `tag, fields`, ascending by tag, each written
         // only when it has something.
         if !context.expiries.isEmpty {
@@ -67,6 +33,42 @@ enum ContextCodec {
             encodeExpiries(context.expiries, into: &writer)
         }
         if !context.display.isEmpty { DisplayCodec.encodeSection(context.display, into: &writer) }
+    }
+
+    /// A map's count, then each key and what `value` writes of it.
+    @inline(__always)
+    private static func entries<Value>(
+        of map: CompactMap<Value>, into writer: inout BinaryWriter, _ value: (borrowing CompactMap<Value>.Entry, inout BinaryWriter) -> Void
+    ) {
+        let entries = map.entries
+        writer.unsigned(UInt64(entries.count))
+        entries.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices {
+                writer.string(buffer[index].key)
+                value(buffer[index], &writer)
+            }
+        }
+    }
+
+    private static func encode(_ summary: DonationSummary, into writer: inout BinaryWriter) {
+        writer.int(summary.count)
+        for slot in 0..<2 {
+            if let mark = slot == 0 ? summary.first : summary.last {
+                writer.byte(1)
+                writer.instant(mark.at)
+                writer.optionalString(mark.appVersion)
+            } else {
+                writer.byte(0)
+            }
+        }
+        writer.unsigned(UInt64(summary.recent.count))
+        var previous: Int64 = 0
+        // Deltas keep ascending histories small. Wrapping arithmetic, here and in `decode`, is exact for any two
+        // instants and cannot trap on extreme ones.
+        for instant in summary.recent {
+            writer.signed(instant.milliseconds &- previous)
+            previous = instant.milliseconds
+        }
     }
 
     static func decode(_ reader: inout BinaryReader) throws(BinaryReader.Failure) -> (String, UserContext) {

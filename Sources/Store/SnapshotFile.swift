@@ -36,26 +36,32 @@ enum SnapshotFile {
         writer.fixed64(seq)
         writer.fixed64(UInt64(users))
         var interner = StringInterner()
+        func flushIfFull() throws(IOError) {
+            guard writer.bytes.count >= 1 << 20 else { return }
+            crc = writer.bytes.withUnsafeBytes { CRC32C.checksum($0, initial: crc) }
+            try fileSystem.writeAll(fd, writer.bytes, path: temporary)
+            writer.bytes.removeAll(keepingCapacity: true)
+        }
         func emit(_ record: [UInt8]) throws(IOError) {
             writer.fixed32(UInt32(record.count))
             writer.bytes += record
-            if writer.bytes.count >= 1 << 20 {
-                crc = writer.bytes.withUnsafeBytes { CRC32C.checksum($0, initial: crc) }
-                try fileSystem.writeAll(fd, writer.bytes, path: temporary)
-                writer.bytes.removeAll(keepingCapacity: true)
-            }
+            try flushIfFull()
         }
-        func encoded(_ user: ByteKey, _ context: UserContext) -> [UInt8] {
-            var record = BinaryWriter()
-            ContextCodec.encode(user: user.string, now.map { context.removingExpired(at: $0) } ?? context, into: &record)
-            return record.bytes
+        /// Encoded straight into the file's buffer, its length filled in after: no array made and copied a user.
+        func emit(_ user: ByteKey, _ context: UserContext) throws(IOError) {
+            let lengthAt = writer.bytes.count
+            writer.fixed32(0)
+            ContextCodec.encode(user: user.string, now.map { context.removingExpired(at: $0) } ?? context, into: &writer)
+            let length = UInt32(writer.bytes.count - lengthAt - 4).littleEndian
+            writer.bytes.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: lengthAt, as: UInt32.self) }
+            try flushIfFull()
         }
         do throws(IOError) {
             for shard in shards {
-                for (user, context) in shard.users { try emit(encoded(user, context)) }
+                for (user, context) in shard.users { try emit(user, context) }
                 for (user, record) in shard.encoded {
                     if record.hasTrailingSections, now != nil {
-                        try emit(encoded(user, record.decode(interning: &interner)))
+                        try emit(user, record.decode(interning: &interner))
                     } else {
                         try emit(record.record)
                     }
