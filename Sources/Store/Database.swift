@@ -217,6 +217,7 @@ public final class Database: Sendable {
             return state.lastSeq
         }
         defer { snapshotState.withLock { $0.running = false } }
+        store.settleDeferred()
         let (seq, shards, rotation) = store.capture(rotating: true)
         // Nothing was ever written: no state, no log to compact.
         guard seq > 0 else { return seq }

@@ -60,7 +60,9 @@ enum SnapshotFile {
             for shard in shards {
                 for (user, context) in shard.users { try emit(user, context) }
                 for (user, record) in shard.encoded {
-                    if record.hasTrailingSections, now != nil {
+                    if let context = shard.replayed(user, record, interning: &interner) {
+                        try emit(user, context)
+                    } else if record.hasTrailingSections, now != nil {
                         try emit(user, record.decode(interning: &interner))
                     } else {
                         try emit(record.record)

@@ -92,6 +92,27 @@ public final class UserStore: Sendable {
         return context
     }
 
+    /// Decodes every recovered user whose log records still wait for it (`UserTable.deferred`), a few at a time
+    /// under each shard's lock. Taking a snapshot does this first: a snapshot writes such a user by decoding it
+    /// and applying its records, and without this every snapshot would do it again until the user was touched.
+    /// Returns the users decoded.
+    @discardableResult
+    func settleDeferred(batch: Int = 64) -> Int {
+        var settled = 0
+        for shard in shards {
+            while true {
+                let outcome = shard.users.withLock { table in
+                    let outcome = table.settleDeferred(limit: batch)
+                    for _ in 0..<outcome.decoded { recordDecoded() }
+                    return outcome
+                }
+                settled += outcome.decoded
+                if !outcome.more { break }
+            }
+        }
+        return settled
+    }
+
     /// Counts a recovered user's record decoded (and freed). The loading thread allocated the records together,
     /// and a freed one goes back to its arena, where the request threads that decode users (each allocating from
     /// an arena of its own) rarely reuse it: once every user had been read, a million users' records left 200 MB

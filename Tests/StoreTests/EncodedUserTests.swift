@@ -1,5 +1,6 @@
 import Foundation
 import Rules
+import TestRandom
 import Testing
 
 @testable import Store
@@ -85,9 +86,10 @@ import Testing
         #expect(last.store.userCount == 3 && last.store.context(of: "x") == nil && last.store.context(of: "new") != nil)
     }
 
-    /// The records left are counted exactly whichever path decodes a user (a replayed write, a read, a write), and
-    /// each erased or decoded one leaves the count.
-    @Test func recordsLeft_countDownExactly_throughReplayReadsAndWrites() throws {
+    /// The records left are counted exactly whichever path decodes a user (a read, a write, an erase, a snapshot
+    /// settling replayed records), and each erased or decoded one leaves the count. A replayed record waits with
+    /// its user's record (`UserTable.deferred`) and is in the user once read.
+    @Test func recordsLeft_countDownExactly_throughReadsWritesAndSnapshots() throws {
         let directory = temporaryDirectory()
         let database = try openDatabase(directory)
         for index in 0..<10 { _ = try database.store.apply(mutation("user-\(index)", .increment(counter: "n", by: 1))) }
@@ -100,14 +102,72 @@ import Testing
         let later = try openDatabase(directory)
         defer { later.log.close() }
         #expect(later.recovery.replayedRecords == 4)
-        #expect(later.store.usersStillEncoded == 7 && later.store.userCount == 11)
+        #expect(later.store.usersStillEncoded == 10 && later.store.userCount == 11)
         _ = later.store.context(of: "user-5")
         _ = later.store.context(of: "user-5")
         _ = later.store.context(of: "nobody")
         _ = try later.store.apply(mutation("user-6", .erase))
+        #expect(later.store.usersStillEncoded == 8 && later.store.userCount == 10)
+        #expect(later.store.context(of: "user-0")?.counters["n"] == 2)
+        #expect(later.store.usersStillEncoded == 7)
+        // A snapshot first decodes the users whose records still wait (user-1, user-2), and copies the rest.
+        try later.takeSnapshot()
         #expect(later.store.usersStillEncoded == 5 && later.store.userCount == 10)
         for index in 0..<10 { _ = later.store.context(of: "user-\(index)") }
         #expect(later.store.usersStillEncoded == 0)
+        #expect(later.store.context(of: "user-1")?.counters["n"] == 2 && later.store.context(of: "user-9")?.counters["n"] == 1)
+    }
+
+    /// Replayed records wait for their users, applied when each is decoded: the state must be exactly the one the
+    /// live store held, whatever the records did (erases, batches, refused actions), read user by user, read whole,
+    /// written over, and carried through a snapshot that settles them.
+    @Test(arguments: [31, 32, 33] as [UInt64])
+    func replayedRecords_appliedOnFirstTouch_giveTheLiveState(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        let directory = temporaryDirectory()
+        let users = (0..<40).map { "user-\($0)" }
+        func randomMutation(at now: Instant) -> Mutation {
+            Mutation(user: users[random.next(upTo: users.count)], now: now, actions: (0...random.next(upTo: 3)).map { _ in random.action(now: now) })
+        }
+        let database = try openDatabase(directory, shardCount: 4)
+        for step in 0..<400 { _ = try? database.store.apply(randomMutation(at: t0 + Int64(step))) }
+        try database.close()
+        let tail = try openDatabase(directory, shardCount: 4)
+        for step in 400..<700 { _ = try? tail.store.apply(randomMutation(at: t0 + Int64(step))) }
+        let live = tail.store.allUsers
+        tail.log.close()
+
+        // Whole, without touching anyone (`allUsers` decodes copies and leaves the records waiting).
+        let whole = try openDatabase(directory, shardCount: 4)
+        #expect(whole.recovery.replayedRecords > 0)
+        #expect(whole.store.capture(rotating: false).shards.contains { !$0.deferred.isEmpty }, "no record waited")
+        #expect(whole.store.allUsers == live)
+        // User by user, in a random order, with writes landing on some first.
+        var order = users
+        for index in order.indices.reversed() { order.swapAt(index, random.next(upTo: index + 1)) }
+        for user in order {
+            if random.next(upTo: 4) == 0 {
+                let write = mutation(user, .increment(counter: "touched", by: 1), at: t0 + 1_000)
+                var expected = live[ByteKey(user)]
+                _ = try? Reducer.applyInPlace(write, to: &expected, policy: HistoryPolicy(), limits: .unlimited)
+                _ = try whole.store.apply(write)
+                #expect(whole.store.context(of: user) == expected, "\(user)")
+            } else {
+                #expect(whole.store.context(of: user) == live[ByteKey(user)], "\(user)")
+            }
+        }
+        whole.log.close()
+
+        // Through a snapshot taken before anyone is touched, then recovered again.
+        let settling = try openDatabase(directory, shardCount: 4)
+        let before = settling.store.allUsers
+        try settling.takeSnapshot()
+        #expect(settling.store.allUsers == before)
+        settling.log.close()
+        let last = try openDatabase(directory, shardCount: 4)
+        defer { last.log.close() }
+        #expect(last.recovery.replayedRecords == 0)
+        #expect(last.store.allUsers == before)
     }
 
     /// A recovered user decoded on first touch shares its keys with every other user, as a write would
