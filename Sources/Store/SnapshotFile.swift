@@ -110,19 +110,32 @@ enum SnapshotFile {
     /// Checks the snapshot at `path` as `load` would, keeping nothing: framing, checksum, and every record
     /// through `ContextCodec.check`. The first failure is a `ReadFailure` naming the offset and the user.
     static func check(_ path: String, fileSystem: FileSystem) throws(ReadFailure) -> (seq: UInt64, count: Int) {
+        try forEachCheckedRecord(path, fileSystem: fileSystem) { _, _, _, _ throws(ReadFailure) in }
+    }
+
+    /// Streams the snapshot at `path`, checks each user's record in place (`ContextCodec.check`, which fails
+    /// wherever decoding would) and hands it to `body` with the user's id and whether it has trailing sections,
+    /// then checks the file's end. A record that does not check is named with the header's user count.
+    private static func forEachCheckedRecord(
+        _ path: String, fileSystem: FileSystem,
+        _ body: (_ buffer: [UInt8], _ range: Range<Int>, _ checked: (user: String, trailing: Bool), _ offset: Int) throws(ReadFailure) -> Void
+    ) throws(ReadFailure) -> (seq: UInt64, count: Int) {
         var decoder = SnapshotDecoder(size: fileSystem.size(path))
+        // The header's count is the decoder's: a malformed record is kept and spelled out once the decoder returned.
         var malformed: (offset: Int, index: UInt64, failure: BinaryReader.Failure)?
         do throws(ReadFailure) {
             try readPieces(path, fileSystem: fileSystem) { chunk throws(ReadFailure) in
                 try decoder.feedRecords(chunk) { buffer, range, offset, index throws(ReadFailure) in
                     var reader = BinaryReader(buffer, from: range.lowerBound, to: range.upperBound)
+                    let checked: (user: String, trailing: Bool)
                     do throws(BinaryReader.Failure) {
-                        _ = try ContextCodec.check(&reader)
+                        checked = try ContextCodec.check(&reader)
                         guard reader.isAtEnd else { throw .malformed }
                     } catch {
                         malformed = (offset, index, error)
                         throw .corrupt(offset: offset, reason: "malformed")
                     }
+                    try body(buffer, range, checked, offset)
                 }
             }
         } catch {
@@ -162,41 +175,19 @@ enum SnapshotFile {
         let shardCount = max(1, shardCount)
         var tables = [UserTable](repeating: UserTable(), count: shardCount)
         let size = fileSystem.size(path) ?? 0
-        var decoder = SnapshotDecoder(size: size)
         var reserved = false
-        // A malformed record is named with the header's count, which only the decoder holds: kept, and the failure
-        // is spelled out once the decoder has returned.
-        var malformed: (offset: Int, index: UInt64, failure: BinaryReader.Failure)?
-        do throws(ReadFailure) {
-            try readPieces(path, fileSystem: fileSystem) { chunk throws(ReadFailure) in
-                try decoder.feedRecords(chunk) { buffer, range, offset, index throws(ReadFailure) in
-                    if !reserved {
-                        reserved = true
-                        let each = min(size / minimumUserBytes, 1 << 20) / shardCount
-                        for table in tables.indices { tables[table].reserveEncoded(each) }
-                    }
-                    let record = Array(buffer[range])
-                    var reader = BinaryReader(record)
-                    let checked: (user: String, trailing: Bool)
-                    do throws(BinaryReader.Failure) {
-                        checked = try ContextCodec.check(&reader)
-                        guard reader.isAtEnd else { throw .malformed }
-                    } catch {
-                        malformed = (offset, index, error)
-                        throw .corrupt(offset: offset, reason: "malformed")
-                    }
-                    let shard = UserStore.shardIndex(of: checked.user, shardCount: shardCount)
-                    let context = EncodedContext(record: record, hasTrailingSections: checked.trailing)
-                    guard tables[shard].addEncoded(ByteKey(checked.user), context) else {
-                        throw .corrupt(offset: offset, reason: "user '\(checked.user)' appears twice")
-                    }
-                }
+        let header = try forEachCheckedRecord(path, fileSystem: fileSystem) { buffer, range, checked, offset throws(ReadFailure) in
+            if !reserved {
+                reserved = true
+                let each = min(size / minimumUserBytes, 1 << 20) / shardCount
+                for table in tables.indices { tables[table].reserveEncoded(each) }
             }
-        } catch {
-            guard let malformed else { throw error }
-            throw .corrupt(offset: malformed.offset, reason: "user \(malformed.index) of \(decoder.count) is malformed (\(malformed.failure))")
+            let shard = UserStore.shardIndex(of: checked.user, shardCount: shardCount)
+            let context = EncodedContext(record: Array(buffer[range]), hasTrailingSections: checked.trailing)
+            guard tables[shard].addEncoded(ByteKey(checked.user), context) else {
+                throw .corrupt(offset: offset, reason: "user '\(checked.user)' appears twice")
+            }
         }
-        let header = try decoder.finish()
         return (header.seq, tables)
     }
 
