@@ -10,7 +10,7 @@
 #   POST /v1/users/r{i}/events/appStarted    (repeat: N/10 users donating ten times each with X-App-Version,
 #                                             as the wall-clock write benchmark does; DONATIONS=0 skips it)
 # Given two binaries, prints both and the ratio B/A, measured in the same run.
-#   [N=2000] [DONATIONS=1] scripts/bench-instructions.sh BIN_A [BIN_B]
+#   [N=2000] [DONATIONS=1] [KINDS="get reread donate repeat"] scripts/bench-instructions.sh BIN_A [BIN_B]
 # Binaries stripped of debug info (`strip --strip-debug`) start much faster under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -102,6 +102,8 @@ measure() {
 
 kinds=(get reread)
 [ "$DONATIONS" = 0 ] || kinds+=(donate repeat)
+# KINDS="repeat donate" measures those alone.
+[ -z "${KINDS:-}" ] || read -r -a kinds <<<"$KINDS"
 printf '%-8s %-7s %14s %12s %14s\n' binary request instructions mallocs allocObjects
 declare -A per
 for kind in "${kinds[@]}"; do

@@ -126,7 +126,7 @@ struct PendingFires {
         byID[lastID] = Fire(id: lastID, user: user, trigger: trigger, due: due, scheduledAt: scheduledAt ?? due, request: request)
         if let owner { byOwner[owner, default: []].append(lastID) }
         if mode != .each { perOwner[counted, default: 0] += 1 }
-        if order.count > 1024, order.count > 2 * byID.count { order.retain { byID[$0.id] != nil } }
+        if order.count > 1024, order.count > 2 * byID.count { order.retain { [byID] in byID.index(forKey: $0.id) != nil } }
         order.insert(Entry(due: due.milliseconds, id: lastID))
         return (lastID, replaced)
     }
@@ -186,6 +186,10 @@ struct PendingFires {
     }
 
     private mutating func dropTaken() {
-        while let top = order.first, byID[top.id] == nil { order.removeFirst() }
+        while let top = order.first, !isPending(top.id) { order.removeFirst() }
     }
+
+    /// Looked up by index, not by value: `byID[id] == nil` copied the fire out (its strings and request retained,
+    /// then released) to compare it with nil, twice for each fire the clock ran.
+    private func isPending(_ id: Int) -> Bool { byID.index(forKey: id) != nil }
 }

@@ -161,6 +161,20 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
         }
     }
 
+    /// What `body` makes of the value for `key`, lent in place; `nil` when there is none. The subscript copies the
+    /// value out: for a donation summary, its dates and versions retained and released again per evaluation.
+    @inlinable
+    public func withValue<Result>(forKey key: String, _ body: (borrowing Value) -> Result) -> Result? {
+        switch layout {
+        case .list(let entries):
+            guard let position = Self.position(of: key, in: entries) else { return nil }
+            return entries.withUnsafeBufferPointer { body($0[position].value) }
+        case .indexed(let indexed):
+            guard let position = indexed.index[ByteKey(key)] else { return nil }
+            return indexed.entries.withUnsafeBufferPointer { body($0[position].value) }
+        }
+    }
+
     @inlinable
     public subscript(key: String, default fallback: @autoclosure () -> Value) -> Value {
         get { self[key] ?? fallback() }

@@ -112,38 +112,38 @@ public struct UserContext: @unchecked Sendable, Equatable {
         @inlinable set { uniqueFields.pointee.timeZone = newValue }
     }
     public var counters: CompactMap<Int> {
-        @inlinable get { fields.pointee.counters }
+        @inlinable _read { yield fields.pointee.counters }
         @inlinable _modify { yield &uniqueFields.pointee.counters }
         @inlinable set { uniqueFields.pointee.counters = newValue }
     }
     public var events: CompactMap<Instant> {
-        @inlinable get { fields.pointee.events }
+        @inlinable _read { yield fields.pointee.events }
         @inlinable _modify { yield &uniqueFields.pointee.events }
         @inlinable set { uniqueFields.pointee.events = newValue }
     }
     public var flags: CompactMap<Bool> {
-        @inlinable get { fields.pointee.flags }
+        @inlinable _read { yield fields.pointee.flags }
         @inlinable _modify { yield &uniqueFields.pointee.flags }
         @inlinable set { uniqueFields.pointee.flags = newValue }
     }
     public var attributes: CompactMap<JSONValue> {
-        @inlinable get { fields.pointee.attributes }
+        @inlinable _read { yield fields.pointee.attributes }
         @inlinable _modify { yield &uniqueFields.pointee.attributes }
         @inlinable set { uniqueFields.pointee.attributes = newValue }
     }
     public var segments: SegmentSet {
-        @inlinable get { fields.pointee.segments }
+        @inlinable _read { yield fields.pointee.segments }
         @inlinable _modify { yield &uniqueFields.pointee.segments }
         @inlinable set { uniqueFields.pointee.segments = newValue }
     }
     public var donations: CompactMap<DonationSummary> {
-        @inlinable get { fields.pointee.donations }
+        @inlinable _read { yield fields.pointee.donations }
         @inlinable _modify { yield &uniqueFields.pointee.donations }
         @inlinable set { uniqueFields.pointee.donations = newValue }
     }
     /// When each trigger last fired for this user (throttles survive rule replacement).
     public var triggerFires: CompactMap<Instant> {
-        @inlinable get { fields.pointee.triggerFires }
+        @inlinable _read { yield fields.pointee.triggerFires }
         @inlinable _modify { yield &uniqueFields.pointee.triggerFires }
         @inlinable set { uniqueFields.pointee.triggerFires = newValue }
     }
@@ -155,7 +155,7 @@ public struct UserContext: @unchecked Sendable, Equatable {
     }
     /// Display accounting per display flag (docs/rules.md, "Display accounting").
     public var display: CompactMap<DisplayState> {
-        @inlinable get { fields.pointee.display }
+        @inlinable _read { yield fields.pointee.display }
         @inlinable _modify { yield &uniqueFields.pointee.display }
         @inlinable set { uniqueFields.pointee.display = newValue }
     }

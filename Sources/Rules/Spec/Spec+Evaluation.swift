@@ -155,27 +155,31 @@ extension Spec {
             return actual == status
         case .attribute(let key, let test): return test.holds(input.context.attributes[key])
         case .donations(let event, let comparison, let within):
-            guard let summary = input.context.donations[event] else { return comparison.holds(0) }
-            let count = within.map { summary.count(within: $0, now: input.now) } ?? summary.count
+            // The summaries are read where they lie (`withValue`): copied out, each retained its buffers.
+            let now = input.now
+            let count =
+                input.context.donations.withValue(forKey: event) { summary in
+                    within.map { summary.count(within: $0, now: now) } ?? summary.count
+                } ?? 0
             return comparison.holds(count)
         case .donationRecency(let event, let first, let window, let inside):
-            let summary = input.context.donations[event]
-            guard let at = first ? summary?.first?.at : summary?.last?.at else { return !inside }
+            let at = input.context.donations.withValue(forKey: event) { first ? $0.first?.at : $0.last?.at } ?? nil
+            guard let at else { return !inside }
             // RuleKit's donatedWithin is `timeSinceLast <= s` and notDonatedFor `timeSinceLast >= s`: both hold at
             // exactly the window, so they are not each other's negation (docs/rules.md, "lastDonation").
             let age = input.now - at
             return inside ? age <= window : age >= window
         case .donationVersion(let event, let first, let test):
             guard let right = test.operand.resolve(input) else { return false }
-            let summary = input.context.donations[event]
+            let mark = input.context.donations.withValue(forKey: event) { first ? $0.first : $0.last } ?? nil
             // The request's own version text is the request's version, parsed once already: a user donating again
             // from the version it last donated from (the usual case) costs no parse per evaluation.
-            if case .requestAppVersion = test.operand, let text = (first ? summary?.first : summary?.last)?.appVersion,
-                let current = input.request.appVersion, sameUTF8(text, current)
+            if case .requestAppVersion = test.operand, let text = mark?.appVersion, let current = input.request.appVersion,
+                sameUTF8(text, current)
             {
                 return test.holds(right, right)
             }
-            guard let mark = first ? summary?.first : summary?.last, let text = mark.appVersion, let version = Version(text)
+            guard let text = mark?.appVersion, let version = Version(text)
             else {
                 // RuleKit's idiom `donations.last?.version != .current` is true for a user who never donated:
                 // "prompt once per version" must prompt a new user. No other operator holds without a version.

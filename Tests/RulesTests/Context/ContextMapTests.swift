@@ -22,6 +22,22 @@ import Testing
         #expect(map[Self.nfd] == 2)
     }
 
+    /// The borrowed read answers what the subscript answers, key for key, in both layouts, spellings kept apart.
+    @Test(arguments: [0, 40])
+    func compactMap_withValue_readsWhatTheSubscriptReads(filler: Int) {
+        var map = CompactMap<[Int]>()
+        for index in 0..<filler { map["filler-\(index)"] = [index] }
+        map[Self.nfc] = [1, 2]
+        map[Self.nfd] = [3]
+        for key in map.keys + ["missing", "caf"] {
+            #expect(map.withValue(forKey: key) { $0.count } == map[key]?.count)
+            #expect((map.withValue(forKey: key) { $0.first } ?? nil) == map[key]?.first)
+        }
+        #expect(map.withValue(forKey: Self.nfc) { $0 } == [1, 2])
+        #expect(map.withValue(forKey: Self.nfd) { $0 } == [3])
+        #expect(map.withValue(forKey: "missing") { _ in true } == nil)
+    }
+
     @Test(arguments: [0, 40])
     func segmentSet_nfcAndNfdSpellings_areTwoMembers(filler: Int) {
         var set = SegmentSet()

@@ -14,4 +14,22 @@ import Testing
         #expect(request.version == nil)
         #expect(RequestAttributes(userID: "u").version == nil)
     }
+
+    /// A value, though its fields share one box: a copy changed leaves the original as it was, and two requests
+    /// made apart with the same user and version are equal.
+    @Test func copies_areValues_andEqualByContent() {
+        let original = RequestAttributes(userID: "u", appVersion: "1.2")
+        var changed = original
+        changed.appVersion = "2.0"
+        changed.userID = "w"
+        #expect(original.userID == "u")
+        #expect(original.appVersion == "1.2")
+        #expect(original.version == Version("1.2"))
+        #expect(changed.userID == "w")
+        #expect(changed.version == Version("2.0"))
+        #expect(original == RequestAttributes(userID: "u", appVersion: "1.2"))
+        #expect(original != changed)
+        #expect(original != RequestAttributes(userID: "u"))
+        #expect(RequestAttributes(userID: "u") == RequestAttributes(userID: "u", appVersion: nil))
+    }
 }
