@@ -50,6 +50,13 @@ public struct HTTPRequestParser: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// What a socket read, copied in by code specialized here: the generic entry, called from another module, ran
+    /// unspecialized and looked up its collection's type metadata on every read (some 650 instructions a request).
+    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) {
+        compactIfWorthIt()
+        buffer.append(contentsOf: bytes)
+    }
+
     /// The next complete event, `nil` when more bytes are needed.
     public mutating func next() throws(HTTPParseError) -> Event? {
         do throws(HTTPParseError) {

@@ -31,5 +31,14 @@ import Testing
         #expect(original != changed)
         #expect(original != RequestAttributes(userID: "u"))
         #expect(RequestAttributes(userID: "u") == RequestAttributes(userID: "u", appVersion: nil))
+        // Without a version a request is its id alone; given one, it keeps the id it had.
+        var plain = RequestAttributes(userID: "a")
+        plain.userID = "b"
+        #expect(plain.userID == "b" && plain.appVersion == nil && plain.version == nil)
+        plain.appVersion = "1.0"
+        #expect(plain == RequestAttributes(userID: "b", appVersion: "1.0"))
+        #expect(plain.version == Version("1.0"))
+        plain.appVersion = nil
+        #expect(plain == RequestAttributes(userID: "b"))
     }
 }
