@@ -74,8 +74,8 @@ public final class AnswerCache: Sendable {
     public var hits: Int { hitCount.load(ordering: .relaxed) }
     public var misses: Int { missCount.load(ordering: .relaxed) }
 
-    /// What a slot costs beyond the bytes an entry holds: the key's and the entry's fields, the two header lists
-    /// (their fixed fields shared), the tables' overhead.
+    /// What a slot costs beyond the bytes an entry holds: the key's and the entry's fields, the header list
+    /// (its fixed fields shared), the tables' overhead.
     static let entryOverhead = 320
 
     public init(capacityBytes: Int) {

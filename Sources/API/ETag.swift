@@ -24,21 +24,30 @@ enum ETag {
     struct Tagged: Sendable {
         let body: [UInt8]
         let etag: String
-        /// The 304's fields: the tag, then `headers`.
-        let notModified: HTTPHeaders
-        /// The 200's: the same, then the content type.
+        /// The 200's fields: the tag, then `headers`, then the content type.
         let ok: HTTPHeaders
+        /// The fields after the tag, for a 304.
+        private let extra: HTTPHeaders
 
         init(body: [UInt8], etag: String, headers: HTTPHeaders) {
             self.body = body
             self.etag = etag
-            // Sized once: built field by field, then copied to add the content type, the list grew three times.
+            extra = headers
+            // Sized once: built field by field, the list grew three times.
             var fields = HTTPHeaders(minimumCapacity: headers.count + 2)
             fields.add("ETag", etag)
             for field in headers { fields.add(field.name, field.value) }
-            notModified = fields
             fields.add("Content-Type", "application/json; charset=utf-8")
             ok = fields
+        }
+
+        /// The 304's fields: the tag, then `headers`. Made when a 304 is sent: kept beside the 200's, it was a
+        /// second list (and a copy) for every answer, and most answers are 200s.
+        var notModified: HTTPHeaders {
+            var fields = HTTPHeaders(minimumCapacity: extra.count + 1)
+            fields.add("ETag", etag)
+            for field in extra { fields.add(field.name, field.value) }
+            return fields
         }
     }
 

@@ -35,7 +35,7 @@ enum CommonFieldNames {
         return nil
     }
 
-    private static func spells(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: String) -> Bool {
+    static func spells(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: String) -> Bool {
         let same = literal.utf8.withContiguousStorageIfAvailable { stored -> Bool in
             guard stored.count == bytes.count else { return false }
             for index in 0..<stored.count where stored[index] != bytes[index] { return false }

@@ -44,4 +44,23 @@ import Testing
             #expect(Array(built.utf8) == bytes)
         }
     }
+
+    /// A method reads exactly as its bytes, whether it is one of the literals or not: methods are case-sensitive
+    /// (RFC 9110 §9.1), so `get` is not `GET`. Fed as a socket read is (a buffer pointer) and as an array.
+    @Test(arguments: ["GET", "PUT", "POST", "HEAD", "PATCH", "DELETE", "OPTIONS", "get", "Post", "GETS", "PUTX", "PROPFIND", "M"])
+    func methods_readExactlyAsTheirBytes(method: String) throws {
+        let bytes = Array("\(method) /x HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        var fromPointer = HTTPRequestParser()
+        bytes.withUnsafeBufferPointer { fromPointer.feed($0) }
+        var fromArray = HTTPRequestParser()
+        fromArray.feed(bytes)
+        for var parser in [fromPointer, fromArray] {
+            guard case .head(let head)? = try parser.next() else {
+                Issue.record("no head for \(method)")
+                continue
+            }
+            #expect(head.method == method)
+            #expect(Array(head.method.utf8) == Array(method.utf8))
+        }
+    }
 }
