@@ -33,7 +33,7 @@ enum ETag {
             self.body = body
             self.etag = etag
             extra = headers
-            // Sized once: built field by field, the list grew three times.
+            // Sized once: grown field by field, the list was reallocated three times.
             var fields = HTTPHeaders(minimumCapacity: headers.count + 2)
             fields.add("ETag", etag)
             for field in headers { fields.add(field.name, field.value) }
