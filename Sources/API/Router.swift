@@ -109,15 +109,18 @@ public struct Router: Responder {
     public func respond(to request: consuming Request, sink given: ResponseSink) {
         // The path's bytes read in the target in place (`HTTPRequestHead.pathRange`), no substring made.
         var requestTarget = request.head.target
+        // Decoded straight into a local the request then takes: returned along with the route, the parameters
+        // were moved through two returns (copies of the whole value).
+        var parameters = RouteParameters()
         let matched = requestTarget.withUTF8 { bytes in
             guard let range = HTTPRequestHead.pathRange(in: bytes) else {
-                return ("/" as StaticString).withUTF8Buffer { match(request, path: $0, sink: given) }
+                return ("/" as StaticString).withUTF8Buffer { match(request, path: $0, parameters: &parameters, sink: given) }
             }
-            return match(request, path: UnsafeBufferPointer(rebasing: bytes[range]), sink: given)
+            return match(request, path: UnsafeBufferPointer(rebasing: bytes[range]), parameters: &parameters, sink: given)
         }
-        guard let (route, parameters, sink) = matched else { return }
+        guard let (route, sink) = matched else { return }
         var routed = consume request
-        routed.parameters = parameters
+        routed.parameters = consume parameters
         var target = sink
         if let observers = route.observers {
             // The request's method is the route's, or HEAD answered by a GET route.
@@ -133,8 +136,8 @@ public struct Router: Responder {
     /// The route that answers the request, its decoded parameters and the sink its answer goes through (CORS
     /// headers added); `nil` when the router answered itself: a preflight, 400, 404 or 405.
     private func match(
-        _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, sink given: ResponseSink
-    ) -> (Route, [(name: String, value: String)], ResponseSink)? {
+        _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, parameters: inout RouteParameters, sink given: ResponseSink
+    ) -> (Route, ResponseSink)? {
         // Segments in the path: one per `/` (what precedes the first is not one). Routes of another length are
         // skipped without a look at their literals.
         let segmentCount = path.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
@@ -144,14 +147,16 @@ public struct Router: Responder {
             let ends = UnsafeMutableBufferPointer(rebasing: bounds[segmentCount...])
             Self.segmentEnds(path, into: ends)
             Self.segmentStarts(path, ends: UnsafeBufferPointer(ends), into: starts)
-            return match(request, path: path, starts: UnsafeBufferPointer(starts), ends: UnsafeBufferPointer(ends), sink: given)
+            return match(
+                request, path: path, starts: UnsafeBufferPointer(starts), ends: UnsafeBufferPointer(ends), parameters: &parameters,
+                sink: given)
         }
     }
 
     private func match(
         _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int>,
-        ends: UnsafeBufferPointer<Int>, sink given: ResponseSink
-    ) -> (Route, [(name: String, value: String)], ResponseSink)? {
+        ends: UnsafeBufferPointer<Int>, parameters: inout RouteParameters, sink given: ResponseSink
+    ) -> (Route, ResponseSink)? {
         let policy = cors.flatMap { $0.covers(path) ? $0 : nil }
         let origin = policy == nil ? nil : request.headers[.origin]
         // A preflight carries no credentials (the Fetch standard): it is answered here, before auth and rate limits,
@@ -184,11 +189,11 @@ public struct Router: Responder {
         if let winner {
             let route = routes[winner]
             // Parameters are decoded once, for the route that won.
-            guard let decoded = decodeParameters(of: winner, route.parameterNames, path, starts: starts, ends: ends) else {
+            guard decodeParameters(of: winner, route.parameterNames, path, starts: starts, ends: ends, into: &parameters) else {
                 sink.send(APIError(.badRequest, code: "invalid_path", message: "the path contains a malformed percent-escape").response)
                 return nil
             }
-            return (route, decoded, sink)
+            return (route, sink)
         }
         if allowed.isEmpty {
             sink.send(APIError.notFound("no route for \(request.method) \(request.path)").response)
@@ -258,19 +263,17 @@ public struct Router: Responder {
         for position in 1..<starts.count { starts[position] = ends[position - 1] + 1 }
     }
 
-    /// `nil` when a parameter is not valid percent-encoded UTF-8. Called only for a route the table matched, so
+    /// False when a parameter is not valid percent-encoded UTF-8. Called only for a route the table matched, so
     /// every parameter segment is where the pattern has it.
     private func decodeParameters(
         of route: Int, _ names: [String], _ path: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int>,
-        ends: UnsafeBufferPointer<Int>
-    ) -> [(name: String, value: String)]? {
-        var parameters: [(name: String, value: String)] = []
-        parameters.reserveCapacity(names.count)
+        ends: UnsafeBufferPointer<Int>, into parameters: inout RouteParameters
+    ) -> Bool {
         for (name, position) in zip(names, patterns.parameterPositions(of: route)) {
             let segment = UnsafeBufferPointer(rebasing: path[starts[position]..<ends[position]])
-            guard let value = PercentDecoding.decode(segment) else { return nil }
-            parameters.append((name, value))
+            guard let value = PercentDecoding.decode(segment) else { return false }
+            parameters.append(name: name, value: value)
         }
-        return parameters
+        return true
     }
 }

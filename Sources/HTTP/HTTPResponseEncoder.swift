@@ -37,41 +37,47 @@ public enum HTTPResponseEncoder {
     ) {
         let contentType = headers[.contentType]
         let extra = extra.flatMap { isManaged($0.name) ? nil : $0 }
-        // An upper bound: CR and LF dropped from values only make the head shorter.
-        var bound = HeadWriter.statusLineBound(status) + HeadWriter.fieldBound("Date", date)
-        if let contentType { bound += HeadWriter.fieldBound("Content-Type", contentType) }
-        bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
-        for field in headers.fields { bound += HeadWriter.fieldBound(field.name, field.value) }
-        if let extra { bound += HeadWriter.fieldBound(extra.name, extra.value) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
-            var head = HeadWriter(scratch)
-            head.append(version.text)
-            head.append(ASCII.space)
-            head.appendDecimal(status.code)
-            head.append(ASCII.space)
-            head.append(status.reason)
-            head.appendCRLF()
-            head.appendField("Date", date)
-            if let contentType { head.appendField("Content-Type", contentType) }
-            switch framing {
-            case .length(let length):
-                head.append("Content-Length: ")
-                head.appendDecimal(length)
+        // The fields are read through a buffer pointer, in place: iterating the array copied each field out, a
+        // retain and a release of both its strings, twice per field.
+        headers.fields.withUnsafeBufferPointer { fields in
+            // An upper bound: CR and LF dropped from values only make the head shorter.
+            var bound = HeadWriter.statusLineBound(status) + HeadWriter.fieldBound("Date", date)
+            if let contentType { bound += HeadWriter.fieldBound("Content-Type", contentType) }
+            bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
+            for index in fields.indices { bound += HeadWriter.fieldBound(fields[index].name, fields[index].value) }
+            if let extra { bound += HeadWriter.fieldBound(extra.name, extra.value) }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
+                var head = HeadWriter(scratch)
+                head.append(version.text)
+                head.append(ASCII.space)
+                head.appendDecimal(status.code)
+                head.append(ASCII.space)
+                head.append(status.reason)
                 head.appendCRLF()
-            case .chunked:
-                head.appendField("Transfer-Encoding", "chunked")
-            case .none:
-                break
+                head.appendField("Date", date)
+                if let contentType { head.appendField("Content-Type", contentType) }
+                switch framing {
+                case .length(let length):
+                    head.append("Content-Length: ")
+                    head.appendDecimal(length)
+                    head.appendCRLF()
+                case .chunked:
+                    head.appendField("Transfer-Encoding", "chunked")
+                case .none:
+                    break
+                }
+                if !keepAlive {
+                    head.appendField("Connection", "close")
+                } else if version == .http10 {
+                    head.appendField("Connection", "keep-alive")
+                }
+                for index in fields.indices where !isManaged(fields[index].name) {
+                    head.appendField(fields[index].name, fields[index].value)
+                }
+                if let extra { head.appendField(extra.name, extra.value) }
+                head.appendCRLF()
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<head.count]))
             }
-            if !keepAlive {
-                head.appendField("Connection", "close")
-            } else if version == .http10 {
-                head.appendField("Connection", "keep-alive")
-            }
-            for field in headers.fields where !isManaged(field.name) { head.appendField(field.name, field.value) }
-            if let extra { head.appendField(extra.name, extra.value) }
-            head.appendCRLF()
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<head.count]))
         }
     }
 

@@ -7,8 +7,8 @@ public struct Request: Sendable {
     /// The `X-Request-Id` this request is answered with.
     public let id: String
     public let peer: String
-    /// Decoded `{name}` segments of the matched route, in path order (two or three: an array beats a dictionary).
-    public var parameters: [(name: String, value: String)] = []
+    /// Decoded `{name}` segments of the matched route, in path order.
+    public var parameters = RouteParameters()
     /// The query, decoded once: handlers ask for several names.
     public let queryItems: [(name: String, value: String)]
 
@@ -29,5 +29,5 @@ public struct Request: Sendable {
         queryItems.first { $0.name == name }?.value
     }
 
-    public func parameter(_ name: String) -> String { parameters.first { $0.name == name }?.value ?? "" }
+    public func parameter(_ name: String) -> String { parameters.value(named: name) ?? "" }
 }
