@@ -43,23 +43,33 @@ extension API {
         let user = try user(request)
         let key = request.parameter("key")
         let served = rules.served
-        guard let flag = served.rules.flags[key] else {
-            throw APIError(.notFound, code: "flag_not_found", message: "no flag named '\(key)'", field: "key")
+        let version: String?
+        let now: Instant
+        do throws(APIError) {
+            version = try appVersion(request)
+            now = try evaluationInstant(request)
+        } catch {
+            // An unknown flag is answered 404 before a malformed version or instant, as when the flag was looked up
+            // first.
+            if served.rules.flags[key] == nil { throw Self.flagNotFound(key) }
+            throw error
         }
-        let version = try appVersion(request)
-        let now = try evaluationInstant(request)
         let stored = store.context(of: user)
         // What-if (`?at=`) and explained answers are computed every time; so are flags with unknown inputs (flagd
         // definitions, and flags reaching one through a prerequisite), whose answer the clock may change without
-        // a `validUntil` (`AnswerCache`).
+        // a `validUntil` (`AnswerCache`): those are never kept, so never found.
         let explain = request.query("explain").map { $0 == "1" || $0 == "true" } ?? false
-        let cacheKey =
-            request.query("at") == nil && !explain && !served.rules.readsUnknownInputs(flag)
-            ? AnswerCache.Key(user: user, flag: key, appVersion: version) : nil
-        if let cacheKey, let kept = answers.answer(for: cacheKey, served: served, context: stored, now: now) {
-            served.evaluations.count(flag.position)
-            return ETag.respond(request, kept)
+        let cacheKey = request.query("at") == nil && !explain ? AnswerCache.Key(user: user, flag: key, appVersion: version) : nil
+        // Asked before the flag is looked up: an answer kept for this very rule set says the flag is in it, and
+        // where (some 400 instructions of hashing the key a read the cache answers).
+        if let cacheKey, let hit = answers.answer(for: cacheKey, served: served, context: stored, now: now) {
+            served.evaluations.count(hit.flagPosition)
+            return ETag.respond(request, hit.answer)
         }
+        guard let flag = served.rules.flags[key] else { throw Self.flagNotFound(key) }
+        let keeps = cacheKey != nil && !served.rules.readsUnknownInputs(flag)
+        // Counted as the cache was asked: a flag it never keeps is no miss.
+        if keeps { answers.countMiss() }
         let evaluationInput = input(stored ?? UserContext(), user: user, now: now, appVersion: version)
         let evaluation = flag.evaluate(evaluationInput)
         served.evaluations.count(flag.position)
@@ -82,10 +92,16 @@ extension API {
         }
         body.append(UInt8(ascii: "}"))
         let tagged = ETag.Tagged(body: body, etag: ETag.strongHash(body), headers: ETag.flagAnswerCaching)
-        if let cacheKey {
-            answers.keep(tagged, for: cacheKey, served: served, context: stored, computedAt: now, validUntil: validUntil)
+        if keeps, let cacheKey {
+            answers.keep(
+                tagged, flagPosition: flag.position, for: cacheKey, served: served, context: stored, computedAt: now,
+                validUntil: validUntil)
         }
         return ETag.respond(request, tagged)
+    }
+
+    static func flagNotFound(_ key: String) -> APIError {
+        APIError(.notFound, code: "flag_not_found", message: "no flag named '\(key)'", field: "key")
     }
 
     /// `,"validUntil":"<ISO 8601>"`, the instant the answer next changes by the clock alone (docs/api.md,

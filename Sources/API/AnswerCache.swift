@@ -41,6 +41,13 @@ public final class AnswerCache: Sendable {
 
     typealias Answer = ETag.Tagged
 
+    /// A kept answer and its flag's place in the rule set it was kept for. A struct: an optional tuple is copied
+    /// and destroyed through the runtime's generic tuple witnesses.
+    struct Hit {
+        let answer: Answer
+        let flagPosition: Int
+    }
+
     private struct Entry: @unchecked Sendable {
         // Weak, so a kept answer never keeps a rule set alive; loaded and cleared atomically by the runtime.
         weak var served: RulesHost.Served?
@@ -48,6 +55,8 @@ public final class AnswerCache: Sendable {
         let computedAt: Instant
         let validUntil: Instant?
         let answer: Answer
+        /// The flag's place in `served`'s rules (`Flag.position`), for counting its evaluation without looking it up.
+        let flagPosition: Int
         /// What the entry counts against the budget.
         let bytes: Int
 
@@ -82,20 +91,30 @@ public final class AnswerCache: Sendable {
         self.capacityBytes = max(0, capacityBytes)
     }
 
-    /// The answer kept for `key` if it still holds for this rule set, context and instant.
-    func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant) -> Answer? {
+    /// The answer kept for `key` if it still holds for this rule set, context and instant, with its flag's position
+    /// in that rule set. A hit is counted here; a miss by the caller (`countMiss`), which alone knows whether the
+    /// flag is one the cache keeps.
+    func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant) -> Hit? {
         guard capacityBytes > 0 else { return nil }
-        let found = entries.withLock { table -> Answer? in
-            guard let entry = table.entries[key], entry.holds(served: served, context: context, now: now) else { return nil }
-            return entry.answer
+        let found = entries.withLock { table -> Hit? in
+            // Read in place: copying the entry out of the table retained and released each of its fields.
+            guard let slot = table.entries.index(forKey: key) else { return nil }
+            let entry = table.entries.values[slot]
+            guard entry.holds(served: served, context: context, now: now) else { return nil }
+            return Hit(answer: entry.answer, flagPosition: entry.flagPosition)
         }
-        if found == nil { missCount.add(1, ordering: .relaxed) } else { hitCount.add(1, ordering: .relaxed) }
+        if found != nil { hitCount.add(1, ordering: .relaxed) }
         return found
+    }
+
+    /// A read of a flag the cache keeps, whose answer it did not hold.
+    func countMiss() {
+        missCount.add(1, ordering: .relaxed)
     }
 
     /// Keeps an answer computed at `computedAt` from this rule set and context, good until `validUntil`.
     func keep(
-        _ answer: Answer, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant, validUntil: Instant?
+        _ answer: Answer, flagPosition: Int, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant, validUntil: Instant?
     ) {
         let bytes =
             answer.body.count + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.string.utf8.count
@@ -104,7 +123,7 @@ public final class AnswerCache: Sendable {
         guard bytes <= capacityBytes / 2 else { return }
         let entry = Entry(
             served: served, context: context.map(UserContext.Identity.init), computedAt: computedAt, validUntil: validUntil,
-            answer: answer, bytes: bytes)
+            answer: answer, flagPosition: flagPosition, bytes: bytes)
         // What leaves the table is released after the lock, out of every other loop's way.
         let evicted = entries.withLock { $0.insert(entry, for: key, budget: capacityBytes) }
         _ = consume evicted

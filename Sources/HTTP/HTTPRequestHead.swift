@@ -4,14 +4,16 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// (the parser's event, the connection, the request a handler gets) and each copy of seven fields retained
     /// and later released the method, the target and the header list: some 200 instructions a copy.
     private final class Storage: @unchecked Sendable {
-        // Mutated only through `HTTPRequestHead.unique`, while no other head holds it.
-        var method: String
-        var target: String
-        var version: HTTPVersion
-        var headers: HTTPHeaders
-        var keepAlive: Bool
-        var expectsContinue: Bool
-        var framing: BodyFraming
+        // Mutated only through `HTTPRequestHead.unique`, while no other head holds it: an access to one box never
+        // overlaps another, so the runtime's exclusivity checks (some 75 instructions each, four reads of `headers`
+        // per request) are left out.
+        @exclusivity(unchecked) var method: String
+        @exclusivity(unchecked) var target: String
+        @exclusivity(unchecked) var version: HTTPVersion
+        @exclusivity(unchecked) var headers: HTTPHeaders
+        @exclusivity(unchecked) var keepAlive: Bool
+        @exclusivity(unchecked) var expectsContinue: Bool
+        @exclusivity(unchecked) var framing: BodyFraming
 
         init(
             method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, keepAlive: Bool, expectsContinue: Bool,

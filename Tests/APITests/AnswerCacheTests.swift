@@ -43,6 +43,46 @@ import Testing
         #expect(metrics.contains("specd_answer_cache_hits_total 2"))
     }
 
+    /// A kept answer is found before the flag is looked up: each hit counts the evaluation of its own flag.
+    @Test func hitsOnSeveralFlags_eachCountTheirOwnFlag() throws {
+        let api = try harness()
+        defer { api.stop() }
+        for (flag, reads) in [("rested", 3), ("regular", 2), ("modern", 4)] {
+            for _ in 0..<reads { #expect(try api.call("GET", "/v1/users/u1/flags/\(flag)").status == 200) }
+        }
+        #expect(api.daemon.answers.hits == 6)
+        #expect(api.daemon.answers.misses == 3)
+        let metrics = try api.call("GET", "/metrics").text
+        #expect(metrics.contains(#"specd_evaluations_total{flag="rested"} 3"#))
+        #expect(metrics.contains(#"specd_evaluations_total{flag="regular"} 2"#))
+        #expect(metrics.contains(#"specd_evaluations_total{flag="modern"} 4"#))
+    }
+
+    /// Flags the cache never keeps (unknown inputs) are no misses, however often they are read.
+    @Test func flagsNeverKept_countNoMiss() throws {
+        let api = try harness()
+        defer { api.stop() }
+        for _ in 0..<3 { #expect(try api.call("GET", "/v1/users/u1/flags/timed").status == 200) }
+        #expect(api.daemon.answers.hits == 0)
+        #expect(api.daemon.answers.misses == 0)
+    }
+
+    /// An unknown flag is a 404 before a malformed version or instant is a 400, kept answers or not.
+    @Test func anUnknownFlag_isReportedBeforeABadVersionOrInstant() throws {
+        let api = try harness()
+        defer { api.stop() }
+        #expect(try api.call("GET", "/v1/users/u1/flags/regular").status == 200)
+        let unknown = try api.call("GET", "/v1/users/u1/flags/nope", headers: ["X-App-Version": "one"])
+        #expect(unknown.status == 404)
+        #expect(unknown.text.contains("flag_not_found"))
+        #expect(try api.call("GET", "/v1/users/u1/flags/nope?at=yesterday").status == 404)
+        let badVersion = try api.call("GET", "/v1/users/u1/flags/regular", headers: ["X-App-Version": "one"])
+        #expect(badVersion.status == 400)
+        #expect(badVersion.text.contains("X-App-Version"))
+        #expect(try api.call("GET", "/v1/users/u1/flags/regular?at=yesterday").status == 400)
+        #expect(try api.call("GET", "/v1/users/u1/flags/nope").status == 404)
+    }
+
     @Test func aWrite_isSeenByTheNextRead() throws {
         let api = try harness()
         defer { api.stop() }
@@ -235,7 +275,7 @@ import Testing
             context.counters["c"] = 1
             oldRules = rules
             oldBox = context.box
-            cache.keep(answer(10), for: key, served: rules, context: context, computedAt: now, validUntil: nil)
+            cache.keep(answer(10), flagPosition: 0, for: key, served: rules, context: context, computedAt: now, validUntil: nil)
             #expect(cache.answer(for: key, served: rules, context: context, now: now) != nil)
         }
         #expect(oldRules == nil)
@@ -247,7 +287,7 @@ import Testing
         let cache = AnswerCache(capacityBytes: 10_000)
         for index in 0..<200 {
             let key = AnswerCache.Key(user: "user-\(index)", flag: "f", appVersion: nil)
-            cache.keep(answer(100), for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+            cache.keep(answer(100), flagPosition: 0, for: key, served: served, context: nil, computedAt: now, validUntil: nil)
             #expect(cache.bytes <= 10_000)
             #expect(cache.contains(key))
         }
@@ -263,7 +303,9 @@ import Testing
         for round in 0..<4 {
             for index in 0..<40 {
                 let key = AnswerCache.Key(user: "user-\(index)", flag: "f", appVersion: nil)
-                cache.keep(answer(100 + round * 1_000), for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+                cache.keep(
+                    answer(100 + round * 1_000), flagPosition: 0, for: key, served: served, context: nil, computedAt: now,
+                    validUntil: nil)
                 #expect(cache.bytes <= 20_000)
             }
         }
@@ -272,10 +314,10 @@ import Testing
     @Test func anAnswerLargerThanHalfTheBudget_isNotKept_andABudgetOfZeroKeepsNothing() {
         let small = AnswerCache(capacityBytes: 1_000)
         let key = AnswerCache.Key(user: "u", flag: "f", appVersion: nil)
-        small.keep(answer(600), for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+        small.keep(answer(600), flagPosition: 0, for: key, served: served, context: nil, computedAt: now, validUntil: nil)
         #expect(small.count == 0)
         let none = AnswerCache(capacityBytes: 0)
-        none.keep(answer(1), for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+        none.keep(answer(1), flagPosition: 0, for: key, served: served, context: nil, computedAt: now, validUntil: nil)
         #expect(none.count == 0)
         #expect(none.answer(for: key, served: served, context: nil, now: now) == nil)
     }
@@ -286,8 +328,8 @@ import Testing
         var context = UserContext()
         context.counters["c"] = 1
         let until = Instant(milliseconds: 2_000)
-        cache.keep(answer(10), for: key, served: served, context: context, computedAt: now, validUntil: until)
-        #expect(cache.answer(for: key, served: served, context: context, now: now)?.body.count == 10)
+        cache.keep(answer(10), flagPosition: 0, for: key, served: served, context: context, computedAt: now, validUntil: until)
+        #expect(cache.answer(for: key, served: served, context: context, now: now)?.answer.body.count == 10)
         #expect(cache.answer(for: key, served: served, context: context, now: Instant(milliseconds: 1_999)) != nil)
         #expect(cache.answer(for: key, served: served, context: context, now: until) == nil)
         #expect(cache.answer(for: key, served: served, context: context, now: Instant(milliseconds: 999)) == nil)
@@ -301,7 +343,8 @@ import Testing
         #expect(cache.answer(for: key, served: reloaded, context: context, now: now) == nil)
         // Erasing forgets the user's answers, every version of them.
         cache.keep(
-            answer(10), for: AnswerCache.Key(user: "v", flag: "f", appVersion: nil), served: served, context: nil, computedAt: now, validUntil: nil)
+            answer(10), flagPosition: 0, for: AnswerCache.Key(user: "v", flag: "f", appVersion: nil), served: served, context: nil,
+            computedAt: now, validUntil: nil)
         cache.forget(user: "u")
         #expect(cache.count == 1)
         #expect(cache.answer(for: key, served: served, context: context, now: now) == nil)
