@@ -51,6 +51,31 @@ enum ByteSearch {
         return false
     }
 
+    /// The index of the first byte of `bytes[start..<end]` that is not visible ASCII (0x21...0x7E): a space, a
+    /// control byte, DEL or a byte of a multi-byte sequence; nil when every byte is visible.
+    ///
+    /// Per word, `(word - 0x21…) & ~word` sets the high bit of each byte below 0x21, `word + 0x01…` that of each
+    /// 0x7F, and `word` itself that of each byte from 0x80. The borrows and carries these start only run upward,
+    /// from a byte that is itself flagged, so the lowest flag is always the first such byte.
+    static func firstIndexOfNonVisible(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+        precondition(start >= 0 && start <= end && end <= bytes.count, "search range outside the buffer")
+        guard start < end, let base = bytes.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        let belowVisible = ones &* 0x21
+        var index = start
+        while end - index >= 8 {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let found = (((word &- belowVisible) & ~word) | word | (word &+ ones)) & highs
+            if found != 0 { return index + found.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        while index < end {
+            if base[index] <= 0x20 || base[index] >= 0x7F { return index }
+            index += 1
+        }
+        return nil
+    }
+
     /// Whether `byte` occurs in `bytes[range]`.
     static func contains(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         firstIndex(of: byte, in: bytes, from: range.lowerBound, to: range.upperBound) != nil

@@ -86,12 +86,19 @@ extension HTTPRequestParser {
         guard let firstSpace = line.firstIndex(of: ASCII.space), firstSpace > 0 else { throw .malformedRequestLine }
         let methodBytes = UnsafeBufferPointer(rebasing: line[..<firstSpace])
         guard methodBytes.allSatisfy(ASCII.isToken) else { throw .invalidMethod }
-        let afterMethod = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)...])
-        guard let secondSpace = afterMethod.firstIndex(of: ASCII.space) else { throw .malformedRequestLine }
-        let targetBytes = UnsafeBufferPointer(rebasing: afterMethod[..<secondSpace])
-        guard !targetBytes.isEmpty else { throw .malformedRequestLine }
-        guard targetBytes.allSatisfy(ASCII.isTargetByte) else { throw .invalidTarget }
-        let version = try parseVersion(UnsafeBufferPointer(rebasing: afterMethod[(secondSpace + 1)...]))
+        // The target runs to the first byte that is not visible ASCII, found a word at a time (a search for the space
+        // and then a check of every byte were two passes byte by byte): a space ends it; anything else before the
+        // space is an invalid target, and no space at all a malformed line, as the two passes had it.
+        let targetStart = firstSpace + 1
+        let stop = ByteSearch.firstIndexOfNonVisible(in: line, from: targetStart, to: line.count)
+        guard let stop else { throw .malformedRequestLine }
+        guard line[stop] == ASCII.space else {
+            guard ByteSearch.firstIndex(of: ASCII.space, in: line, from: stop, to: line.count) != nil else { throw .malformedRequestLine }
+            throw .invalidTarget
+        }
+        guard stop > targetStart else { throw .malformedRequestLine }
+        let targetBytes = UnsafeBufferPointer(rebasing: line[targetStart..<stop])
+        let version = try parseVersion(UnsafeBufferPointer(rebasing: line[(stop + 1)...]))
         let method = Self.method(methodBytes)
         let target = String(decoding: targetBytes, as: UTF8.self)
         // Origin-form, nearly every request: known from its first byte, without a string comparison. Targets are

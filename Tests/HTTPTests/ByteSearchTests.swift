@@ -70,4 +70,38 @@ import Testing
             #expect(found == bytes.contains { $0 < limit }, "\(bytes) below \(limit)")
         }
     }
+
+    /// The first byte outside visible ASCII: every byte value at every position and alignment, among neighbours at
+    /// both edges of the range (0x21 and 0x7E, where a borrow or a carry would show), and random mixes.
+    @Test func firstNonVisible_agreesWithTheByteLoop() {
+        func naive(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Int? {
+            bytes[start..<end].firstIndex { $0 <= 0x20 || $0 >= 0x7F }
+        }
+        func search(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Int? {
+            bytes.withUnsafeBufferPointer { ByteSearch.firstIndexOfNonVisible(in: $0, from: start, to: end) }
+        }
+        for value in 0...255 {
+            let byte = UInt8(value)
+            for length in [1, 7, 8, 9, 17, 24] {
+                for start in 0...min(length - 1, 8) {
+                    for position in start..<length {
+                        var bytes = (0..<length).map { $0 % 2 == 0 ? UInt8(0x21) : UInt8(0x7E) }
+                        bytes[position] = byte
+                        let visible = byte > 0x20 && byte < 0x7F
+                        #expect(search(bytes, start, length) == (visible ? nil : position), "\(byte) \(length) \(start) \(position)")
+                        #expect(search(bytes, start, position) == nil)
+                    }
+                }
+            }
+        }
+        var random = SplitMix(seed: 0x7A26E7)
+        for _ in 0..<3_000 {
+            let length = random.next(upTo: 80)
+            let alphabet: [UInt8] = [0x00, 0x09, 0x20, 0x21, 0x41, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+            let bytes = (0..<length).map { _ in random.next(upTo: 4) == 0 ? alphabet[random.next(upTo: alphabet.count)] : 0x61 }
+            let start = random.next(upTo: length + 1)
+            let end = start + random.next(upTo: length - start + 1)
+            #expect(search(bytes, start, end) == naive(bytes, start, end))
+        }
+    }
 }

@@ -123,6 +123,42 @@ import Testing
         #expect(throws: HTTPParseError.missingHost) { try parser.next() }
     }
 
+    /// The request target ends at its space: a byte that is not visible ASCII before that space is an invalid
+    /// target, a line with no space after the target a malformed one, an empty target too.
+    @Test(
+        arguments: [
+            ("GET /a\u{1}b HTTP/1.1", HTTPParseError.invalidTarget),
+            ("GET /caf\u{E9} HTTP/1.1", .invalidTarget),
+            ("GET /a\tb HTTP/1.1", .invalidTarget),
+            ("GET /a\u{7F} HTTP/1.1", .invalidTarget),
+            ("GET /a\tHTTP/1.1", .malformedRequestLine),
+            ("GET /a\u{1}", .malformedRequestLine),
+            ("GET /abcdefghijklmnop", .malformedRequestLine),
+            ("GET  /a HTTP/1.1", .malformedRequestLine),
+            ("GET /a  HTTP/1.1", .malformedRequestLine),
+            ("GET /a HTTP/1.1 ", .malformedRequestLine),
+            ("GET /a HTTP/2.0", .unsupportedVersion),
+            ("G\u{1}T /a HTTP/1.1", .invalidMethod)
+        ] as [(String, HTTPParseError)])
+    func parse_requestLine_isRefusedWithItsOwnError(line: String, error: HTTPParseError) {
+        var parser = HTTPRequestParser()
+        parser.feed(Array((line + "\r\nHost: a\r\n\r\n").utf8))
+        #expect(throws: error) { try parser.next() }
+    }
+
+    @Test func parse_targetsOfEveryLengthAroundAWord_areReadWhole() throws {
+        for length in 1...40 {
+            let target = "/" + String(repeating: "a", count: length - 1)
+            var parser = HTTPRequestParser()
+            parser.feed(Array("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+            guard case .head(let head)? = try parser.next() else {
+                Issue.record("no head for a target of \(length) bytes")
+                continue
+            }
+            #expect(head.target == target)
+        }
+    }
+
     @Test func parse_oversizedContentLength_refusedAtHeadBeforeAnyBody() {
         var parser = HTTPRequestParser(limits: HTTPLimits(maxBodyBytes: 10))
         parser.feed(Array("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\n".utf8))
