@@ -54,7 +54,7 @@ struct RouteTable: Sendable {
     }
 
     /// Whether route `index` matches the path: every literal byte for byte, every parameter segment non-empty.
-    /// `starts` and `ends` bound each of the path's segments (`Router.segmentEnds`), as many as the route has.
+    /// `starts` and `ends` bound each of the path's segments (`Router.segmentBounds`), as many as the route has.
     func matches(
         _ index: Int, _ path: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int>, ends: UnsafeBufferPointer<Int>
     ) -> Bool {

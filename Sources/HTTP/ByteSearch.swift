@@ -2,7 +2,7 @@
 ///
 /// Every request head is scanned for its line feeds and checked for carriage returns inside its lines: byte by
 /// byte, that was a loop of a compare and a branch per byte, a visible share of a small request's cost.
-enum ByteSearch {
+public enum ByteSearch {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
@@ -74,6 +74,53 @@ enum ByteSearch {
             index += 1
         }
         return nil
+    }
+
+    /// The high bit of exactly each byte of `word` equal to `byte` (`pattern` is `byte` repeated): the low seven
+    /// bits are added to 0x7F…, which carries into a byte's high bit unless they are all zero, and cannot carry on
+    /// into the next byte. Unlike the borrow test above, no byte is flagged falsely, so every flag can be counted.
+    @inline(__always) private static func exactMatches(_ word: UInt64, _ pattern: UInt64) -> UInt64 {
+        let lows: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let x = word ^ pattern
+        return ~(((x & lows) &+ lows) | x | lows)
+    }
+
+    /// How many times `byte` occurs in `bytes`, a word at a time.
+    public static func count(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        let pattern = ones &* UInt64(byte)
+        var index = 0
+        var total = 0
+        while bytes.count - index >= 8 {
+            total += exactMatches(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)), pattern).nonzeroBitCount
+            index += 8
+        }
+        while index < bytes.count {
+            if base[index] == byte { total += 1 }
+            index += 1
+        }
+        return total
+    }
+
+    /// Each index of `byte` in `bytes`, in order, a word at a time.
+    public static func forEachIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Void) {
+        guard let base = bytes.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        let pattern = ones &* UInt64(byte)
+        var index = 0
+        while bytes.count - index >= 8 {
+            var found = exactMatches(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)), pattern)
+            while found != 0 {
+                body(index + found.trailingZeroBitCount / 8)
+                found &= found &- 1
+            }
+            index += 8
+        }
+        while index < bytes.count {
+            if base[index] == byte { body(index) }
+            index += 1
+        }
     }
 
     /// Whether `byte` occurs in `bytes[range]`.

@@ -20,14 +20,9 @@ import Testing
     func matches(_ table: RouteTable, _ path: String) -> [Int] {
         let bytes = Array(path.utf8)
         let count = bytes.filter { $0 == UInt8(ascii: "/") }.count
+        let (starts, ends) = RouterTests.segmentBounds(path)
         return bytes.withUnsafeBufferPointer { path in
-            var ends = [Int](repeating: 0, count: count)
-            var starts = [Int](repeating: 0, count: count)
-            ends.withUnsafeMutableBufferPointer { Router.segmentEnds(path, into: $0) }
-            ends.withUnsafeBufferPointer { ends in
-                starts.withUnsafeMutableBufferPointer { Router.segmentStarts(path, ends: ends, into: $0) }
-            }
-            return starts.withUnsafeBufferPointer { starts in
+            starts.withUnsafeBufferPointer { starts in
                 ends.withUnsafeBufferPointer { ends in
                     table.candidates(segmentCount: count).filter { table.matches($0, path, starts: starts, ends: ends) }
                 }

@@ -101,15 +101,23 @@ import Testing
         ("http://h/a/bc", [6, 8, 10, 13]), ("*", [])
     ])
     func segmentEnds_areOnePerSlash_theLastAtThePathsEnd(path: String, expected: [Int]) {
+        let bounds = Self.segmentBounds(path)
+        #expect(bounds.ends == expected)
+        // Each segment starts just past the slash before it.
+        #expect(bounds.starts == zip(Array(path.utf8).indices, Array(path.utf8)).filter { $0.1 == UInt8(ascii: "/") }.map { $0.0 + 1 })
+    }
+
+    static func segmentBounds(_ path: String) -> (starts: [Int], ends: [Int]) {
         let bytes = Array(path.utf8)
         let count = bytes.filter { $0 == UInt8(ascii: "/") }.count
-        let ends = bytes.withUnsafeBufferPointer { path in
-            [Int](unsafeUninitializedCapacity: count) { buffer, initialized in
-                Router.segmentEnds(path, into: buffer)
-                initialized = count
+        var starts = [Int](repeating: -1, count: count)
+        var ends = [Int](repeating: -1, count: count)
+        bytes.withUnsafeBufferPointer { path in
+            starts.withUnsafeMutableBufferPointer { starts in
+                ends.withUnsafeMutableBufferPointer { Router.segmentBounds(path, starts: starts, ends: $0) }
             }
         }
-        #expect(ends == expected)
+        return (starts, ends)
     }
 
     @Test func route_malformedEscape_is400() {

@@ -104,4 +104,29 @@ import Testing
             #expect(search(bytes, start, end) == naive(bytes, start, end))
         }
     }
+
+    /// Counting and walking every match must be exact: a byte one above the sought value right after a match (`/.`
+    /// for `/`) is where the borrow test flags falsely.
+    @Test func everyMatch_isCountedAndWalkedExactly() {
+        func walk(_ byte: UInt8, _ bytes: [UInt8]) -> [Int] {
+            var found: [Int] = []
+            bytes.withUnsafeBufferPointer { ByteSearch.forEachIndex(of: byte, in: $0) { found.append($0) } }
+            return found
+        }
+        let slashes = Array("/v1//users/./u1/.../flags/promo-banner/././/".utf8)
+        let expected = slashes.indices.filter { slashes[$0] == UInt8(ascii: "/") }
+        #expect(walk(UInt8(ascii: "/"), slashes) == expected)
+        #expect(slashes.withUnsafeBufferPointer { ByteSearch.count(UInt8(ascii: "/"), in: $0) } == expected.count)
+        var random = SplitMix(seed: 0xC0_FFEE)
+        for _ in 0..<3_000 {
+            let sought = UInt8(random.next(upTo: 256))
+            let length = random.next(upTo: 70)
+            // Neighbours of the sought value, and the values a carry or a borrow would turn into it.
+            let alphabet: [UInt8] = [sought, sought &+ 1, sought &- 1, sought ^ 0x80, 0x00, 0x7F, 0x80, 0xFF]
+            let bytes = (0..<length).map { _ in alphabet[random.next(upTo: alphabet.count)] }
+            let expected = bytes.indices.filter { bytes[$0] == sought }
+            #expect(walk(sought, bytes) == expected)
+            #expect(bytes.withUnsafeBufferPointer { ByteSearch.count(sought, in: $0) } == expected.count)
+        }
+    }
 }
