@@ -103,16 +103,19 @@ public enum HTTPResponseEncoder {
 
     static func isManaged(_ name: String) -> Bool {
         // Most fields a handler sets are none of these: their length alone says so, without comparing names.
-        // Each length is one managed name's: one comparison at most.
+        // Each length is one managed name's: one comparison at most, and none when the first letter already differs
+        // (`ETag` against `Date`, `X-Request-Id` against `Content-Type`: some 80 instructions each).
         let managed: String
+        let initial: UInt8
         switch name.utf8.count {
-        case 4: managed = "Date"
-        case 10: managed = "Connection"
-        case 12: managed = "Content-Type"
-        case 14: managed = "Content-Length"
-        case 17: managed = "Transfer-Encoding"
+        case 4: (managed, initial) = ("Date", UInt8(ascii: "d"))
+        case 10: (managed, initial) = ("Connection", UInt8(ascii: "c"))
+        case 12: (managed, initial) = ("Content-Type", UInt8(ascii: "c"))
+        case 14: (managed, initial) = ("Content-Length", UInt8(ascii: "c"))
+        case 17: (managed, initial) = ("Transfer-Encoding", UInt8(ascii: "t"))
         default: return false
         }
+        guard let first = name.utf8.first, ASCII.lower(first) == initial else { return false }
         return HTTPHeaders.namesMatch(managed, name)
     }
 }

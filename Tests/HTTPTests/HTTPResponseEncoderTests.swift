@@ -1,5 +1,6 @@
-import HTTP
 import Testing
+
+@testable import HTTP
 
 @Suite struct HTTPResponseEncoderTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
@@ -115,5 +116,19 @@ import Testing
         #expect(Substring(" \t ").trimmingOptionalWhitespace == "")
         // Only SP and HTAB are optional whitespace; a line feed is not.
         #expect(Substring("\nx").trimmingOptionalWhitespace == "\nx")
+    }
+
+    /// The fields the encoder writes itself are known in any case; names of their lengths that are not them (the
+    /// first letter differing or not) are a handler's own.
+    @Test func managedNames_areKnownInAnyCase_andNoOtherName() {
+        for name in HTTPResponseEncoder.managedNames {
+            #expect(HTTPResponseEncoder.isManaged(name))
+            #expect(HTTPResponseEncoder.isManaged(name.lowercased()))
+            #expect(HTTPResponseEncoder.isManaged(name.uppercased()))
+        }
+        for name in ["ETag", "Dave", "dateX", "X-Request-Id", "Content-Typo", "Contents-Type", "Connectio", "Transfer-Encodin",
+            "Tonnection", "Lontent-Length", "", "Age"] {
+            #expect(!HTTPResponseEncoder.isManaged(name), "\(name)")
+        }
     }
 }
