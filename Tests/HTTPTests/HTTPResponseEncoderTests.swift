@@ -126,8 +126,10 @@ import Testing
             #expect(HTTPResponseEncoder.isManaged(name.lowercased()))
             #expect(HTTPResponseEncoder.isManaged(name.uppercased()))
         }
-        for name in ["ETag", "Dave", "dateX", "X-Request-Id", "Content-Typo", "Contents-Type", "Connectio", "Transfer-Encodin",
-            "Tonnection", "Lontent-Length", "", "Age"] {
+        for name in [
+            "ETag", "Dave", "dateX", "X-Request-Id", "Content-Typo", "Contents-Type", "Connectio", "Transfer-Encodin",
+            "Tonnection", "Lontent-Length", "", "Age"
+        ] {
             #expect(!HTTPResponseEncoder.isManaged(name), "\(name)")
         }
     }
