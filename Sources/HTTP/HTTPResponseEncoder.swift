@@ -15,17 +15,53 @@ public enum HTTPResponseEncoder {
     static let managedNames = ["Date", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type"]
 
     /// Encodes a whole response. `isHead` keeps `Content-Length` but drops the body (RFC 9110 §9.3.2).
-    /// `extra` goes out after the response's own fields, as if it were the last of them: the connection's
-    /// `X-Request-Id`, added without copying the response's field list to append to it.
+    /// `extra` goes out after the response's own fields, as if it were the last of them.
     public static func encode(
         _ response: HTTPResponse, version: HTTPVersion, keepAlive: Bool, isHead: Bool, date: String,
         extra: HTTPHeaders.Field? = nil, into buffer: inout [UInt8]
     ) {
+        guard let extra else {
+            return encode(
+                response, version: version, keepAlive: keepAlive, isHead: isHead, date: date, extraName: nil, extraValue: nil,
+                into: &buffer)
+        }
+        var value = extra.value
+        value.withUTF8 { value in
+            encode(
+                response, version: version, keepAlive: keepAlive, isHead: isHead, date: date, extraName: extra.name,
+                extraValue: value, into: &buffer)
+        }
+    }
+
+    /// The same with the extra field's value lent as bytes: the connection's `X-Request-Id`, spelled on its stack
+    /// (`RequestID`), added without making a string of it or copying the response's field list to append it.
+    public static func encode(
+        _ response: HTTPResponse, version: HTTPVersion, keepAlive: Bool, isHead: Bool, date: String, extraName: String?,
+        extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
+    ) {
         let framing: Framing = response.status.forbidsBody ? .none : .length(response.body.count)
         encodeHead(
             status: response.status, headers: response.headers, framing: framing, version: version,
-            keepAlive: keepAlive, date: date, extra: extra, into: &buffer)
+            keepAlive: keepAlive, date: date, extraName: extraName, extraValue: extraValue, into: &buffer)
         if !isHead, !response.status.forbidsBody { buffer.append(contentsOf: response.body) }
+    }
+
+    /// The head alone; `extra` as `encode` has it.
+    public static func encodeHead(
+        status: HTTPStatus, headers: HTTPHeaders, framing: Framing, version: HTTPVersion, keepAlive: Bool,
+        date: String, extra: HTTPHeaders.Field? = nil, into buffer: inout [UInt8]
+    ) {
+        guard let extra else {
+            return encodeHead(
+                status: status, headers: headers, framing: framing, version: version, keepAlive: keepAlive, date: date,
+                extraName: nil, extraValue: nil, into: &buffer)
+        }
+        var value = extra.value
+        value.withUTF8 { value in
+            encodeHead(
+                status: status, headers: headers, framing: framing, version: version, keepAlive: keepAlive, date: date,
+                extraName: extra.name, extraValue: value, into: &buffer)
+        }
     }
 
     /// The head is written into one scratch allocation sized from its parts, then appended to `buffer` in one copy:
@@ -33,10 +69,11 @@ public enum HTTPResponseEncoder {
     /// larger part of the cost of a small response.
     public static func encodeHead(
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, version: HTTPVersion, keepAlive: Bool,
-        date: String, extra: HTTPHeaders.Field? = nil, into buffer: inout [UInt8]
+        date: String, extraName: String?, extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
     ) {
         let contentType = headers[.contentType]
-        let extra = extra.flatMap { isManaged($0.name) ? nil : $0 }
+        let extraName = extraName.flatMap { isManaged($0) ? nil : $0 }
+        let extraValue = extraValue ?? UnsafeBufferPointer(start: nil, count: 0)
         // The fields are read through a buffer pointer, in place: iterating the array copied each field out, a
         // retain and a release of both its strings, twice per field.
         headers.fields.withUnsafeBufferPointer { fields in
@@ -45,7 +82,7 @@ public enum HTTPResponseEncoder {
             if let contentType { bound += HeadWriter.fieldBound("Content-Type", contentType) }
             bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
             for index in fields.indices { bound += HeadWriter.fieldBound(fields[index].name, fields[index].value) }
-            if let extra { bound += HeadWriter.fieldBound(extra.name, extra.value) }
+            if let extraName { bound += HeadWriter.fieldBound(extraName, valueCount: extraValue.count) }
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
                 var head = HeadWriter(scratch)
                 head.append(version.text)
@@ -74,7 +111,7 @@ public enum HTTPResponseEncoder {
                 for index in fields.indices where !isManaged(fields[index].name) {
                     head.appendField(fields[index].name, fields[index].value)
                 }
-                if let extra { head.appendField(extra.name, extra.value) }
+                if let extraName { head.appendField(extraName, extraValue) }
                 head.appendCRLF()
                 buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<head.count]))
             }
@@ -101,6 +138,7 @@ public enum HTTPResponseEncoder {
         Array("\(version.text) 100 Continue\r\n\r\n".utf8)
     }
 
+    @inline(__always)
     static func isManaged(_ name: String) -> Bool {
         // Most fields a handler sets are none of these: their length alone says so, without comparing names.
         // Each length is one managed name's: one comparison at most, and none when the first letter already differs

@@ -14,7 +14,8 @@ struct HeadWriter {
     /// `HTTP/1.1 ` + up to 20 characters of code + ` ` + reason + CRLF.
     static func statusLineBound(_ status: HTTPStatus) -> Int { 8 + 1 + 20 + 1 + status.reason.utf8.count + 2 }
     /// `name: value` + CRLF.
-    static func fieldBound(_ name: String, _ value: String) -> Int { name.utf8.count + 2 + value.utf8.count + 2 }
+    static func fieldBound(_ name: String, _ value: String) -> Int { fieldBound(name, valueCount: value.utf8.count) }
+    static func fieldBound(_ name: String, valueCount: Int) -> Int { name.utf8.count + 2 + valueCount + 2 }
     /// `Content-Length: ` + up to 20 digits + CRLF, longer than `Transfer-Encoding: chunked` + CRLF.
     static let framingBound = 16 + 20 + 2
     /// `Connection: keep-alive` + CRLF, longer than `Connection: close` + CRLF.
@@ -48,15 +49,26 @@ struct HeadWriter {
     /// A field line. Values come from our own handlers; CR and LF are dropped anyway, so no handler can split a
     /// response (a header injected through a value).
     mutating func appendField(_ name: String, _ value: String) {
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable { bytes in appendField(name, bytes) }
+        if done == nil {
+            append(name)
+            append(ASCII.colon)
+            append(ASCII.space)
+            for byte in value.utf8 where byte != ASCII.cr && byte != ASCII.lf { append(byte) }
+            appendCRLF()
+        }
+    }
+
+    /// The same with the value as bytes.
+    @inline(__always)
+    mutating func appendField(_ name: String, _ value: UnsafeBufferPointer<UInt8>) {
         append(name)
         append(ASCII.colon)
         append(ASCII.space)
-        let done: Void? = value.utf8.withContiguousStorageIfAvailable { bytes in
-            if !Self.containsLineBreak(bytes) { return append(bytes) }
-            for byte in bytes where byte != ASCII.cr && byte != ASCII.lf { append(byte) }
-        }
-        if done == nil {
-            for byte in value.utf8 where byte != ASCII.cr && byte != ASCII.lf { append(byte) }
+        if Self.containsLineBreak(value) {
+            for byte in value where byte != ASCII.cr && byte != ASCII.lf { append(byte) }
+        } else {
+            append(value)
         }
         appendCRLF()
     }
@@ -64,6 +76,7 @@ struct HeadWriter {
     /// Values are visible text: one word test per eight bytes (`ByteSearch.containsByte(below:)`) rules out CR and
     /// LF, both below 14; only a value with a control byte is looked at byte by byte. A compare per byte was most of
     /// the cost of writing a field.
+    @inline(__always)
     private static func containsLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard ByteSearch.containsByte(below: ASCII.cr + 1, in: bytes) else { return false }
         return bytes.contains { $0 == ASCII.cr || $0 == ASCII.lf }

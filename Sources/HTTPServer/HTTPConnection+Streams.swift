@@ -14,7 +14,7 @@ extension HTTPConnection {
             return
         }
         var all = headers
-        all.add("X-Request-Id", requestID)
+        all.add("X-Request-Id", requestID.text)
         // HTTP/1.0 has no chunked coding: the stream is delimited by the close.
         let framing: HTTPResponseEncoder.Framing = head.version == .http11 ? .chunked : .none
         if head.method == "HEAD" {

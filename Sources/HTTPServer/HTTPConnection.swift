@@ -41,7 +41,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     @exclusivity(unchecked) var head: HTTPRequestHead?
     @exclusivity(unchecked) private var body: [UInt8] = []
     var requestStart = MonotonicInstant.now
-    @exclusivity(unchecked) var requestID = ""
+    @exclusivity(unchecked) var requestID = RequestID("")
     /// Counts requests so a late response for an earlier one can never be taken for the current one.
     var generation = 0
     var awaitingResponse = false
@@ -244,13 +244,13 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             // Over a connection cap only probes are served.
             awaitingResponse = false
             respondAndClose(refusal, version: head.version)
-            context.accessLog(head, refusal.status, requestStart, "overload", peer)
+            context.accessLog(head, refusal.status, requestStart, RequestID("overload"), peer)
             perform(machine.protocolErrorAnswered(now: .now))
             return
         }
         let clientID = head.headers[.requestID]
-        requestID = clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? $0 : nil } ?? context.requestIDs.next()
-        let request = Request(head: head, body: body, id: requestID, peer: peer)
+        requestID = clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? RequestID($0) : nil } ?? context.requestIDs.next()
+        let request = Request(head: head, body: body, requestID: requestID, peer: peer)
         body = []
         let sink = ResponseSink(receiver: self, request: generation)
         dispatching = true
@@ -272,9 +272,13 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             holdsSlot && machine.shouldKeepAlive(requestWantsKeepAlive: head.keepAlive, nextRequestBuffered: nextRequestBuffered)
         // Handlers never set it, so it is appended rather than searched for and replaced; handed to the encoder,
         // not added to the response, whose field list the sender still shares (adding would copy it).
-        HTTPResponseEncoder.encode(
-            response, version: head.version, keepAlive: keepAlive, isHead: head.method == "HEAD",
-            date: context.dates.current(), extra: HTTPHeaders.Field(name: "X-Request-Id", value: requestID), into: &output)
+        let isHead = head.method == "HEAD"
+        let date = context.dates.current()
+        requestID.withBytes { id in
+            HTTPResponseEncoder.encode(
+                response, version: head.version, keepAlive: keepAlive, isHead: isHead, date: date, extraName: "X-Request-Id",
+                extraValue: id, into: &output)
+        }
         context.accessLog(head, response.status, requestStart, requestID, peer)
         let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
         sendAtRoundEnd()
@@ -311,7 +315,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     func respondAndClose(_ response: HTTPResponse, version: HTTPVersion) {
         var response = response
-        response.headers.set("X-Request-Id", context.requestIDs.next())
+        response.headers.set("X-Request-Id", context.requestIDs.next().text)
         HTTPResponseEncoder.encode(
             response, version: version, keepAlive: false, isHead: false,
             date: context.dates.current(), into: &output)

@@ -4,8 +4,9 @@ import HTTP
 public struct Request: Sendable {
     public let head: HTTPRequestHead
     public let body: [UInt8]
-    /// The `X-Request-Id` this request is answered with.
-    public let id: String
+    /// The `X-Request-Id` this request is answered with, spelled when read.
+    public let requestID: RequestID
+    public var id: String { requestID.text }
     public let peer: String
     /// Decoded `{name}` segments of the matched route, in path order.
     public var parameters = RouteParameters()
@@ -13,9 +14,13 @@ public struct Request: Sendable {
     public let queryItems: [(name: String, value: String)]
 
     public init(head: HTTPRequestHead, body: [UInt8], id: String, peer: String = "") {
+        self.init(head: head, body: body, requestID: RequestID(id), peer: peer)
+    }
+
+    public init(head: HTTPRequestHead, body: [UInt8], requestID: RequestID, peer: String = "") {
         self.head = head
         self.body = body
-        self.id = id
+        self.requestID = requestID
         self.peer = peer
         queryItems = head.query.map { PercentDecoding.queryItems($0) } ?? []
     }

@@ -91,13 +91,13 @@ final class ServerContext: Sendable {
         message: "the server has reached its connection limit (limits.maxConnections)", retryable: true, headers: ["Retry-After": "1"])
 
     /// The access log line (level debug: at info it would cost a write per request).
-    func accessLog(_ head: HTTPRequestHead, _ status: HTTPStatus, _ start: MonotonicInstant, _ id: String, _ peer: String) {
+    func accessLog(_ head: HTTPRequestHead, _ status: HTTPStatus, _ start: MonotonicInstant, _ id: RequestID, _ peer: String) {
         guard events.wantsRequests else { return }
         let elapsed = MonotonicInstant.now - start
         let micros = elapsed.microsecondsForLogs
         events.record(
             .request(
                 method: head.method, path: String(head.path), status: status.code, durationMicros: Int(micros),
-                requestID: id, peer: peer))
+                requestID: id.text, peer: peer))
     }
 }
