@@ -11,7 +11,18 @@ public enum Identifier {
         var text = text
         return text.withUTF8 { bytes in
             guard !bytes.isEmpty else { return false }
-            for index in 0..<bytes.count {
+            // Eight bytes a step while they are all printable ASCII (0x20...0x7E), as ids nearly always are:
+            // `(word - 0x20…) & ~word` flags a byte below 0x20, `word + 0x01…` a 0x7F, `word` itself a byte from
+            // 0x80. The first word that is not passes the rest to the byte loop, which knows about C1.
+            let raw = UnsafeRawPointer(bytes.baseAddress!)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            var start = 0
+            while bytes.count - start >= 8 {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+                guard (((word &- ones &* 0x20) & ~word) | word | (word &+ ones)) & (ones &* 0x80) == 0 else { break }
+                start += 8
+            }
+            for index in start..<bytes.count {
                 let byte = bytes[index]
                 if byte < 0x20 || byte == 0x7F { return false }
                 // C1 is 0xC2 0x80–0x9F: a valid string holds no other encoding of U+0080–U+009F (no overlong form).

@@ -13,7 +13,9 @@ import Testing
         for (text, valid) in [
             ("", false), ("a", true), ("\u{1F}", false), (" ", true), ("~", true), ("\u{7F}", false), ("\u{80}", false),
             ("\u{9F}", false), ("\u{A0}", true), ("é", true), ("user-\u{85}", false), ("\u{85}x", false), ("Ÿ", true),
-            ("日本", true), ("😀", true), ("a\u{0}b", false), ("e\u{301}", true)
+            ("日本", true), ("😀", true), ("a\u{0}b", false), ("e\u{301}", true), ("user-1234", true),
+            ("0123456789abcdef", true), ("01234567\u{7F}", false), ("0123456\u{1F}8", false), ("01234567user-\u{85}", false),
+            ("01234567\u{C2}\u{A0}x", true), ("~~~~~~~~ ~~~~~~~", true)
         ] {
             #expect(Identifier.isValidKey(text) == valid, "\(Array(text.unicodeScalars.map(\.value)))")
         }
@@ -24,7 +26,7 @@ import Testing
         let scalars: [UInt32] = [0, 0x1F, 0x20, 0x41, 0x7E, 0x7F, 0x80, 0x85, 0x9F, 0xA0, 0xBF, 0xC2, 0x100, 0x7FF, 0x800, 0xFFFD, 0x1F600]
         for _ in 0..<5_000 {
             var text = ""
-            for _ in 0..<random.next(upTo: 8) { text.unicodeScalars.append(Unicode.Scalar(scalars[random.next(upTo: scalars.count)])!) }
+            for _ in 0..<random.next(upTo: 24) { text.unicodeScalars.append(Unicode.Scalar(scalars[random.next(upTo: scalars.count)])!) }
             #expect(Identifier.isValidKey(text) == Self.definition(text), "\(Array(text.unicodeScalars.map(\.value)))")
         }
     }
