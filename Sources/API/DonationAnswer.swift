@@ -8,18 +8,22 @@ import Rules
 enum DonationAnswer {
     /// `summary` is the donated event's new summary (`null` when the write left none).
     static func encode(seq: UInt64, summary: DonationSummary?, changes: [FlagChange], fired: [(trigger: String, at: Instant)]) -> [UInt8] {
-        var out: [UInt8] = []
-        // A repeat donation's answer with a short app version is ~175 bytes: 160 made every answer grow once.
-        out.reserveCapacity(256 + 64 * changes.count + 64 * fired.count)
-        JSONWriter.append(#"{"seq":"#, into: &out)
-        JSONWriter.appendDecimal(seq, into: &out)
-        JSONWriter.append(#","event":"#, into: &out)
-        if let summary {
-            ContextJSON.writeShortSummary(summary, into: &out)
-        } else {
-            JSONWriter.append("null", into: &out)
+        // The part every answer has is written through a cursor into space sized for its longest form: appended
+        // piece by piece, its twenty-odd appends cost more than the rest of the answer. Changes and fires, in few
+        // answers, are appended after it (their room reserved in the same allocation).
+        // `{"seq":` `,"event":` `,"changed":[` (28 bytes), the seq's digits, the summary or `null`.
+        let opening = 28 + ByteCursor.decimalByteBound + (summary.map(ContextJSON.shortSummaryByteBound) ?? 4)
+        var out = ByteCursor.bytes(capacity: opening, extra: 16 + 64 * changes.count + 64 * fired.count) { cursor in
+            cursor.write(#"{"seq":"#)
+            cursor.writeDecimal(seq)
+            cursor.write(#","event":"#)
+            if let summary {
+                ContextJSON.writeShortSummary(summary, into: &cursor)
+            } else {
+                cursor.write("null")
+            }
+            cursor.write(#","changed":["#)
         }
-        JSONWriter.append(#","changed":["#, into: &out)
         for (index, change) in changes.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             change.write(into: &out)

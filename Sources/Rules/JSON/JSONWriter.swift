@@ -106,6 +106,45 @@ public enum JSONWriter {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// The most bytes `writeString(_:into:)` writes through a cursor for `text`: two quotes and six a byte
+    /// (`\u00XX`, the longest escape).
+    public static func stringByteBound(_ text: String) -> Int { 2 + 6 * text.utf8.count }
+
+    /// `writeString` through a cursor with `stringByteBound(text)` bytes of room: the same bytes.
+    public static func writeString(_ text: String, into cursor: inout ByteCursor) {
+        // Read in place: a copy to call `withUTF8` retains a heap string; one without contiguous bytes (bridged)
+        // is made contiguous first.
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { writeString(utf8: $0, into: &cursor) }
+        guard written == nil else { return }
+        var text = text
+        text.withUTF8 { writeString(utf8: $0, into: &cursor) }
+    }
+
+    private static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into cursor: inout ByteCursor) {
+        cursor.write(UInt8(ascii: "\""))
+        var runStart = 0
+        for position in 0..<bytes.count {
+            let byte = bytes[position]
+            guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            cursor.write(UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
+            runStart = position + 1
+            cursor.write(0x5C)
+            switch byte {
+            case UInt8(ascii: "\""): cursor.write(0x22)
+            case UInt8(ascii: "\\"): cursor.write(0x5C)
+            case 0x0A: cursor.write(UInt8(ascii: "n"))
+            case 0x0D: cursor.write(UInt8(ascii: "r"))
+            case 0x09: cursor.write(UInt8(ascii: "t"))
+            default:
+                cursor.write("u00")
+                cursor.write(hexDigits[Int(byte >> 4)])
+                cursor.write(hexDigits[Int(byte & 0xF)])
+            }
+        }
+        cursor.write(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        cursor.write(UInt8(ascii: "\""))
+    }
+
     /// A quoted, escaped JSON string for building small bodies by hand.
     public static func quoted(_ text: String) -> String {
         var out: [UInt8] = []
