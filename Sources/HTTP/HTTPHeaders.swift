@@ -38,6 +38,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
+    /// Every field gone; the list keeps its room when `keepingCapacity` (a parser filling it again).
+    public mutating func removeAll(keepingCapacity: Bool = false) {
+        fields.removeAll(keepingCapacity: keepingCapacity)
+        known = KnownFieldSlots()
+    }
+
+    public mutating func reserveCapacity(_ capacity: Int) { fields.reserveCapacity(capacity) }
+
     public mutating func add(_ name: String, _ value: String) {
         if let field = KnownField(name) { known.noteFirst(field, at: fields.count) }
         fields.append(Field(name: name, value: value))

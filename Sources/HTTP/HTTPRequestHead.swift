@@ -86,6 +86,32 @@ public struct HTTPRequestHead: Sendable, Equatable {
             expectsContinue: expectsContinue, framing: framing)
     }
 
+    /// The header list of a head the parser kept from its last request, emptied (its room kept) and taken out of
+    /// the box, when no other head holds that box any more; `nil` while one does. A parser fills it and gives it
+    /// back to the same box (`refilled`): per request, the box and the list were two allocations and their frees.
+    mutating func takeHeadersIfUnshared() -> HTTPHeaders? {
+        guard isKnownUniquelyReferenced(&storage) else { return nil }
+        var headers = HTTPHeaders()
+        swap(&headers, &storage.headers)
+        headers.removeAll(keepingCapacity: true)
+        return headers
+    }
+
+    /// This head's box, already unshared (`takeHeadersIfUnshared` returned its list), filled with the next request.
+    mutating func refill(
+        method: String, target: String, version: HTTPVersion, headers: consuming HTTPHeaders, keepAlive: Bool, expectsContinue: Bool,
+        framing: BodyFraming
+    ) {
+        let box = unique
+        box.method = method
+        box.target = target
+        box.version = version
+        box.headers = headers
+        box.keepAlive = keepAlive
+        box.expectsContinue = expectsContinue
+        box.framing = framing
+    }
+
     public static func == (lhs: HTTPRequestHead, rhs: HTTPRequestHead) -> Bool {
         lhs.storage === rhs.storage
             || (lhs.method == rhs.method && lhs.target == rhs.target && lhs.version == rhs.version && lhs.headers == rhs.headers

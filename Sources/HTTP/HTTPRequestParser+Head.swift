@@ -36,7 +36,7 @@ extension HTTPRequestParser {
         return .head(head)
     }
 
-    private func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
+    private mutating func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
         // Over the bytes in place: the array slice's generic `contains` checked bounds byte by byte.
         let hasBareCR = buffer.withUnsafeBufferPointer { bytes in
             // The ranges ascend, so the last one bounds them all: a buffer pointer checks no bounds in release.
@@ -45,7 +45,14 @@ extension HTTPRequestParser {
         }
         if hasBareCR { throw .bareCarriageReturn }
         let (method, target, version) = try parseRequestLine(lineRanges[0])
-        var headers = HTTPHeaders(minimumCapacity: lineRanges.count - 1)
+        var headers: HTTPHeaders
+        if let kept = recycled?.takeHeadersIfUnshared() {
+            headers = kept
+            headers.reserveCapacity(lineRanges.count - 1)
+        } else {
+            recycled = nil
+            headers = HTTPHeaders(minimumCapacity: lineRanges.count - 1)
+        }
         var known = FramingFields()
         for range in lineRanges.dropFirst() {
             let field = try parseFieldLine(range)
@@ -70,9 +77,21 @@ extension HTTPRequestParser {
             }
             expectsContinue = version == .http11 && framing != .none && framing != .length(0)
         }
-        return HTTPRequestHead(
+        let small = lineRanges.last!.upperBound - lineRanges[0].lowerBound <= Self.recycledHeadBytes
+        if var head = recycled {
+            // Taken from (and so held by) this parser alone since `takeHeadersIfUnshared`.
+            recycled = nil
+            head.refill(
+                method: method, target: target, version: version, headers: headers, keepAlive: keepAlive,
+                expectsContinue: expectsContinue, framing: framing)
+            if small { recycled = head }
+            return head
+        }
+        let head = HTTPRequestHead(
             method: method, target: target, version: version, headers: headers,
             keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+        if small { recycled = head }
+        return head
     }
 
     private func parseRequestLine(_ range: Range<Int>) throws(HTTPParseError) -> (String, String, HTTPVersion) {

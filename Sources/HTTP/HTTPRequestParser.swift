@@ -31,6 +31,10 @@ public struct HTTPRequestParser: Sendable {
     var scannedTo = 0
     var lineRanges: [Range<Int>] = []
     var bodyBytesSeen = 0
+    /// The last head made, kept so the next one can reuse its box and header list once the request is done with
+    /// it (`makeHead`). Only a small head is kept: an idle connection holds at most `recycledHeadBytes` of it.
+    var recycled: HTTPRequestHead?
+    static let recycledHeadBytes = 2048
 
     public init(limits: HTTPLimits = .default) {
         self.limits = limits
