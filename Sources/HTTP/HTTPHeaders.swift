@@ -40,7 +40,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// Every field gone; the list keeps its room when `keepingCapacity` (a parser filling it again).
     public mutating func removeAll(keepingCapacity: Bool = false) {
-        fields.removeAll(keepingCapacity: keepingCapacity)
+        if keepingCapacity {
+            // Field by field from the end: the array's `removeAll(keepingCapacity:)` went through the generic
+            // `replaceSubrange`, some 250 instructions for a head's few fields.
+            while !fields.isEmpty { fields.removeLast() }
+        } else {
+            fields = []
+        }
         known = KnownFieldSlots()
     }
 

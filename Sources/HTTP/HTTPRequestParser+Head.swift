@@ -38,10 +38,13 @@ extension HTTPRequestParser {
 
     private mutating func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
         // Over the bytes in place: the array slice's generic `contains` checked bounds byte by byte.
+        // The ranges as a local: read inside the closure, `self`'s own (a mutating method's) made a copy of the
+        // whole parser per request.
+        let ranges = lineRanges
         let hasBareCR = buffer.withUnsafeBufferPointer { bytes in
             // The ranges ascend, so the last one bounds them all: a buffer pointer checks no bounds in release.
-            precondition(lineRanges.last!.upperBound <= bytes.count, "line range past the buffer")
-            return lineRanges.contains { ByteSearch.contains(ASCII.cr, in: bytes, $0) }
+            precondition(ranges.last!.upperBound <= bytes.count, "line range past the buffer")
+            return ranges.contains { ByteSearch.contains(ASCII.cr, in: bytes, $0) }
         }
         if hasBareCR { throw .bareCarriageReturn }
         let (method, target, version) = try parseRequestLine(lineRanges[0])
