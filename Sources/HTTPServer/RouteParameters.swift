@@ -8,37 +8,40 @@ public struct RouteParameters: Sendable {
         public let value: String
     }
 
-    private var first: Parameter?
-    private var second: Parameter?
+    // Not optionals: assigning an optional struct destroyed its old value through the runtime's generic witnesses
+    // (some 170 instructions a parameter), even where it was known to be `nil`. `stored` says which are set.
+    private var first = Parameter(name: "", value: "")
+    private var second = Parameter(name: "", value: "")
+    private var stored = 0
     private var rest: [Parameter] = []
 
     public init() {}
 
-    public var count: Int { first == nil ? 0 : second == nil ? 1 : 2 + rest.count }
-    public var isEmpty: Bool { first == nil }
+    public var count: Int { stored }
+    public var isEmpty: Bool { stored == 0 }
 
     public mutating func append(name: String, value: String) {
-        if first == nil {
-            first = Parameter(name: name, value: value)
-        } else if second == nil {
-            second = Parameter(name: name, value: value)
-        } else {
-            rest.append(Parameter(name: name, value: value))
+        switch stored {
+        case 0: first = Parameter(name: name, value: value)
+        case 1: second = Parameter(name: name, value: value)
+        default: rest.append(Parameter(name: name, value: value))
         }
+        stored += 1
     }
 
     /// The value of the first parameter with that name.
     public func value(named name: String) -> String? {
-        if let first, first.name == name { return first.value }
-        if let second, second.name == name { return second.value }
+        if stored >= 1, first.name == name { return first.value }
+        if stored >= 2, second.name == name { return second.value }
         return rest.first { $0.name == name }?.value
     }
 
     /// In path order.
     public var all: [Parameter] {
-        var all: [Parameter] = []
-        if let first { all.append(first) }
-        if let second { all.append(second) }
-        return all + rest
+        switch stored {
+        case 0: []
+        case 1: [first]
+        default: [first, second] + rest
+        }
     }
 }
