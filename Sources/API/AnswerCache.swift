@@ -15,8 +15,8 @@ import Synchronization
 /// `$flagd.timestamp`, a clock `validUntil` does not follow) are never kept, nor what-if (`?at=`) or explained
 /// answers: the handler decides (`API.oneFlag`).
 ///
-/// An entry holds its rule set and context weakly: it keeps no old rule set or context alive, so the budget counts
-/// what it holds (body, tag, header lists, key, a fixed allowance for the slot). Erasing a user forgets its answers
+/// An entry holds its rule set and context by number only: it keeps no old rule set or context alive, so the budget
+/// counts what it holds (body, tag, header lists, key, a fixed allowance for the slot). Erasing a user forgets its answers
 /// (`forget`). Bounded by `capacityBytes`: an answer that does not fit evicts others, chosen by the table's own
 /// (seeded, per process) order, so in effect at random. One entry at a time, never a whole generation: dropping
 /// thousands of answers at once stalls the loop that does it, and random eviction keeps a working set that fits the
@@ -48,9 +48,9 @@ public final class AnswerCache: Sendable {
         let flagPosition: Int
     }
 
-    private struct Entry: @unchecked Sendable {
-        // Weak, so a kept answer never keeps a rule set alive; loaded and cleared atomically by the runtime.
-        weak var served: RulesHost.Served?
+    private struct Entry: Sendable {
+        /// The rule set's number (`Served.number`): a kept answer keeps no rule set alive.
+        let served: UInt64
         let context: UserContext.Identity?
         let computedAt: Instant
         let validUntil: Instant?
@@ -61,7 +61,7 @@ public final class AnswerCache: Sendable {
         let bytes: Int
 
         func holds(served: RulesHost.Served, context: UserContext?, now: Instant) -> Bool {
-            guard self.served === served, now >= computedAt else { return false }
+            guard self.served == served.number, now >= computedAt else { return false }
             if let validUntil, now >= validUntil { return false }
             switch (self.context, context) {
             case (nil, nil): return true
@@ -122,7 +122,7 @@ public final class AnswerCache: Sendable {
         // An answer larger than half the budget would push out most others for one user's read.
         guard bytes <= capacityBytes / 2 else { return }
         let entry = Entry(
-            served: served, context: context.map(UserContext.Identity.init), computedAt: computedAt, validUntil: validUntil,
+            served: served.number, context: context.map(UserContext.Identity.init), computedAt: computedAt, validUntil: validUntil,
             answer: answer, flagPosition: flagPosition, bytes: bytes)
         // What leaves the table is released after the lock, out of every other loop's way.
         let evicted = entries.withLock { $0.insert(entry, for: key, budget: capacityBytes) }

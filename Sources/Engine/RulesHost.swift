@@ -24,10 +24,16 @@ public final class RulesHost: Sendable {
         public let rules: RuleSet
         /// This set's answers counted by flag position (metrics): counted through the reference a read holds anyway.
         public let evaluations: EvaluationLedger.Counts
+        /// Given when the set is served, never given again: what an answer kept for this set remembers of it, where
+        /// a weak reference sent every retain and release of the set through the runtime's side table.
+        public let number: UInt64
+
+        private static let served = Atomic<UInt64>(0)
 
         init(_ rules: RuleSet, ledger: EvaluationLedger) {
             self.rules = rules
             evaluations = ledger.counts(for: rules)
+            number = Self.served.add(1, ordering: .relaxed).newValue
         }
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What specd knows of one user (docs/api.md, "Contexts"): the input of every evaluation.
 ///
 /// A value with one reference: the fields live in a shared box, copied on write. A write handed the context from
@@ -26,13 +28,29 @@ public struct UserContext: @unchecked Sendable, Equatable {
         @usableFromInline init() {}
     }
 
-    @usableFromInline typealias Box = ManagedBuffer<Fields, UInt8>
+    /// The box's contents: the fields, first (`fields` points at them), and the box's number.
+    @usableFromInline
+    struct Header {
+        @usableFromInline var fields: Fields
+        /// Given when the box is made, never given again: what an `Identity` remembers of the box.
+        @usableFromInline let number: UInt64
+
+        @usableFromInline init(_ fields: Fields) {
+            self.fields = fields
+            number = UserContext.boxesMade.add(1, ordering: .relaxed).newValue
+        }
+    }
+
+    @usableFromInline typealias Box = ManagedBuffer<Header, UInt8>
 
     @usableFromInline var box: Box
 
+    /// How many boxes were made: the next box's number. Boxes are made by writes (copy on write) and decoders.
+    @usableFromInline static let boxesMade = Atomic<UInt64>(0)
+
     /// Every empty context shares one box until it is first changed: an unknown user's read allocates nothing.
     /// Never changed itself: this reference keeps it from ever being unique.
-    @usableFromInline nonisolated(unsafe) static let emptyBox = Box.create(minimumCapacity: 0) { _ in Fields() }
+    @usableFromInline nonisolated(unsafe) static let emptyBox = Box.create(minimumCapacity: 0) { _ in Header(Fields()) }
 
     @inlinable public init() { box = Self.emptyBox }
 
@@ -57,13 +75,20 @@ public struct UserContext: @unchecked Sendable, Equatable {
         let empty =
             launchedAt == nil && timeZone == nil && counters.isEmpty && events.isEmpty && flags.isEmpty && attributes.isEmpty
             && segments.isEmpty && donations.isEmpty && triggerFires.isEmpty
-        box = empty ? Self.emptyBox : Box.create(minimumCapacity: 0) { _ in fields }
+        box = empty ? Self.emptyBox : Box.create(minimumCapacity: 0) { _ in Header(fields) }
     }
 
     /// The fields in the box. The pointer outlives `withUnsafeMutablePointerToHeader`'s closure on purpose: a heap
     /// object never moves, and every use below is within a get or a modify of `self`, which holds `box` alive.
     @inlinable
-    var fields: UnsafeMutablePointer<Fields> { box.withUnsafeMutablePointerToHeader { $0 } }
+    var fields: UnsafeMutablePointer<Fields> {
+        // `fields` is the header's first member (a test holds it to offset 0), so the header's address is theirs.
+        box.withUnsafeMutablePointerToHeader { UnsafeMutableRawPointer($0).assumingMemoryBound(to: Fields.self) }
+    }
+
+    /// The box's number (`Header.number`).
+    @inlinable
+    var boxNumber: UInt64 { box.withUnsafeMutablePointerToHeader { $0.pointee.number } }
 
     /// The fields, in a box no other copy sees: what every setter and in-place change writes through.
     @inlinable
@@ -78,7 +103,7 @@ public struct UserContext: @unchecked Sendable, Equatable {
     mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&box) {
             let copy = fields.pointee
-            box = Box.create(minimumCapacity: 0) { _ in copy }
+            box = Box.create(minimumCapacity: 0) { _ in Header(copy) }
         }
     }
 
@@ -91,15 +116,16 @@ public struct UserContext: @unchecked Sendable, Equatable {
     public func sharesStorage(with other: UserContext) -> Bool { box === other.box }
 
     /// A context's box remembered without keeping it alive: whoever holds this can tell whether a context it meets
-    /// again is the very value it saw (`sharesStorage`), and holds none of the user's data once the store has let
-    /// that value go (a write replaced it, or the user was erased): the weak reference is then nil, and names
-    /// nothing. Sendable: the runtime loads and clears a weak reference atomically, and a shared box never changes.
-    public struct Identity: @unchecked Sendable {
-        private weak var box: Box?
+    /// again is the very value it saw (`sharesStorage`), and holds none of the user's data. It keeps the box's
+    /// number, which no other box is ever given: once the store has let that value go (a write replaced it, or the
+    /// user was erased), no context it meets has that number. A weak reference did the same, but gave every
+    /// remembered box the runtime's side table, through which each retain and release of it then went.
+    public struct Identity: Sendable {
+        private let number: UInt64
 
-        public init(_ context: UserContext) { box = context.box }
+        public init(_ context: UserContext) { number = context.boxNumber }
 
-        public func names(_ context: UserContext) -> Bool { box === context.box }
+        public func names(_ context: UserContext) -> Bool { number == context.boxNumber }
     }
 
     public var launchedAt: Instant? {
