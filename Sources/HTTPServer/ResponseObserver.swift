@@ -5,6 +5,9 @@
 public final class ResponseObserver: Sendable {
     private let body: @Sendable (_ status: Int, _ seconds: Double) -> Void
 
+    /// Observes nothing: what a sink holds before a route sets its own.
+    static let none = ResponseObserver { _, _ in }
+
     public init(_ body: @escaping @Sendable (_ status: Int, _ seconds: Double) -> Void) {
         self.body = body
     }

@@ -14,7 +14,9 @@ enum LogRecord {
     /// own to encode into and copy from, once per write. The header is filled in once the payload's length is known.
     static func encode(seq: UInt64, into out: inout [UInt8], payload: (inout BinaryWriter) -> Void) {
         let start = out.count
-        out.append(contentsOf: repeatElement(0, count: headerSize))
+        // Room for the header, filled in below: sixteen zero bytes in one copy (`repeatElement` went through the
+        // generic append, element by element).
+        withUnsafeBytes(of: (UInt64(0), UInt64(0))) { out.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
         var writer = BinaryWriter()
         swap(&writer.bytes, &out)
         payload(&writer)
