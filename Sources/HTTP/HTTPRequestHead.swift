@@ -88,7 +88,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// The header list of a head the parser kept from its last request, emptied (its room kept) and taken out of
     /// the box, when no other head holds that box any more; `nil` while one does. A parser fills it and gives it
-    /// back to the same box (`refilled`): per request, the box and the list were two allocations and their frees.
+    /// back to the same box (`refill`): per request, the box and the list were two allocations and their frees.
     mutating func takeHeadersIfUnshared() -> HTTPHeaders? {
         guard isKnownUniquelyReferenced(&storage) else { return nil }
         var headers = HTTPHeaders()
