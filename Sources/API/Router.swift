@@ -160,11 +160,13 @@ public struct Router: Responder {
         _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int>,
         ends: UnsafeBufferPointer<Int>, parameters: inout RouteParameters, sink: inout ResponseSink
     ) -> Route? {
-        let policy = cors.flatMap { $0.covers(path) ? $0 : nil }
-        let origin = policy == nil ? nil : request.headers[.origin]
+        // Whether the CORS policy covers this path, asked in place: the policy copied out as an optional went through
+        // the runtime's generic witnesses on every request, with or without a policy.
+        let covered = cors?.covers(path) ?? false
+        let origin = covered ? request.headers[.origin] : nil
         // A preflight carries no credentials (the Fetch standard): it is answered here, before auth and rate limits,
         // with the methods this path's routes answer.
-        if let policy, request.method == "OPTIONS", request.headers.contains("Access-Control-Request-Method") {
+        if covered, let policy = cors, request.method == "OPTIONS", request.headers.contains("Access-Control-Request-Method") {
             var methods = Set<String>()
             for index in patterns.candidates(segmentCount: ends.count) where patterns.matches(index, path, starts: starts, ends: ends) {
                 methods.insert(routes[index].method)
@@ -177,7 +179,7 @@ public struct Router: Responder {
             return nil
         }
         // `sink` is still the caller's here: a route's answer goes through the CORS headers from now on.
-        if let policy { sink = Self.setting(policy.decide(origin: origin).headers, on: sink) }
+        if covered, let policy = cors { sink = Self.setting(policy.decide(origin: origin).headers, on: sink) }
         let method = request.method
         var allowed: [String] = []
         var winner: Int?
