@@ -31,6 +31,9 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
 
     var inEventLoop: Bool { DispatchQueue.getSpecific(key: key) != nil }
 
+    /// Dispatch hands out events one by one: each call reads the clock.
+    var now: MonotonicInstant { .now }
+
     /// Dispatch hands out events one by one; there is no end of a round to hook.
     func addIterationHook(_ hook: @escaping @Sendable () -> Void, gatherWhile pending: (@Sendable () -> Bool)?) -> Bool { false }
 

@@ -20,6 +20,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// Milliseconds since `epoch` at which each descriptor's channel wants a tick; `Int64.max` for none.
     @exclusivity(unchecked) private var deadlines: [Int64] = []
     private let epoch = MonotonicInstant.now
+    /// The reading `now` returns, in nanoseconds: stored by the loop thread, and atomic only so that a read from
+    /// another thread is no data race (a relaxed load is a plain load on x86-64 and ARM64).
+    private let clock = Atomic<Int64>(MonotonicInstant.now.nanoseconds)
     /// Channels with responses to send when the round ends (see `sendAtRoundEnd`); loop thread only.
     @exclusivity(unchecked) private var sendQueue: [Channel] = []
     /// By descriptor: whether the channel there is in `sendQueue` already.
@@ -47,6 +50,16 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     var inEventLoop: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    var now: MonotonicInstant { MonotonicInstant(nanoseconds: clock.load(ordering: .relaxed)) }
+
+    /// Reads the clock for the pass that follows (see `EventLoop.now`); returns the reading.
+    @discardableResult
+    private func readClock() -> MonotonicInstant {
+        let now = MonotonicInstant.now
+        clock.store(now.nanoseconds, ordering: .relaxed)
+        return now
+    }
 
     func add(_ channel: Channel) {
         let index = Int(channel.fd)
@@ -156,6 +169,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         let timeoutMilliseconds = Int32(clamping: max(1, tickInterval.millisecondsForTimers))
         while running.load(ordering: .acquiring) {
             var count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), timeoutMilliseconds)
+            readClock()
             var gathered = 0
             while count > 0 {
                 for index in 0..<Int(count) {
@@ -179,6 +193,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 guard gathered < Self.gatherPolls, gatherPredicates.contains(where: { $0() }) else { break }
                 gathered += 1
                 count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), 0)
+                if count > 0 { readClock() }
             }
             runPendingTasks()
             // Work the round deferred, such as one log write for every request it read. It may queue tasks, and
@@ -195,7 +210,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 } while ranTasks && passes < Self.maximumHookPasses
                 if ranTasks { wake() }
             }
-            let now = MonotonicInstant.now
+            // Read again after the round's tasks and hooks (a hook may have waited for an fsync): the replies
+            // made next, in the tick, and the round's sends see this reading.
+            let now = readClock()
             if now >= nextScan {
                 nextScan = now + tickInterval
                 tickDue(now: now)

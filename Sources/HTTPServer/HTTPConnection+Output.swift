@@ -93,7 +93,7 @@ extension HTTPConnection {
         let (offset, failed) = Socket.send(fd, output, from: outputOffset)
         if offset > outputOffset {
             outputOffset = offset
-            machine.outputProgressed(now: .now)
+            machine.outputProgressed(now: loop.now)
         }
         return failed
     }
@@ -102,7 +102,7 @@ extension HTTPConnection {
     /// discard input until the client closes or the linger deadline passes.
     func finishWriting() {
         guard !isClosed else { return }
-        machine.outputFinished(now: .now)
+        machine.outputFinished(now: loop.now)
         shutdown(fd, Int32(SHUT_WR))
         // Nothing will read the peer's close if reading stopped for good; a pause for output ends here too.
         if machine.peerFinished {

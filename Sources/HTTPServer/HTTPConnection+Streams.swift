@@ -34,7 +34,7 @@ extension HTTPConnection {
         // (and is dropped at its limit) instead of hiding in megabytes of autotuned socket buffer.
         var sendBuffer: Int32 = 64 * 1024
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
-        machine.streamStarted(now: .now)
+        machine.streamStarted(now: loop.now)
         defer { refreshDeadline() }
         context.accessLog(head, .ok, requestStart, requestID, peer)
         flush()
@@ -96,7 +96,7 @@ extension HTTPConnection {
         if reason == .slowConsumer || reason == .peerClosed {
             close()
         } else {
-            machine.streamEnded(now: .now)
+            machine.streamEnded(now: loop.now)
             refreshDeadline()
             if output.count == outputOffset { finishWriting() } else { flush() }
         }

@@ -95,7 +95,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         }
         if received > 0 {
             guard !machine.isLingering else { return }
-            machine.bytesReceived(now: .now)
+            machine.bytesReceived(now: loop.now)
             processInput()
         } else if received < 0, errno == EAGAIN || errno == EINTR {
             return
@@ -109,7 +109,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 close()
                 return
             }
-            perform(machine.peerClosed(now: .now, outputPending: outputPending))
+            perform(machine.peerClosed(now: loop.now, outputPending: outputPending))
             if !isClosed { updateReading() }
         }
     }
@@ -167,7 +167,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             endStream(.serverClosed)
             return
         }
-        perform(machine.beginDrain(now: .now))
+        perform(machine.beginDrain(now: loop.now))
     }
 
     // MARK: - Requests
@@ -197,7 +197,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 // The peer finished and what is buffered is no whole request (a stray CRLF, a cut head or body):
                 // nothing more will come to complete it, so the connection ends once its answers are out, where
                 // it waited for the header or body deadline and a 408 nobody asked for.
-                if machine.peerFinished { perform(machine.peerClosed(now: .now, outputPending: output.count > outputOffset)) }
+                if machine.peerFinished { perform(machine.peerClosed(now: loop.now, outputPending: output.count > outputOffset)) }
                 break
             }
             // Consumed, so the head moves into `head` rather than being copied and the event destroyed after.
@@ -205,7 +205,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             case .head(let newHead):
                 head = newHead
                 body = []
-                requestStart = .now
+                requestStart = loop.now
                 let bodyFollows = newHead.framing != .none && newHead.framing != .length(0)
                 machine.headReceived(now: requestStart, bodyFollows: bodyFollows)
                 if newHead.expectsContinue {
@@ -245,7 +245,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             awaitingResponse = false
             respondAndClose(refusal, version: head.version)
             context.accessLog(head, refusal.status, requestStart, RequestID("overload"), peer)
-            perform(machine.protocolErrorAnswered(now: .now))
+            perform(machine.protocolErrorAnswered(now: loop.now))
             return
         }
         let clientID = head.headers[.requestID]
@@ -280,7 +280,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 extraValue: id, into: &output)
         }
         context.accessLog(head, response.status, requestStart, requestID, peer)
-        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
+        let action = machine.responseQueued(now: loop.now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
         sendAtRoundEnd()
         perform(action)
         if !dispatching, !isClosed, !machine.isLingering { processInput() }
@@ -299,7 +299,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             keepAlive: keepAlive, date: context.dates.current(), into: &output)
         context.accessLog(head, .ok, requestStart, requestID, peer)
         self.head = nil
-        let action = machine.responseQueued(now: .now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
+        let action = machine.responseQueued(now: loop.now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
         flush()
         perform(action)
         if !dispatching, !isClosed, !machine.isLingering { processInput() }
@@ -310,7 +310,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     private func refuse(_ error: HTTPParseError) {
         context.events.record(.refused(code: error.code, peer: peer))
         respondAndClose(ErrorResponse.response(for: error), version: head?.version ?? .http11)
-        perform(machine.protocolErrorAnswered(now: .now))
+        perform(machine.protocolErrorAnswered(now: loop.now))
     }
 
     func respondAndClose(_ response: HTTPResponse, version: HTTPVersion) {
