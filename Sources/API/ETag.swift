@@ -26,8 +26,9 @@ enum ETag {
     final class Tagged: Sendable {
         let body: [UInt8]
         let etag: String
-        /// The 200's fields: the tag, then `headers`, then the content type.
-        let ok: HTTPHeaders
+        /// The 200's fields: the tag, then `headers`, then the content type; with their lines made once, since
+        /// a kept answer is sent many times.
+        let ok: PreparedFields
         /// The fields after the tag, for a 304.
         private let extra: HTTPHeaders
 
@@ -40,7 +41,7 @@ enum ETag {
             fields.add("ETag", etag)
             for field in headers { fields.add(field.name, field.value) }
             fields.add("Content-Type", "application/json; charset=utf-8")
-            ok = fields
+            ok = PreparedFields(fields)
         }
 
         /// The 304's fields: the tag, then `headers`. Made when a 304 is sent: kept beside the 200's, it was a
@@ -57,7 +58,7 @@ enum ETag {
         if let header = request.headers[.ifNoneMatch], matches(header, tagged.etag) {
             return HTTPResponse(status: .notModified, headers: tagged.notModified)
         }
-        return HTTPResponse(status: .ok, headers: tagged.ok, body: tagged.body)
+        return HTTPResponse(status: .ok, prepared: tagged.ok, body: tagged.body)
     }
 
     /// A strong entity tag: the opaque value in double quotes (RFC 9110 §8.8.3).
