@@ -39,17 +39,27 @@ public enum HTTPResponseEncoder {
         _ response: HTTPResponse, version: HTTPVersion, keepAlive: Bool, isHead: Bool, date: String, extraName: String?,
         extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
     ) {
+        encode(
+            response, version: version, keepAlive: keepAlive, isHead: isHead, dateLine: DateLine(date), extraName: extraName,
+            extraValue: extraValue, into: &buffer)
+    }
+
+    /// The same with the `Date` line made already (a server's date cache makes it once a second).
+    public static func encode(
+        _ response: HTTPResponse, version: HTTPVersion, keepAlive: Bool, isHead: Bool, dateLine: DateLine, extraName: String?,
+        extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
+    ) {
         let framing: Framing = response.status.forbidsBody ? .none : .length(response.body.count)
         if response.prepared != nil {
             // Unwrapped in place: bound with `if let`, the optional was copied and destroyed through the runtime's
             // generic witnesses (a merged outlined copy), some 200 instructions a response.
             encodeHead(
                 status: response.status, prepared: response.prepared.unsafelyUnwrapped, framing: framing, version: version,
-                keepAlive: keepAlive, date: date, extraName: extraName, extraValue: extraValue, into: &buffer)
+                keepAlive: keepAlive, dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
         } else {
             encodeHead(
                 status: response.status, headers: response.headers, framing: framing, version: version,
-                keepAlive: keepAlive, date: date, extraName: extraName, extraValue: extraValue, into: &buffer)
+                keepAlive: keepAlive, dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
         }
         if !isHead, !response.status.forbidsBody { buffer.append(contentsOf: response.body) }
     }
@@ -79,6 +89,15 @@ public enum HTTPResponseEncoder {
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, version: HTTPVersion, keepAlive: Bool,
         date: String, extraName: String?, extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
     ) {
+        encodeHead(
+            status: status, headers: headers, framing: framing, version: version, keepAlive: keepAlive,
+            dateLine: DateLine(date), extraName: extraName, extraValue: extraValue, into: &buffer)
+    }
+
+    static func encodeHead(
+        status: HTTPStatus, headers: HTTPHeaders, framing: Framing, version: HTTPVersion, keepAlive: Bool,
+        dateLine: DateLine, extraName: String?, extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
+    ) {
         let contentType = headers[.contentType]
         let extraName = extraName.flatMap { isManaged($0) ? nil : $0 }
         let extraValue = extraValue ?? UnsafeBufferPointer(start: nil, count: 0)
@@ -86,7 +105,7 @@ public enum HTTPResponseEncoder {
         // retain and a release of both its strings, twice per field.
         headers.fields.withUnsafeBufferPointer { fields in
             // An upper bound: CR and LF dropped from values only make the head shorter.
-            var bound = HeadWriter.statusLineBound(status) + HeadWriter.fieldBound("Date", date)
+            var bound = HeadWriter.statusLineBound(status) + dateLine.bytes.count
             if let contentType { bound += HeadWriter.fieldBound("Content-Type", contentType) }
             bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
             for index in fields.indices { bound += HeadWriter.fieldBound(fields[index].name, fields[index].value) }
@@ -99,7 +118,7 @@ public enum HTTPResponseEncoder {
                 head.append(ASCII.space)
                 head.append(status.reason)
                 head.appendCRLF()
-                head.appendField("Date", date)
+                dateLine.bytes.withUnsafeBufferPointer { head.append($0) }
                 if let contentType { head.appendField("Content-Type", contentType) }
                 switch framing {
                 case .length(let length):
@@ -129,12 +148,12 @@ public enum HTTPResponseEncoder {
     /// The head of a response with prepared fields: the same bytes `encodeHead(status:headers:…)` writes for
     /// `prepared.headers`, with the fields' lines copied as made (`PreparedFields`).
     static func encodeHead(
-        status: HTTPStatus, prepared: PreparedFields, framing: Framing, version: HTTPVersion, keepAlive: Bool, date: String,
-        extraName: String?, extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
+        status: HTTPStatus, prepared: PreparedFields, framing: Framing, version: HTTPVersion, keepAlive: Bool,
+        dateLine: DateLine, extraName: String?, extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
     ) {
         let extraName = extraName.flatMap { isManaged($0) ? nil : $0 }
         let extraValue = extraValue ?? UnsafeBufferPointer(start: nil, count: 0)
-        var bound = HeadWriter.statusLineBound(status) + HeadWriter.fieldBound("Date", date) + prepared.lines.count
+        var bound = HeadWriter.statusLineBound(status) + dateLine.bytes.count + prepared.lines.count
         bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
         if let extraName { bound += HeadWriter.fieldBound(extraName, valueCount: extraValue.count) }
         prepared.lines.withUnsafeBufferPointer { lines in
@@ -146,7 +165,7 @@ public enum HTTPResponseEncoder {
                 head.append(ASCII.space)
                 head.append(status.reason)
                 head.appendCRLF()
-                head.appendField("Date", date)
+                dateLine.bytes.withUnsafeBufferPointer { head.append($0) }
                 head.append(UnsafeBufferPointer(rebasing: lines[..<prepared.contentTypeEnd]))
                 switch framing {
                 case .length(let length):

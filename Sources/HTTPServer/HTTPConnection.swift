@@ -273,11 +273,11 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         // Handlers never set it, so it is appended rather than searched for and replaced; handed to the encoder,
         // not added to the response, whose field list the sender still shares (adding would copy it).
         let isHead = head.method == "HEAD"
-        let date = context.dates.current()
+        let dateLine = context.dates.line(at: loop.now)
         requestID.withBytes { id in
             HTTPResponseEncoder.encode(
-                response, version: head.version, keepAlive: keepAlive, isHead: isHead, date: date, extraName: "X-Request-Id",
-                extraValue: id, into: &output)
+                response, version: head.version, keepAlive: keepAlive, isHead: isHead, dateLine: dateLine,
+                extraName: "X-Request-Id", extraValue: id, into: &output)
         }
         context.accessLog(head, response.status, requestStart, requestID, peer)
         let action = machine.responseQueued(now: loop.now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
