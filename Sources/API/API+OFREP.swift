@@ -39,7 +39,7 @@ extension API {
             return .json(.badRequest, JSONWriter.write(["errorCode": "INVALID_CONTEXT", "errorDetails": .string(error.details)]))
         }
         let served = rules.served
-        let evaluationInput = input(context, user: user, now: clock.now(), appVersion: request.headers[.appVersion])
+        let evaluationInput = input(context, user: user, now: clock.now(), appVersion: request.header(.appVersion))
         var items: [JSONValue] = []
         for flag in served.rules.declaredFlags {
             let evaluation = flag.evaluate(evaluationInput)
@@ -166,7 +166,7 @@ extension API {
         guard let flag = served.rules.flags[key] else {
             return ofrepError(.notFound, key: key, code: "FLAG_NOT_FOUND", details: "flag '\(key)' is not defined")
         }
-        let evaluationInput = input(context, user: user, now: clock.now(), appVersion: request.headers[.appVersion])
+        let evaluationInput = input(context, user: user, now: clock.now(), appVersion: request.header(.appVersion))
         let evaluation = flag.evaluate(evaluationInput)
         served.evaluations.count(flag.position)
         if let code = evaluation.errorCode {

@@ -28,7 +28,7 @@ extension API {
             let include = request.query("include")
             guard include == nil || include == "context" else { throw APIError.invalidField("include", "include may only be 'context'") }
             var lastEventID: EventID?
-            if let text = request.headers[.lastEventID] ?? request.query("lastEventId") {
+            if let text = request.header(.lastEventID) ?? request.query("lastEventId") {
                 guard let parsed = EventID(text: text) else {
                     throw APIError.invalidField("Last-Event-ID", "Last-Event-ID must be an id this server sent")
                 }

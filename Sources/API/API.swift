@@ -69,7 +69,7 @@ public struct API: Sendable {
             }
             return text
         }
-        if let header = request.headers[.appVersion] {
+        if let header = request.header(.appVersion) {
             guard Version.isValid(header) else {
                 throw APIError.invalidField(
                     "X-App-Version", "X-App-Version must be a dotted numeric version such as \"1.4.2\", at most \(Version.maxBytes) bytes")

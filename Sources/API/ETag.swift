@@ -55,7 +55,7 @@ enum ETag {
     }
 
     static func respond(_ request: Request, _ tagged: Tagged) -> HTTPResponse {
-        if let header = request.headers[.ifNoneMatch], matches(header, tagged.etag) {
+        if let header = request.header(.ifNoneMatch), matches(header, tagged.etag) {
             return HTTPResponse(status: .notModified, headers: tagged.notModified)
         }
         return HTTPResponse(status: .ok, prepared: tagged.ok, body: tagged.body)

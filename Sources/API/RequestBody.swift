@@ -10,7 +10,7 @@ enum RequestBody {
             if allowEmpty { return .object([:]) }
             throw APIError(.badRequest, code: "missing_body", message: "a JSON body is required")
         }
-        if let type = request.headers[.contentType] {
+        if let type = request.header(.contentType) {
             let media = type.split(separator: ";").first.map { $0.trimmingOptionalWhitespace.lowercased() } ?? ""
             guard media == "application/json" || media.hasSuffix("+json") else {
                 throw APIError(

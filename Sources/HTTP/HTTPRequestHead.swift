@@ -62,6 +62,9 @@ public struct HTTPRequestHead: Sendable, Equatable {
         _modify { yield &unique.headers }
         set { unique.headers = newValue }
     }
+    /// A known field's first value, read in the box: `headers[field]` copied the list out first (a retain and a
+    /// release of it, for each of the three or four fields a request's handling asks for).
+    public subscript(field: KnownField) -> String? { storage.headers[field] }
     /// Whether the connection may serve another request after this one (RFC 9112 §9.3).
     public var keepAlive: Bool {
         get { storage.keepAlive }

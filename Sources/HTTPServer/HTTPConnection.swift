@@ -248,9 +248,9 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             perform(machine.protocolErrorAnswered(now: loop.now))
             return
         }
-        let clientID = head.headers[.requestID]
+        let clientID = head[.requestID]
         requestID = clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? RequestID($0) : nil } ?? context.requestIDs.next()
-        let request = Request(head: head, body: body, requestID: requestID, peer: peer)
+        let request = Request(head: head, body: body, requestID: requestID, peer: peer, received: requestStart)
         body = []
         let sink = ResponseSink(receiver: self, request: generation)
         dispatching = true

@@ -12,13 +12,17 @@ public struct Request: Sendable {
     public var parameters = RouteParameters()
     /// The query, decoded once: handlers ask for several names.
     public let queryItems: [(name: String, value: String)]
+    /// When the request's head was read: its event loop's reading of the clock for that pass (`EventLoop.now`).
+    /// What a route's metrics time its answer from.
+    public let received: MonotonicInstant
 
     public init(head: HTTPRequestHead, body: [UInt8], id: String, peer: String = "") {
         self.init(head: head, body: body, requestID: RequestID(id), peer: peer)
     }
 
-    public init(head: HTTPRequestHead, body: [UInt8], requestID: RequestID, peer: String = "") {
+    public init(head: HTTPRequestHead, body: [UInt8], requestID: RequestID, peer: String = "", received: MonotonicInstant = .now) {
         self.head = head
+        self.received = received
         self.body = body
         self.requestID = requestID
         self.peer = peer
@@ -28,6 +32,8 @@ public struct Request: Sendable {
     public var method: String { head.method }
     public var path: Substring { head.path }
     public var headers: HTTPHeaders { head.headers }
+    /// A known field's first value, read in place (`HTTPRequestHead.subscript(field:)`).
+    public func header(_ field: KnownField) -> String? { head[field] }
 
     /// Decoded query parameters (the first of each name).
     public func query(_ name: String) -> String? {

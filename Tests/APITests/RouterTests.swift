@@ -132,3 +132,21 @@ import Testing
                 == #"{"error":{"code":"invalid_field","message":"ops[0].by must be an integer","field":"ops[0].by","retryable":false}}"#)
     }
 }
+
+/// A route's metrics time its answer from when the request's head was read (`Request.received`, the event loop's
+/// reading for that pass), not from when the router got to it.
+@Suite struct RouterTimingTests {
+    @Test func aRoutesDuration_runsFromWhenTheRequestWasReceived() throws {
+        let metrics = Metrics()
+        var router = Router()
+        router.add("GET", "/x", sync: { _ throws(APIError) in HTTPResponse(status: .ok) })
+        router.metrics = metrics
+        let received = MonotonicInstant.now.advanced(byNanoseconds: -3_000_000_000)
+        let request = Request(head: HTTPRequestHead(method: "GET", target: "/x"), body: [], requestID: RequestID("t"), received: received)
+        router.respond(to: request, sink: .capturing { _ in })
+        let prefix = "specd_http_request_duration_seconds_sum "
+        let line = try #require(metrics.render(gauges: []).split(separator: "\n").first { $0.hasPrefix(prefix) })
+        let seconds = try #require(Double(line.dropFirst(prefix.count)))
+        #expect(seconds >= 3 && seconds < 60)
+    }
+}

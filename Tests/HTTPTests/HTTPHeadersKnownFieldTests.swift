@@ -61,6 +61,11 @@ import Testing
                 for field in KnownField.allCases {
                     #expect(headers[field] == Self.naive(model, field.name), "\(field) in \(model)")
                 }
+                // A head answers a known field in its box as its list does.
+                var head = HTTPRequestHead(method: "GET", target: "/", headers: headers)
+                for field in KnownField.allCases { #expect(head[field] == Self.naive(model, field.name), "\(field) in \(model)") }
+                head.headers.add("X-App-Version", "added")
+                #expect(head[.appVersion] == (Self.naive(model, "X-App-Version") ?? "added"))
             }
         }
     }
