@@ -25,6 +25,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public init(_ pairs: [(String, String)]) {
         fields = []
+        // `[:]`, every defaulted field list (`HTTPResponse.json`'s, on each answer): reserving room for none was
+        // most of some 140 instructions.
+        guard !pairs.isEmpty else { return }
         fields.reserveCapacity(pairs.count)
         for (name, value) in pairs { add(name, value) }
     }
