@@ -107,15 +107,14 @@ public struct Router: Responder {
     /// Takes the request by value: the route's parameters are set on it in place, where setting them on a copy
     /// cost a copy and a destroy of every field per request.
     public func respond(to request: consuming Request, sink given: ResponseSink) {
-        // The path's bytes read in the target in place (`HTTPRequestHead.pathRange`), no substring made.
-        var requestTarget = request.head.target
+        // The path's bytes read in the target in place (`HTTPRequestHead.pathRange`), no string made.
         // Decoded straight into a local the request then takes: returned along with the route, the parameters
         // were moved through two returns (copies of the whole value).
         var parameters = RouteParameters()
         // The sink comes back through `inout` and the route alone as the optional: an optional pair of route and
         // sink was destroyed through the runtime's generic witnesses, some 170 instructions a request.
         var sink = given
-        let matched = requestTarget.withUTF8 { bytes in
+        let matched = request.head.withTargetBytes { bytes in
             guard let range = HTTPRequestHead.pathRange(in: bytes) else {
                 return ("/" as StaticString).withUTF8Buffer { match(request, path: $0, parameters: &parameters, sink: &sink) }
             }

@@ -3,12 +3,17 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// The fields, in one box shared by copies until one is changed. A head is copied several times per request
     /// (the parser's event, the connection, the request a handler gets) and each copy of seven fields retained
     /// and later released the method, the target and the header list: some 200 instructions a copy.
-    private final class Storage: @unchecked Sendable {
+    @usableFromInline final class Storage: @unchecked Sendable {
         // Mutated only through `HTTPRequestHead.unique`, while no other head holds it: an access to one box never
         // overlaps another, so the runtime's exclusivity checks (some 75 instructions each, four reads of `headers`
         // per request) are left out.
         @exclusivity(unchecked) var method: String
-        @exclusivity(unchecked) var target: String
+        /// The target's bytes, the first `targetCount` of `targetRoom`: a string made per request was an
+        /// allocation (most targets are longer than a small string's 15 bytes), where a box the parser recycles
+        /// keeps its room (`refill`). `target` makes the string for whoever asks; the router and the query read the
+        /// bytes.
+        @usableFromInline @exclusivity(unchecked) var targetRoom: [UInt8]
+        @usableFromInline @exclusivity(unchecked) var targetCount: Int
         @exclusivity(unchecked) var version: HTTPVersion
         @exclusivity(unchecked) var headers: HTTPHeaders
         @exclusivity(unchecked) var keepAlive: Bool
@@ -16,11 +21,12 @@ public struct HTTPRequestHead: Sendable, Equatable {
         @exclusivity(unchecked) var framing: BodyFraming
 
         init(
-            method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, keepAlive: Bool, expectsContinue: Bool,
+            method: String, targetBytes: [UInt8], version: HTTPVersion, headers: HTTPHeaders, keepAlive: Bool, expectsContinue: Bool,
             framing: BodyFraming
         ) {
             self.method = method
-            self.target = target
+            targetRoom = targetBytes
+            targetCount = targetBytes.count
             self.version = version
             self.headers = headers
             self.keepAlive = keepAlive
@@ -30,12 +36,22 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
         func copy() -> Storage {
             Storage(
-                method: method, target: target, version: version, headers: headers, keepAlive: keepAlive,
-                expectsContinue: expectsContinue, framing: framing)
+                method: method, targetBytes: Array(targetRoom[..<targetCount]), version: version, headers: headers,
+                keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+        }
+
+        /// Copies `bytes` into the room the last target left, growing it only when they do not fit.
+        func setTarget(_ bytes: UnsafeBufferPointer<UInt8>) {
+            if targetRoom.count < bytes.count {
+                targetRoom = Array(bytes)
+            } else if let source = bytes.baseAddress {
+                targetRoom.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: source, count: bytes.count) }
+            }
+            targetCount = bytes.count
         }
     }
 
-    private var storage: Storage
+    @usableFromInline var storage: Storage
 
     private var unique: Storage {
         mutating get {
@@ -48,10 +64,21 @@ public struct HTTPRequestHead: Sendable, Equatable {
         get { storage.method }
         set { unique.method = newValue }
     }
-    /// The request target as sent (origin-form, absolute-form or `*`).
+    /// The request target as sent (origin-form, absolute-form or `*`), made from its bytes on each read.
     public var target: String {
-        get { storage.target }
-        set { unique.target = newValue }
+        get { withTargetBytes { String(decoding: $0, as: UTF8.self) } }
+        set {
+            let box = unique
+            Array(newValue.utf8).withUnsafeBufferPointer { box.setTarget($0) }
+        }
+    }
+
+    /// The target's bytes, read in place. Inlinable, so a caller's closure is specialized into it (through the
+    /// generic entry point a read cost a reabstraction thunk and the array's generic accessor).
+    @inlinable
+    public func withTargetBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let box = storage
+        return box.targetRoom.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[..<box.targetCount])) }
     }
     public var version: HTTPVersion {
         get { storage.version }
@@ -85,7 +112,17 @@ public struct HTTPRequestHead: Sendable, Equatable {
         keepAlive: Bool = true, expectsContinue: Bool = false, framing: BodyFraming = .none
     ) {
         storage = Storage(
-            method: method, target: target, version: version, headers: headers, keepAlive: keepAlive,
+            method: method, targetBytes: Array(target.utf8), version: version, headers: headers, keepAlive: keepAlive,
+            expectsContinue: expectsContinue, framing: framing)
+    }
+
+    /// A head whose target is these bytes (the parser's: visible ASCII).
+    init(
+        method: String, target: UnsafeBufferPointer<UInt8>, version: HTTPVersion, headers: HTTPHeaders, keepAlive: Bool,
+        expectsContinue: Bool, framing: BodyFraming
+    ) {
+        storage = Storage(
+            method: method, targetBytes: [UInt8](target), version: version, headers: headers, keepAlive: keepAlive,
             expectsContinue: expectsContinue, framing: framing)
     }
 
@@ -102,12 +139,13 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// This head's box, already unshared (`takeHeadersIfUnshared` returned its list), filled with the next request.
     mutating func refill(
-        method: String, target: String, version: HTTPVersion, headers: consuming HTTPHeaders, keepAlive: Bool, expectsContinue: Bool,
-        framing: BodyFraming
+        method: String, target: UnsafeBufferPointer<UInt8>, version: HTTPVersion, headers: consuming HTTPHeaders, keepAlive: Bool,
+        expectsContinue: Bool, framing: BodyFraming
     ) {
         let box = unique
         box.method = method
-        box.target = target
+        // Into the room the last target left.
+        box.setTarget(target)
         box.version = version
         box.headers = headers
         box.keepAlive = keepAlive
@@ -117,7 +155,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     public static func == (lhs: HTTPRequestHead, rhs: HTTPRequestHead) -> Bool {
         lhs.storage === rhs.storage
-            || (lhs.method == rhs.method && lhs.target == rhs.target && lhs.version == rhs.version && lhs.headers == rhs.headers
+            || (lhs.method == rhs.method && lhs.withTargetBytes({ left in rhs.withTargetBytes { left.elementsEqual($0) } }) && lhs.version == rhs.version && lhs.headers == rhs.headers
                 && lhs.keepAlive == rhs.keepAlive && lhs.expectsContinue == rhs.expectsContinue && lhs.framing == rhs.framing)
     }
 
@@ -132,8 +170,8 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// The raw query string after `?`, if any.
     public var query: Substring? {
-        var target = target
-        let bounds = target.withUTF8 { bytes -> (Int, Int)? in
+        // Found on the bytes: a target without `?` (most) makes no string.
+        let bounds = withTargetBytes { bytes -> (Int, Int)? in
             guard let mark = ByteSearch.firstIndex(of: UInt8(ascii: "?"), in: bytes, from: 0, to: bytes.count) else { return nil }
             let end = ByteSearch.firstIndex(of: UInt8(ascii: "#"), in: bytes, from: mark + 1, to: bytes.count) ?? bytes.count
             return (mark + 1, end)
@@ -143,8 +181,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// Byte offsets of the path in the target; a negative start when an absolute-form target has no path.
     private func pathBounds() -> (Int, Int) {
-        var target = target
-        return target.withUTF8 { Self.pathBounds(in: $0) }
+        withTargetBytes { Self.pathBounds(in: $0) }
     }
 
     /// Where the path (as `path` has it) lies in the target's bytes, `nil` when an absolute-form target has none
@@ -174,6 +211,8 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// The target between two byte offsets that fall on ASCII delimiters (or the ends), so on character boundaries.
     private func slice(_ start: Int, _ end: Int) -> Substring {
+        // The target made once: each read of `target` makes it anew.
+        let target = target
         let utf8 = target.utf8
         return target[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)]
     }

@@ -41,13 +41,15 @@ extension HTTPRequestParser {
         // The ranges as a local: read inside the closure, `self`'s own (a mutating method's) made a copy of the
         // whole parser per request.
         let ranges = lineRanges
+        // The buffer as a local too, for the same reason (and read while `recycled` changes, below).
+        let buffer = buffer
         let hasBareCR = buffer.withUnsafeBufferPointer { bytes in
             // The ranges ascend, so the last one bounds them all: a buffer pointer checks no bounds in release.
             precondition(ranges.last!.upperBound <= bytes.count, "line range past the buffer")
             return ranges.contains { ByteSearch.contains(ASCII.cr, in: bytes, $0) }
         }
         if hasBareCR { throw .bareCarriageReturn }
-        let (method, target, version) = try parseRequestLine(lineRanges[0])
+        let (method, targetRange, version) = try Self.parseRequestLine(buffer, ranges[0])
         var headers: HTTPHeaders
         if let kept = recycled?.takeHeadersIfUnshared() {
             headers = kept
@@ -84,27 +86,34 @@ extension HTTPRequestParser {
         if var head = recycled {
             // Taken from (and so held by) this parser alone since `takeHeadersIfUnshared`.
             recycled = nil
-            head.refill(
-                method: method, target: target, version: version, headers: headers, keepAlive: keepAlive,
-                expectsContinue: expectsContinue, framing: framing)
+            buffer.withUnsafeBufferPointer { bytes in
+                head.refill(
+                    method: method, target: UnsafeBufferPointer(rebasing: bytes[targetRange]), version: version, headers: headers,
+                    keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+            }
             if small { recycled = head }
             return head
         }
-        let head = HTTPRequestHead(
-            method: method, target: target, version: version, headers: headers,
-            keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+        let head = buffer.withUnsafeBufferPointer { bytes in
+            HTTPRequestHead(
+                method: method, target: UnsafeBufferPointer(rebasing: bytes[targetRange]), version: version, headers: headers,
+                keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+        }
         if small { recycled = head }
         return head
     }
 
-    private func parseRequestLine(_ range: Range<Int>) throws(HTTPParseError) -> (String, String, HTTPVersion) {
-        try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) -> (String, String, HTTPVersion) in
+    /// The method, where the target lies in the buffer, and the version.
+    private static func parseRequestLine(_ buffer: [UInt8], _ range: Range<Int>) throws(HTTPParseError) -> (String, Range<Int>, HTTPVersion) {
+        try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) -> (String, Range<Int>, HTTPVersion) in
             precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "request line past the buffer")
-            return try Self.requestLine(UnsafeBufferPointer(rebasing: bytes[range]))
+            let (method, target, version) = try Self.requestLine(UnsafeBufferPointer(rebasing: bytes[range]))
+            return (method, (range.lowerBound + target.lowerBound)..<(range.lowerBound + target.upperBound), version)
         }
     }
 
-    private static func requestLine(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> (String, String, HTTPVersion) {
+    /// The method, where the target lies in the line, and the version.
+    private static func requestLine(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> (String, Range<Int>, HTTPVersion) {
         guard let firstSpace = line.firstIndex(of: ASCII.space), firstSpace > 0 else { throw .malformedRequestLine }
         let methodBytes = UnsafeBufferPointer(rebasing: line[..<firstSpace])
         guard methodBytes.allSatisfy(ASCII.isToken) else { throw .invalidMethod }
@@ -122,11 +131,10 @@ extension HTTPRequestParser {
         let targetBytes = UnsafeBufferPointer(rebasing: line[targetStart..<stop])
         let version = try parseVersion(UnsafeBufferPointer(rebasing: line[(stop + 1)...]))
         let method = Self.method(methodBytes)
-        let target = String(decoding: targetBytes, as: UTF8.self)
         // Origin-form, nearly every request: known from its first byte, without a string comparison. Targets are
         // visible ASCII (`isTargetByte`), so the first byte is the first character.
-        if targetBytes[0] != UInt8(ascii: "/") { try checkTargetForm(target, method: method) }
-        return (method, target, version)
+        if targetBytes[0] != UInt8(ascii: "/") { try checkTargetForm(String(decoding: targetBytes, as: UTF8.self), method: method) }
+        return (method, targetStart..<stop, version)
     }
 
     /// The methods nearly every request uses, as literals: no string is built and validated for them (some 85

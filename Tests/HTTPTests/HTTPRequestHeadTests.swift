@@ -25,6 +25,21 @@ import Testing
         #expect(copy != original)
     }
 
+    /// The target lives in its box's room (the first bytes of a buffer that only grows): a shorter target then a
+    /// longer one read back exactly, and compare by their own bytes only.
+    @Test func aTargetSetShorterThenLonger_readsBackExactly() {
+        var head = original
+        head.target = "/s"
+        #expect(head.target == "/s" && head.path == "/s" && head.query == nil)
+        #expect(head == HTTPRequestHead(method: "POST", target: "/s", headers: ["X-App-Version": "1.2"], framing: .length(3)))
+        head.target = "/a/much/longer/target/than/the/first/one?q=%20"
+        #expect(head.target == "/a/much/longer/target/than/the/first/one?q=%20")
+        #expect(head.path == "/a/much/longer/target/than/the/first/one" && head.query == "q=%20")
+        head.target = ""
+        #expect(head.target == "" && head.query == nil)
+        #expect(original.target == "/v1/users/a/events/e?x=1")
+    }
+
     @Test func equality_isByFields_notByWhoHoldsThem() {
         let rebuilt = HTTPRequestHead(
             method: "POST", target: "/v1/users/a/events/e?x=1", version: .http11, headers: ["X-App-Version": "1.2"],

@@ -22,6 +22,9 @@ import Testing
             Array(("GET /many HTTP/1.1\r\nHost: a\r\n" + (0..<40).map { "X-F\($0): \($0)\r\n" }.joined() + "\r\n").utf8),
             Array("POST /p HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".utf8),
             Array("GET /q?x=1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n".utf8),
+            // Targets kept in the box's room: one longer than any before it, then a short one.
+            Array("GET /v1/users/a-rather-long-user-identifier/flags/promo-banner?at=2026-01-01T00%3A00%3A00Z HTTP/1.1\r\nHost: a\r\n\r\n".utf8),
+            Array("GET /s HTTP/1.1\r\nHost: a\r\n\r\n".utf8),
             // Fields found by their noted place (`KnownField`), at different places from one request to the next.
             Array("GET /k HTTP/1.1\r\nHost: a\r\nX-App-Version: 1.2\r\nIf-None-Match: \"e\"\r\nX-Request-Id: r1\r\n\r\n".utf8),
             Array("GET /k HTTP/1.1\r\nX-Request-Id: r2\r\nHost: a\r\nAuthorization: Bearer t\r\nX-App-Version: 2.0\r\n\r\n".utf8),
