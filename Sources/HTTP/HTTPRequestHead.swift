@@ -155,7 +155,8 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     public static func == (lhs: HTTPRequestHead, rhs: HTTPRequestHead) -> Bool {
         lhs.storage === rhs.storage
-            || (lhs.method == rhs.method && lhs.withTargetBytes({ left in rhs.withTargetBytes { left.elementsEqual($0) } }) && lhs.version == rhs.version && lhs.headers == rhs.headers
+            || (lhs.method == rhs.method && lhs.withTargetBytes({ left in rhs.withTargetBytes { left.elementsEqual($0) } })
+                && lhs.version == rhs.version && lhs.headers == rhs.headers
                 && lhs.keepAlive == rhs.keepAlive && lhs.expectsContinue == rhs.expectsContinue && lhs.framing == rhs.framing)
     }
 
