@@ -37,7 +37,9 @@ public struct Request: Sendable {
 
     /// Decoded query parameters (the first of each name).
     public func query(_ name: String) -> String? {
-        queryItems.first { $0.name == name }?.value
+        // Most requests carry no query, and handlers ask for several names: the search's closure costs even then.
+        guard !queryItems.isEmpty else { return nil }
+        return queryItems.first { $0.name == name }?.value
     }
 
     public func parameter(_ name: String) -> String { parameters.value(named: name) ?? "" }
