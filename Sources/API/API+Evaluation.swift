@@ -64,7 +64,7 @@ extension API {
         // where (some 400 instructions of hashing the key a read the cache answers).
         if let cacheKey, let hit = answers.answer(for: cacheKey, served: served, context: stored, now: now) {
             served.evaluations.count(hit.flagPosition)
-            return ETag.respond(request, hit.answer)
+            return ETag.respond(request, hit.answer, again: true)
         }
         guard let flag = served.rules.flags[key] else { throw Self.flagNotFound(key) }
         let keeps = cacheKey != nil && !served.rules.readsUnknownInputs(flag)

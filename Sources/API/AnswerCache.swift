@@ -118,7 +118,7 @@ public final class AnswerCache: Sendable {
     ) {
         let bytes =
             answer.body.count + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.string.utf8.count
-            + (key.appVersion?.utf8.count ?? 0) + Self.entryOverhead
+            + (key.appVersion?.utf8.count ?? 0) + answer.preparedBytes + Self.entryOverhead
         // An answer larger than half the budget would push out most others for one user's read.
         guard bytes <= capacityBytes / 2 else { return }
         let entry = Entry(

@@ -1,6 +1,7 @@
 import HTTP
 import HTTPServer
 import Rules
+import Synchronization
 
 /// Conditional requests for the answers that carry a strong entity tag (docs/api.md, "Conventions": caching): a
 /// user's flags, one flag, the OFREP answers and the rule set. One place decides between 304 and 200, so they
@@ -20,15 +21,21 @@ enum ETag {
     }
 
     /// A body with its tag and both answers' header lists, made once: an answer kept for later reads
-    /// (`AnswerCache`) is sent again without building its fields again. Immutable, and a reference: a kept answer
-    /// handed out of the cache on every read is one retain, where the four fields of a value were copied (and their
-    /// optional destroyed through the runtime's generic witness, some 150 instructions a read).
+    /// (`AnswerCache`) is sent again without building its fields again. Immutable (its prepared lines, made at most
+    /// once, aside), and a reference: a kept answer handed out of the cache on every read is one retain, where the
+    /// four fields of a value were copied (and their optional destroyed through the runtime's generic witness, some
+    /// 150 instructions a read).
     final class Tagged: Sendable {
         let body: [UInt8]
         let etag: String
-        /// The 200's fields: the tag, then `headers`, then the content type; with their lines made once, since
-        /// a kept answer is sent many times.
-        let ok: PreparedFields
+        /// The 200's fields: the tag, then `headers`, then the content type.
+        let ok: HTTPHeaders
+        /// `ok` with its lines made (`PreparedFields`), the first time the answer is sent again (`respond`'s
+        /// `again`): a kept answer is sent many times, but made on every answer's first send the lines cost what
+        /// they save, and two more allocations. The object's bits once made (0 before), holding one retain, released
+        /// in `deinit`: the library's `AtomicLazyReference` was not specialized here, and asked the runtime for
+        /// generic metadata on every read (some 600 instructions a kept answer's send).
+        private let preparedBits = Atomic<UInt>(0)
         /// The fields after the tag, for a 304.
         private let extra: HTTPHeaders
 
@@ -41,8 +48,35 @@ enum ETag {
             fields.add("ETag", etag)
             for field in headers { fields.add(field.name, field.value) }
             fields.add("Content-Type", "application/json; charset=utf-8")
-            ok = PreparedFields(fields)
+            ok = fields
         }
+
+        /// `ok` prepared, made by the first caller to ask; a caller on another thread that made one at the same
+        /// time drops its own and takes the first.
+        var okPrepared: PreparedFields {
+            let bits = preparedBits.load(ordering: .acquiring)
+            if bits != 0 { return Self.object(bits).takeUnretainedValue() }
+            let made = Unmanaged.passRetained(PreparedFields(ok))
+            let (stored, first) = preparedBits.compareExchange(
+                expected: 0, desired: UInt(bitPattern: made.toOpaque()), successOrdering: .acquiringAndReleasing,
+                failureOrdering: .acquiring)
+            if stored { return made.takeUnretainedValue() }
+            made.release()
+            return Self.object(first).takeUnretainedValue()
+        }
+
+        private static func object(_ bits: UInt) -> Unmanaged<PreparedFields> {
+            Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        }
+
+        deinit {
+            let bits = preparedBits.load(ordering: .acquiring)
+            if bits != 0 { Self.object(bits).release() }
+        }
+
+        /// The most `okPrepared` holds once made: each field's line, and its object and array (for a budget that
+        /// counts what a kept answer will hold, `AnswerCache`).
+        var preparedBytes: Int { ok.fields.reduce(64) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } }
 
         /// The 304's fields: the tag, then `headers`. Made when a 304 is sent: kept beside the 200's, it was a
         /// second list (and a copy) for every answer, and most answers are 200s.
@@ -54,11 +88,13 @@ enum ETag {
         }
     }
 
-    static func respond(_ request: Request, _ tagged: Tagged) -> HTTPResponse {
+    /// `again`: the answer was sent before (kept, and read again), so its fields go out prepared.
+    static func respond(_ request: Request, _ tagged: Tagged, again: Bool = false) -> HTTPResponse {
         if let header = request.header(.ifNoneMatch), matches(header, tagged.etag) {
             return HTTPResponse(status: .notModified, headers: tagged.notModified)
         }
-        return HTTPResponse(status: .ok, prepared: tagged.ok, body: tagged.body)
+        if again { return HTTPResponse(status: .ok, prepared: tagged.okPrepared, body: tagged.body) }
+        return HTTPResponse(status: .ok, headers: tagged.ok, body: tagged.body)
     }
 
     /// A strong entity tag: the opaque value in double quotes (RFC 9110 §8.8.3).

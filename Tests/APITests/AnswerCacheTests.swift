@@ -292,7 +292,7 @@ import Testing
             #expect(cache.contains(key))
         }
         // Evicted one at a time: the budget is used, not halved.
-        let entry = 100 + 2 * 3 + "user-199".utf8.count + 1 + AnswerCache.entryOverhead
+        let entry = 100 + 2 * 3 + "user-199".utf8.count + 1 + answer(100).preparedBytes + AnswerCache.entryOverhead
         #expect(cache.count >= 10_000 / entry)
     }
 

@@ -1,6 +1,8 @@
+import Foundation
 import HTTP
 import HTTPServer
 import Rules
+import Synchronization
 import Testing
 
 @testable import API
@@ -70,5 +72,46 @@ import Testing
         #expect(response.headers["ETag"] == ETag.strongHash(body))
         let again = ETag.respond(request(ifNoneMatch: response.headers["ETag"]), body: body)
         #expect(again.status == .notModified)
+    }
+
+    /// A kept answer's first send writes its fields one by one; a send again (a kept answer read again) carries
+    /// them prepared, made once and shared by every later send, and the bytes on the wire are the same.
+    @Test func anAnswerSentAgain_goesOutPrepared_withTheSameBytes() {
+        let tagged = ETag.Tagged(body: body, etag: ETag.strongHash(body), headers: ETag.flagAnswerCaching)
+        let first = ETag.respond(request(ifNoneMatch: nil), tagged)
+        let again = ETag.respond(request(ifNoneMatch: nil), tagged, again: true)
+        let later = ETag.respond(request(ifNoneMatch: nil), tagged, again: true)
+        #expect(first.prepared == nil)
+        #expect(again.prepared != nil && again.prepared === later.prepared)
+        #expect(again.headers == first.headers)
+        func wire(_ response: HTTPResponse) -> [UInt8] {
+            var bytes: [UInt8] = []
+            HTTPResponseEncoder.encode(response, version: .http11, keepAlive: true, isHead: false, date: "d", into: &bytes)
+            return bytes
+        }
+        #expect(wire(again) == wire(first))
+        // A revalidation is a 304 either way.
+        #expect(ETag.respond(request(ifNoneMatch: tagged.etag), tagged, again: true).status == .notModified)
+    }
+
+    /// Threads asking for a kept answer's prepared fields at once all get the one made first, and it goes when the
+    /// answer does.
+    @Test func preparedFieldsAskedAtOnce_areMadeOnce_andFreedWithTheAnswer() {
+        for _ in 0..<200 {
+            weak var kept: PreparedFields?
+            do {
+                let tagged = ETag.Tagged(body: body, etag: "\"t\"", headers: ETag.flagAnswerCaching)
+                let seen = Mutex<[ObjectIdentifier]>([])
+                DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                    let prepared = tagged.okPrepared
+                    seen.withLock { $0.append(ObjectIdentifier(prepared)) }
+                }
+                let all = seen.withLock { $0 }
+                #expect(all.count == 8 && Set(all).count == 1)
+                kept = tagged.okPrepared
+                #expect(kept != nil)
+            }
+            #expect(kept == nil)
+        }
     }
 }
