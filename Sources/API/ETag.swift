@@ -110,18 +110,11 @@ enum ETag {
         body.withUnsafeBytes { raw in
             var offset = 0
             while offset + 8 <= raw.count {
-                hash = mix(hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+                hash = mix(hash ^ ByteWords.word(raw, at: offset))
                 offset += 8
             }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < raw.count {
-                tail |= UInt64(raw[offset]) << shift
-                shift += 8
-                offset += 1
-            }
             // The length last, after a mix: XORed in beside the tail, `z}` and `{}\0` shared a tag.
-            hash = mix(mix(hash ^ tail) ^ UInt64(raw.count))
+            hash = mix(mix(hash ^ ByteWords.tail(raw, from: offset)) ^ UInt64(raw.count))
         }
         return String(unsafeUninitializedCapacity: 18) { text in
             let digits: StaticString = "0123456789abcdef"

@@ -112,29 +112,11 @@ public enum HTTPResponseEncoder {
             if let extraName { bound += HeadWriter.fieldBound(extraName, valueCount: extraValue.count) }
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
                 var head = HeadWriter(scratch)
-                head.append(version.text)
-                head.append(ASCII.space)
-                head.appendDecimal(status.code)
-                head.append(ASCII.space)
-                head.append(status.reason)
-                head.appendCRLF()
+                head.appendStatusLine(version, status)
                 dateLine.bytes.withUnsafeBufferPointer { head.append($0) }
                 if let contentType { head.appendField("Content-Type", contentType) }
-                switch framing {
-                case .length(let length):
-                    head.append("Content-Length: ")
-                    head.appendDecimal(length)
-                    head.appendCRLF()
-                case .chunked:
-                    head.appendField("Transfer-Encoding", "chunked")
-                case .none:
-                    break
-                }
-                if !keepAlive {
-                    head.appendField("Connection", "close")
-                } else if version == .http10 {
-                    head.appendField("Connection", "keep-alive")
-                }
+                head.appendFraming(framing)
+                head.appendConnection(keepAlive: keepAlive, version: version)
                 for index in fields.indices where !isManaged(fields[index].name) {
                     head.appendField(fields[index].name, fields[index].value)
                 }
@@ -159,29 +141,11 @@ public enum HTTPResponseEncoder {
         prepared.lines.withUnsafeBufferPointer { lines in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
                 var head = HeadWriter(scratch)
-                head.append(version.text)
-                head.append(ASCII.space)
-                head.appendDecimal(status.code)
-                head.append(ASCII.space)
-                head.append(status.reason)
-                head.appendCRLF()
+                head.appendStatusLine(version, status)
                 dateLine.bytes.withUnsafeBufferPointer { head.append($0) }
                 head.append(UnsafeBufferPointer(rebasing: lines[..<prepared.contentTypeEnd]))
-                switch framing {
-                case .length(let length):
-                    head.append("Content-Length: ")
-                    head.appendDecimal(length)
-                    head.appendCRLF()
-                case .chunked:
-                    head.appendField("Transfer-Encoding", "chunked")
-                case .none:
-                    break
-                }
-                if !keepAlive {
-                    head.appendField("Connection", "close")
-                } else if version == .http10 {
-                    head.appendField("Connection", "keep-alive")
-                }
+                head.appendFraming(framing)
+                head.appendConnection(keepAlive: keepAlive, version: version)
                 head.append(UnsafeBufferPointer(rebasing: lines[prepared.contentTypeEnd...]))
                 if let extraName { head.appendField(extraName, extraValue) }
                 head.appendCRLF()

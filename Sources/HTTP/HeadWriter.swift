@@ -46,6 +46,40 @@ struct HeadWriter {
         append(ASCII.lf)
     }
 
+    /// `HTTP/1.1 200 OK` + CRLF.
+    mutating func appendStatusLine(_ version: HTTPVersion, _ status: HTTPStatus) {
+        append(version.text)
+        append(ASCII.space)
+        appendDecimal(status.code)
+        append(ASCII.space)
+        append(status.reason)
+        appendCRLF()
+    }
+
+    /// The framing field (none for `.none`), within `framingBound`.
+    mutating func appendFraming(_ framing: HTTPResponseEncoder.Framing) {
+        switch framing {
+        case .length(let length):
+            append("Content-Length: ")
+            appendDecimal(length)
+            appendCRLF()
+        case .chunked:
+            appendField("Transfer-Encoding", "chunked")
+        case .none:
+            break
+        }
+    }
+
+    /// `Connection: close` when the connection ends after this response; `keep-alive` when it does not on
+    /// HTTP/1.0, where closing is the default (RFC 9112 §9.3); nothing otherwise. Within `connectionBound`.
+    mutating func appendConnection(keepAlive: Bool, version: HTTPVersion) {
+        if !keepAlive {
+            appendField("Connection", "close")
+        } else if version == .http10 {
+            appendField("Connection", "keep-alive")
+        }
+    }
+
     /// A field line. Values come from our own handlers; CR and LF are dropped anyway, so no handler can split a
     /// response (a header injected through a value).
     mutating func appendField(_ name: String, _ value: String) {

@@ -112,23 +112,14 @@ public struct ByteKeyedTable<Value: Sendable>: Sendable {
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
         var hash = (0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)) &* multiplier
+        let raw = UnsafeRawBufferPointer(bytes)
         var offset = 0
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while offset + 8 <= bytes.count {
-                hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
-                hash ^= hash >> 29
-                offset += 8
-            }
+        while offset + 8 <= raw.count {
+            hash = (hash ^ ByteWords.word(raw, at: offset)) &* multiplier
+            hash ^= hash >> 29
+            offset += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < bytes.count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
-        }
-        hash = (hash ^ tail) &* multiplier
+        hash = (hash ^ ByteWords.tail(raw, from: offset)) &* multiplier
         return hash ^ (hash >> 32)
     }
 
