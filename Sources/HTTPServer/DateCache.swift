@@ -2,16 +2,22 @@ import Foundation
 import HTTP
 import Synchronization
 
-/// The `Date` header text, formatted at most once a second.
+/// The `Date` header, its text and its line made at most once a second.
 final class DateCache: Sendable {
-    private let cached = Mutex<(second: Int, text: String)>((-1, ""))
-    /// The line `line(at:)` hands out, and the monotonic instant at which its second ends.
-    private let lineCache = Mutex<(line: DateLine, until: MonotonicInstant)>((DateLine(""), MonotonicInstant(nanoseconds: .min)))
+    private struct Cached {
+        var text = ""
+        var line = DateLine("")
+        /// The monotonic instant at which the second they name ends.
+        var until = MonotonicInstant(nanoseconds: .min)
+    }
 
+    private let cached = Mutex(Cached())
+
+    /// The text for a response made now, for senders without a loop's reading (the listener's refusals, heads of
+    /// streams).
     func current() -> String {
-        let second = Int(Date().timeIntervalSince1970)
-        return cached.withLock { cache in
-            if cache.second != second { cache = (second, HTTPDate.format(unixSeconds: second)) }
+        cached.withLock { cache in
+            Self.refresh(&cache, at: .now)
             return cache.text
         }
     }
@@ -22,15 +28,21 @@ final class DateCache: Sendable {
     /// second when it was made; as the loop's reading trails the clock by up to a pass, a line can outlive its
     /// second by that much (a millisecond or two, under load), and after the wall clock is set, by up to a second.
     func line(at now: MonotonicInstant) -> DateLine {
-        lineCache.withLock { cache in
-            if now < cache.until { return cache.line }
-            let wall = Date().timeIntervalSince1970
-            let second = Int(wall.rounded(.down))
-            // What is left of that second, rounded up: the line is never kept into the next one for want of a
-            // nanosecond.
-            let left = Int64((Double(second + 1) - wall) * 1e9) + 1
-            cache = (DateLine(HTTPDate.format(unixSeconds: second)), now.advanced(byNanoseconds: left))
+        cached.withLock { cache in
+            Self.refresh(&cache, at: now)
             return cache.line
         }
+    }
+
+    /// Makes both again once `now` has passed the end of their second (only the field asked for is copied out).
+    private static func refresh(_ cache: inout Cached, at now: MonotonicInstant) {
+        if now < cache.until { return }
+        let wall = Date().timeIntervalSince1970
+        let second = Int(wall.rounded(.down))
+        // What is left of that second, rounded up: the line is never kept into the next one for want of a
+        // nanosecond.
+        let left = Int64((Double(second + 1) - wall) * 1e9) + 1
+        let text = HTTPDate.format(unixSeconds: second)
+        cache = Cached(text: text, line: DateLine(text), until: now.advanced(byNanoseconds: left))
     }
 }

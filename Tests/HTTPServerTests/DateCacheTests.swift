@@ -53,6 +53,17 @@ import Testing
         #expect(dates[0] != dates[1])
     }
 
+    /// The text, for senders without a loop's reading, is the line's date: one cache makes both.
+    @Test func theText_namesTheWallClocksSecond_asTheLineDoes() {
+        let cache = DateCache()
+        let before = HTTPDate.format(unixSeconds: Int(Date().timeIntervalSince1970))
+        let text = cache.current()
+        let line = Self.text(cache.line(at: .now))
+        let after = HTTPDate.format(unixSeconds: Int(Date().timeIntervalSince1970))
+        #expect(text == before || text == after, "\(text) not in [\(before), \(after)]")
+        #expect(line == "Date: " + text + "\r\n" || line == "Date: " + after + "\r\n")
+    }
+
     @Test func aDate_withLineBreaks_losesThemInItsLine() {
         #expect(Self.text(DateLine("Sun,\r\n 06 Nov\n")) == "Date: Sun, 06 Nov\r\n")
         #expect(Self.text(DateLine("")) == "Date: \r\n")
