@@ -26,8 +26,8 @@ start_specd api "$BIN" --fsync ${FSYNC:-interval} --log-level warn
 SPECD_PORT=$(cat "$WORK/api.port")
 SPECD_PID=${PIDS[-1]}
 NGINX_PORT=$(free_port)
-start_nginx "$NGINX_PORT" '{"key":"promo-banner","value":false,"reason":"DEFAULT","matched":false}'
 curl -sf "http://127.0.0.1:$SPECD_PORT/healthz" >/dev/null
+start_nginx "$NGINX_PORT" "$(read_row_body "$SPECD_PORT")"
 
 printf '%-4s %12s %8s %12s %8s %6s %12s %8s %6s %9s %9s\n' run nginx_rps p99_ms eval_rps p99_ms bad donate_rps p99_ms bad eval/ng don/ng
 for run in $(seq "$RUNS"); do

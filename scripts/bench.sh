@@ -2,7 +2,7 @@
 # Every performance goal of specd next to a peer measured in the same run, and one table of ratios at the end.
 #
 #   row            specd                                              peer (same run, same pinning)
-#   read           GET /v1/users/{u}/flags/promo-banner, wrk -c32     nginx `return 200` of the same body, 1 worker
+#   read           GET /v1/users/{u}/flags/promo-banner, wrk -c32     nginx `return 200` of the same body (asked of specd), 1 worker
 #   write-always   POST /v1/users/{u}/events/appStarted, fsync always Redis INCR, appendfsync always (redis-benchmark -c32)
 #   write-never    the same donation, fsync never                     Redis INCR, no append-only file
 #   sse-p99        10 000 streams on one user, delivery p99           nginx + nchan, 10 000 EventSource subscribers
@@ -102,9 +102,9 @@ read_every_user() {
 echo "== read and write rows ($ROUNDS rounds of ${DURATION}s)" >&2
 NGINX_WORKERS=1
 NGINX_PORT=$(free_port)
-start_nginx "$NGINX_PORT" '{"key":"promo-banner","value":false,"reason":"DEFAULT","matched":false}'
 start_specd never "$BIN" --fsync never --log-level warn
 NEVER_PID=${PIDS[-1]}
+start_nginx "$NGINX_PORT" "$(read_row_body "$(cat "$WORK/never.port")")"
 start_specd always "$BIN" --fsync always --log-level warn
 ALWAYS_PID=${PIDS[-1]}
 NEVER_PORT=$(cat "$WORK/never.port")

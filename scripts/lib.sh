@@ -83,6 +83,21 @@ start_specd() {
 }
 
 # start_nginx PORT BODY: nginx ($NGINX_WORKERS workers, default 2) answering `return 200 BODY` for every path.
+# read_row_body PORT: the body specd answers the read row's request with (bench/wrk/users-get.lua), for nginx to
+# return byte for byte: a shorter body would spare nginx's side of the comparison bytes that specd's side sends and
+# the load generator reads.
+read_row_body() {
+  local body=""
+  for _ in $(seq 50); do
+    body=$(curl -sf -H 'X-App-Version: 1.2' "http://127.0.0.1:$1/v1/users/user-1/flags/promo-banner") && break
+    sleep 0.1
+  done
+  case $body in
+    *"'"* | "") echo "read_row_body: no answer, or one nginx's return could not quote: $body" >&2; return 1 ;;
+  esac
+  echo "$body"
+}
+
 start_nginx() {
   mkdir -p "$WORK/nginx"
   cat > "$WORK/nginx/nginx.conf" <<CONF

@@ -30,6 +30,26 @@ public enum ByteSearch {
         return nil
     }
 
+    /// Whether the two buffers hold the same bytes, compared a word at a time.
+    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let left = a.baseAddress, let right = b.baseAddress else { return true }
+        let rawLeft = UnsafeRawPointer(left)
+        let rawRight = UnsafeRawPointer(right)
+        var index = 0
+        while a.count - index >= 8 {
+            if rawLeft.loadUnaligned(fromByteOffset: index, as: UInt64.self) != rawRight.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
+                return false
+            }
+            index += 8
+        }
+        while index < a.count {
+            if left[index] != right[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// Whether a byte below `limit` (at most 128) occurs in `bytes`: `(word - limit…) & ~word & 0x80…` is non-zero
     /// exactly when some byte of the word is below `limit` (a borrow only starts at such a byte), so a buffer of
     /// visible text is passed over in one test per word.

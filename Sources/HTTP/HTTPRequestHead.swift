@@ -137,6 +137,9 @@ public struct HTTPRequestHead: Sendable, Equatable {
         return headers
     }
 
+    /// Whether no other head holds this head's box.
+    mutating func isUnshared() -> Bool { isKnownUniquelyReferenced(&storage) }
+
     /// This head's box, already unshared (`takeHeadersIfUnshared` returned its list), filled with the next request.
     mutating func refill(
         method: String, target: UnsafeBufferPointer<UInt8>, version: HTTPVersion, headers: consuming HTTPHeaders, keepAlive: Bool,

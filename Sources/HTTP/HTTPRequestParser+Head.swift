@@ -50,6 +50,18 @@ extension HTTPRequestParser {
         }
         if hasBareCR { throw .bareCarriageReturn }
         let (method, targetRange, version) = try Self.parseRequestLine(buffer, ranges[0])
+        let section = ranges.count > 1 ? ranges[1].lowerBound..<ranges[ranges.count - 1].upperBound : nil
+        let small = ranges[ranges.count - 1].upperBound - ranges[0].lowerBound <= Self.recycledHeadBytes
+        if let section, let repeated = lastSection,
+            buffer.withUnsafeBufferPointer({ repeated.matches(UnsafeBufferPointer(rebasing: $0[section]), version: version) })
+        {
+            return repeatedHead(
+                repeated, method: method, targetRange: targetRange, version: version, keepAlive: repeated.keepAlive && method != "CONNECT",
+                keep: small)
+        }
+        // Let go of the kept section's share of the list first: the box's list is then the only one, and refilled
+        // in place.
+        lastSection = nil
         var headers: HTTPHeaders
         if let kept = recycled?.takeHeadersIfUnshared() {
             headers = kept
@@ -71,7 +83,6 @@ extension HTTPRequestParser {
             let close = headers.listContains("Connection", token: "close")
             keepAlive = version == .http11 ? !close : headers.listContains("Connection", token: "keep-alive") && !close
         }
-        if method == "CONNECT" { keepAlive = false }
         var expectsContinue = false
         if !known.expectations.isEmpty {
             // RFC 9110 §10.1.1: 100-continue is the only expectation defined; anything else is 417, on any line.
@@ -82,7 +93,14 @@ extension HTTPRequestParser {
             }
             expectsContinue = version == .http11 && framing != .none && framing != .length(0)
         }
-        let small = lineRanges.last!.upperBound - lineRanges[0].lowerBound <= Self.recycledHeadBytes
+        if small, let section {
+            lastSection = buffer.withUnsafeBufferPointer { bytes in
+                RepeatedFieldSection(
+                    bytes: UnsafeBufferPointer(rebasing: bytes[section]), version: version, headers: headers, framing: framing,
+                    keepAlive: keepAlive, expectsContinue: expectsContinue)
+            }
+        }
+        if method == "CONNECT" { keepAlive = false }
         if var head = recycled {
             // Taken from (and so held by) this parser alone since `takeHeadersIfUnshared`.
             recycled = nil
@@ -100,6 +118,32 @@ extension HTTPRequestParser {
                 keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
         }
         if small { recycled = head }
+        return head
+    }
+
+    /// The head of a request whose field section is the kept one: the box refilled (or a new one) with the kept
+    /// list and what was decided from it, and kept for the next request when `keep` (the head is small).
+    private mutating func repeatedHead(
+        _ repeated: RepeatedFieldSection, method: String, targetRange: Range<Int>, version: HTTPVersion, keepAlive: Bool, keep: Bool
+    ) -> HTTPRequestHead {
+        let buffer = buffer
+        if recycled?.isUnshared() == true, var head = recycled.take() {
+            buffer.withUnsafeBufferPointer { bytes in
+                head.refill(
+                    method: method, target: UnsafeBufferPointer(rebasing: bytes[targetRange]), version: version,
+                    headers: repeated.headers, keepAlive: keepAlive, expectsContinue: repeated.expectsContinue,
+                    framing: repeated.framing)
+            }
+            if keep { recycled = head }
+            return head
+        }
+        let head = buffer.withUnsafeBufferPointer { bytes in
+            HTTPRequestHead(
+                method: method, target: UnsafeBufferPointer(rebasing: bytes[targetRange]), version: version,
+                headers: repeated.headers, keepAlive: keepAlive, expectsContinue: repeated.expectsContinue,
+                framing: repeated.framing)
+        }
+        recycled = keep ? head : nil
         return head
     }
 

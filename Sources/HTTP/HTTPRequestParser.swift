@@ -35,6 +35,9 @@ public struct HTTPRequestParser: Sendable {
     /// it (`makeHead`). Only a small head is kept: an idle connection holds at most `recycledHeadBytes` of it.
     var recycled: HTTPRequestHead?
     static let recycledHeadBytes = 2048
+    /// The last small head's field section and what was made of it: the next head with the same section takes
+    /// it as it is (`RepeatedFieldSection`).
+    var lastSection: RepeatedFieldSection?
 
     public init(limits: HTTPLimits = .default) {
         self.limits = limits

@@ -43,6 +43,8 @@ extension AppendLog {
     private func acquireFile(wait: Bool) -> FileClaim {
         condition.lock()
         if !wait, !state.hasWork {
+            // Under the lock, as every set is: a record queued after this check sets it again.
+            mayHaveWork.store(false, ordering: .relaxed)
             condition.unlock()
             return .nothingToFlush
         }

@@ -48,6 +48,11 @@ public final class AppendLog: @unchecked Sendable {
     @exclusivity(unchecked) var suspended: SuspendedFlush?
     var failureHandler: (@Sendable (StorageFailure) -> Void)?
     let fsyncCount = Atomic<Int>(0)
+    /// Set under `condition` whenever a record or a cut is queued, and cleared under it by a round's end that finds
+    /// nothing to write (`acquireFile`). A round's end first loads it: a round with no write, most of a read load's
+    /// rounds, then ends there, where it took the lock (twice) and copied the bookkeeping to look, some 800
+    /// instructions. A stale `false` seen on another thread only skips a record that its own thread flushes.
+    let mayHaveWork = Atomic<Bool>(false)
     /// Threads that call `flush(handingOffAbove:)` at the end of each round (event loops); see `append`. Set once,
     /// before any write, by `wakeWriterAtRoundEnds`; read on every append, so no lock.
     @exclusivity(unchecked) nonisolated(unsafe) var roundThreads: (@Sendable () -> Bool)?
@@ -102,7 +107,10 @@ public final class AppendLog: @unchecked Sendable {
 
     /// Records queued that a round's end would commit now: none while a pipelined batch holds the file, since the
     /// round then leaves them to that batch's end (no point gathering more input for a commit that waits anyway).
-    public var roundWouldCommit: Bool { condition.withLock { state.hasUnflushed && !flushing } }
+    public var roundWouldCommit: Bool {
+        guard mayHaveWork.load(ordering: .relaxed) else { return false }
+        return condition.withLock { state.hasUnflushed && !flushing }
+    }
 
     /// The segment written now and where its written records end: every byte before it is in place (see
     /// `HistoryReader.liveSegment`). During a rotation it names the new segment, at 0, from before the file is
@@ -138,6 +146,7 @@ public final class AppendLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let seq = try state.append(encoding: payload)
+        mayHaveWork.store(true, ordering: .relaxed)
         // Under `always`, a thread that flushes at its round's end wakes the writer once then, for the whole
         // round: woken per record, the writer would take (and fsync) batches of one, and on a shared core preempt
         // the loop each time.
@@ -159,6 +168,7 @@ public final class AppendLog: @unchecked Sendable {
     /// others writing: a small batch is written here at once; a larger one goes to the writer thread, which then
     /// writes big batches while this thread gets back to its work and the completions run on another core.
     public func flush(handingOffAbove limit: Int) {
+        guard mayHaveWork.load(ordering: .relaxed) else { return }
         guard inline else {
             condition.withLock { if state.hasUnflushed { condition.signal() } }
             return
@@ -188,6 +198,7 @@ public final class AppendLog: @unchecked Sendable {
     /// it runs the first one's completions. So the CPU serves the next requests while the disk syncs, where Redis's
     /// loop (and ours before) waited.
     public func flushRoundHere() {
+        guard mayHaveWork.load(ordering: .relaxed) else { return }
         guard inline else { return flush(handingOffAbove: 0) }
         if !flushQueued(waitForLock: false, passes: 2, runners: roundRunner) {
             condition.withLock {
@@ -251,6 +262,7 @@ public final class AppendLog: @unchecked Sendable {
     public func requestRotation() -> Int {
         condition.withLock {
             condition.signal()
+            mayHaveWork.store(true, ordering: .relaxed)
             return state.requestRotation()
         }
     }

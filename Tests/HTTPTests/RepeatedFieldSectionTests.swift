@@ -1,0 +1,184 @@
+@testable import HTTP
+import TestRandom
+import Testing
+
+/// A parser takes a request's field section as the last one left it when the bytes and the version are the same
+/// (`RepeatedFieldSection`). Whatever came before, each head, or error, must be what a fresh parser makes of the
+/// same bytes.
+@Suite struct RepeatedFieldSectionTests {
+    enum Outcome: Equatable {
+        case head(HTTPRequestHead, [HTTPHeaders.Field])
+        case failed(HTTPParseError)
+    }
+
+    /// What a parser that has seen nothing else makes of one request's head.
+    static func fresh(_ bytes: [UInt8]) -> Outcome {
+        var parser = HTTPRequestParser()
+        parser.feed(bytes)
+        do {
+            guard case .head(let head)? = try parser.next() else { return .failed(.malformedRequestLine) }
+            return .head(head, head.headers.fields)
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// The next head's outcome after the request before it has ended; `nil` at the request's end.
+    static func nextHead(_ parser: inout HTTPRequestParser) -> Outcome? {
+        do {
+            guard let event = try parser.next() else { return .failed(.malformedRequestLine) }
+            switch event {
+            case .head(let head): return .head(head, head.headers.fields)
+            case .end: return nil
+            case .body: return .failed(.malformedRequestLine)
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// Request lines: methods (CONNECT closes whatever the fields say), both versions, and a few that fail.
+    static let requestLines = [
+        "GET /a HTTP/1.1", "GET /v1/users/u1/flags/promo-banner HTTP/1.1", "POST /b HTTP/1.1", "HEAD /c HTTP/1.1",
+        "GET /a HTTP/1.0", "POST /b HTTP/1.0", "CONNECT http://example.com:443 HTTP/1.1", "OPTIONS * HTTP/1.1",
+        "GET /a?x=1 HTTP/1.1"
+    ]
+    static let badRequestLines = ["CONNECT example.com:443 HTTP/1.1", "G\u{1}T /bad HTTP/1.1", "GET /a HTTP/2.0", "GET /a HTTP/1.1 extra"]
+    /// Field lines whose sections decide every output: hosts, framing, Connection, Expect, known and other names.
+    static let fieldLines = [
+        "X-App-Version: 1.2", "User-Agent: curl/8", "Accept: */*", "Content-Length: 0", "Content-Length: 3",
+        "Transfer-Encoding: chunked", "Connection: close", "Connection: keep-alive", "Expect: 100-continue",
+        "If-None-Match: \"e1\"", "X-Request-Id: r1", "Authorization: Bearer t", "x-app-version: 2.0", "X-Other:  padded  "
+    ]
+    static let hostLines = ["Host: a", "Host: example.com:8080", "host: a", "Host: [::1]:80"]
+    /// Lines that fail a section (or, for a second Host, a request): rarer, so that most sections pass.
+    static let troubleLines = [
+        "Host: a b", "Host: b", "Content-Length: x", "Transfer-Encoding: gzip", "Expect: nope", "Bad Name: x", " folded"
+    ]
+
+    static func section(_ random: inout SplitMix) -> [String] {
+        var lines = random.next(upTo: 8) == 0 ? [] : [hostLines[random.next(upTo: hostLines.count)]]
+        for _ in 0..<random.next(upTo: 4) { lines.append(fieldLines[random.next(upTo: fieldLines.count)]) }
+        if random.next(upTo: 4) == 0 { lines.insert(troubleLines[random.next(upTo: troubleLines.count)], at: random.next(upTo: lines.count + 1)) }
+        return lines
+    }
+
+    /// A head's bytes with no body: a body would be a different request next time, and the head is what is compared.
+    static func request(_ random: inout SplitMix, sections: [[String]]) -> [UInt8] {
+        // Most lines pass, so that most requests go on to their section.
+        let line =
+            random.next(upTo: 6) == 0
+            ? Self.badRequestLines[random.next(upTo: Self.badRequestLines.count)]
+            : Self.requestLines[random.next(upTo: Self.requestLines.count)]
+        let section = sections[random.next(upTo: sections.count)]
+        return Array((line + "\r\n" + section.map { $0 + "\r\n" }.joined() + "\r\n").utf8)
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func everyHead_isWhatAFreshParserMakes(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        // Few sections, so most requests repeat the section of an earlier one, often the one just before.
+        let sections: [[String]] = (0..<4).map { _ in Self.section(&random) }
+        var hits = 0
+        for _ in 0..<1500 {
+            let bytes = Self.request(&random, sections: sections)
+            // A parser that failed stays failed: each request that fails ends its parser, as it ends a connection.
+            var parser = HTTPRequestParser()
+            for round in 0..<(1 + random.next(upTo: 8)) {
+                let next = round == 0 ? bytes : Self.request(&random, sections: sections)
+                let repeated = parser.lastSection != nil
+                parser.feed(next)
+                let outcome = Self.nextHead(&parser)
+                #expect(outcome == Self.fresh(next), "\(String(decoding: next, as: UTF8.self))")
+                guard case .head(let head, _) = outcome else { break }
+                if repeated { hits += 1 }
+                // A body would be read from the next request's bytes: this parser's requests end here.
+                guard head.framing == .none || head.framing == .length(0) else { break }
+                #expect(Self.nextHead(&parser) == nil)
+            }
+        }
+        // The test is about repeats: make sure they happened.
+        #expect(hits > 50)
+    }
+
+    @Test func theSameSectionUnderHTTP10_isDecidedAgain() throws {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /a HTTP/1.0\r\nHost: a\r\n\r\n".utf8))
+        guard case .head(let first)? = try parser.next(), case .end? = try parser.next() else { throw ParseFailed() }
+        guard case .head(let second)? = try parser.next() else { throw ParseFailed() }
+        #expect(first.keepAlive)
+        #expect(!second.keepAlive)
+        #expect(second.version == .http10)
+    }
+
+    @Test func aConnectRequest_withARepeatedSection_stillCloses() throws {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("GET /a HTTP/1.1\r\nHost: a\r\n\r\nCONNECT http://a:443 HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+        guard case .head(let first)? = try parser.next(), case .end? = try parser.next() else { throw ParseFailed() }
+        guard case .head(let second)? = try parser.next() else { throw ParseFailed() }
+        #expect(first.keepAlive)
+        #expect(!second.keepAlive)
+    }
+
+    @Test func aBadRequestLine_withARepeatedSection_isStillRefused() throws {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /a HTTP/9.9\r\nHost: a\r\n\r\n".utf8))
+        guard case .head? = try parser.next(), case .end? = try parser.next() else { throw ParseFailed() }
+        #expect(throws: HTTPParseError.unsupportedVersion) { try parser.next() }
+    }
+
+    @Test func aHeldHeadChanged_leavesTheNextHeadAsSent() throws {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("GET /a HTTP/1.1\r\nHost: a\r\nX-App-Version: 1.2\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\nX-App-Version: 1.2\r\n\r\n".utf8))
+        guard case .head(var first)? = try parser.next(), case .end? = try parser.next() else { throw ParseFailed() }
+        first.headers.set("X-App-Version", "9.9")
+        guard case .head(let second)? = try parser.next() else { throw ParseFailed() }
+        #expect(second.headers[KnownField.appVersion] == "1.2")
+        #expect(second.headers["X-App-Version"] == "1.2")
+        #expect(first.headers["X-App-Version"] == "9.9")
+        #expect(second.target == "/b")
+    }
+
+    @Test func aSectionAboveTheKeptSize_isNotKept() throws {
+        var parser = HTTPRequestParser()
+        let big = "GET /a HTTP/1.1\r\nHost: a\r\nX-Big: \(String(repeating: "b", count: HTTPRequestParser.recycledHeadBytes))\r\n\r\n"
+        parser.feed(Array(big.utf8))
+        guard case .head? = try parser.next(), case .end? = try parser.next() else { throw ParseFailed() }
+        #expect(parser.lastSection == nil)
+        parser.feed(Array("GET /a HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+        guard case .head? = try parser.next() else { throw ParseFailed() }
+        #expect(parser.lastSection != nil)
+    }
+
+    @Test func aLongTargetBeforeARepeatedSection_isNotKeptInTheBox() throws {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("GET /a HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+        guard case .head? = try parser.next(), case .end? = try parser.next() else { throw ParseFailed() }
+        let long = "GET /\(String(repeating: "t", count: HTTPRequestParser.recycledHeadBytes)) HTTP/1.1\r\nHost: a\r\n\r\n"
+        parser.feed(Array(long.utf8))
+        guard case .head(let head)? = try parser.next() else { throw ParseFailed() }
+        #expect(head.target.utf8.count == HTTPRequestParser.recycledHeadBytes + 1)
+        #expect(parser.recycled == nil)
+    }
+
+    @Test func equalBuffers_compareEqual_andAnyDifferentByte_doesNot() {
+        var random = SplitMix(seed: 9)
+        for count in 0..<40 {
+            let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next(upTo: 256)) }
+            bytes.withUnsafeBufferPointer { a in
+                Array(bytes).withUnsafeBufferPointer { b in #expect(ByteSearch.equal(a, b)) }
+            }
+            for index in 0..<count {
+                var changed = bytes
+                changed[index] &+= 1
+                bytes.withUnsafeBufferPointer { a in
+                    changed.withUnsafeBufferPointer { b in #expect(!ByteSearch.equal(a, b)) }
+                }
+            }
+            let shorter = Array(bytes.dropLast())
+            if count > 0 {
+                bytes.withUnsafeBufferPointer { a in shorter.withUnsafeBufferPointer { b in #expect(!ByteSearch.equal(a, b)) } }
+            }
+        }
+    }
+}
