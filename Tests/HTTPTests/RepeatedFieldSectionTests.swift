@@ -1,6 +1,7 @@
-@testable import HTTP
 import TestRandom
 import Testing
+
+@testable import HTTP
 
 /// A parser takes a request's field section as the last one left it when the bytes and the version are the same
 /// (`RepeatedFieldSection`). Whatever came before, each head, or error, must be what a fresh parser makes of the
