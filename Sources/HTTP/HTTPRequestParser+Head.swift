@@ -15,7 +15,18 @@ extension HTTPRequestParser {
                 break
             }
         }
-        while true {
+        // The field section the last request sent, and its end, already here: its lines are where they were then.
+        var sectionRepeated = false
+        if lineRanges.count == 1, let repeated = lastSection, scanIndex == lineRanges[0].upperBound + 2 {
+            let start = scanIndex
+            if let end = buffer.withUnsafeBufferPointer({ repeated.headEnd(in: $0, from: start) }) {
+                for line in repeated.lines { lineRanges.append((start + line.lowerBound)..<(start + line.upperBound)) }
+                scanIndex = end
+                scannedTo = end
+                sectionRepeated = true
+            }
+        }
+        while !sectionRepeated {
             let fieldBytes = scanIndex - (lineRanges[0].upperBound + 2)
             let budget = max(limits.maxHeaderBytes - fieldBytes - 2, 0)
             guard let line = try scanLine(maxLength: budget, tooLong: .headerSectionTooLarge) else { return nil }
@@ -23,7 +34,7 @@ extension HTTPRequestParser {
             if lineRanges.count > limits.maxHeaderCount { throw .tooManyHeaders }
             lineRanges.append(line)
         }
-        let head = try makeHead()
+        let head = try makeHead(sectionRepeated: sectionRepeated)
         readIndex = scanIndex
         lineRanges.removeAll(keepingCapacity: true)
         switch head.framing {
@@ -36,7 +47,8 @@ extension HTTPRequestParser {
         return .head(head)
     }
 
-    private mutating func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
+    /// `sectionRepeated`: the field lines are the kept section's, found in place of a scan (`parseHead`).
+    private mutating func makeHead(sectionRepeated: Bool) throws(HTTPParseError) -> HTTPRequestHead {
         // Over the bytes in place: the array slice's generic `contains` checked bounds byte by byte.
         // The ranges as a local: read inside the closure, `self`'s own (a mutating method's) made a copy of the
         // whole parser per request.
@@ -53,7 +65,9 @@ extension HTTPRequestParser {
         let section = ranges.count > 1 ? ranges[1].lowerBound..<ranges[ranges.count - 1].upperBound : nil
         let small = ranges[ranges.count - 1].upperBound - ranges[0].lowerBound <= Self.recycledHeadBytes
         if let section, let repeated = lastSection,
-            buffer.withUnsafeBufferPointer({ repeated.matches(UnsafeBufferPointer(rebasing: $0[section]), version: version) })
+            sectionRepeated
+                ? repeated.matches(version: version)
+                : buffer.withUnsafeBufferPointer({ repeated.matches(UnsafeBufferPointer(rebasing: $0[section]), version: version) })
         {
             return repeatedHead(
                 repeated, method: method, targetRange: targetRange, version: version, keepAlive: repeated.keepAlive && method != "CONNECT",
@@ -94,10 +108,11 @@ extension HTTPRequestParser {
             expectsContinue = version == .http11 && framing != .none && framing != .length(0)
         }
         if small, let section {
+            let lines = ranges.dropFirst().map { ($0.lowerBound - section.lowerBound)..<($0.upperBound - section.lowerBound) }
             lastSection = buffer.withUnsafeBufferPointer { bytes in
                 RepeatedFieldSection(
-                    bytes: UnsafeBufferPointer(rebasing: bytes[section]), version: version, headers: headers, framing: framing,
-                    keepAlive: keepAlive, expectsContinue: expectsContinue)
+                    bytes: UnsafeBufferPointer(rebasing: bytes[section]), lines: lines, version: version, headers: headers,
+                    framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue)
             }
         }
         if method == "CONNECT" { keepAlive = false }

@@ -11,6 +11,8 @@
 struct RepeatedFieldSection: Sendable {
     /// The section's bytes, from the first field line to the end of the last (CRLFs between lines included).
     private var bytes: [UInt8]
+    /// Each field line's place in `bytes`, without its CRLF: what the line scan found.
+    let lines: [Range<Int>]
     private var version: HTTPVersion
     /// Shares its list with the head the parser made, until one of them changes it.
     let headers: HTTPHeaders
@@ -20,15 +22,32 @@ struct RepeatedFieldSection: Sendable {
     let expectsContinue: Bool
 
     init(
-        bytes: UnsafeBufferPointer<UInt8>, version: HTTPVersion, headers: HTTPHeaders, framing: BodyFraming, keepAlive: Bool,
-        expectsContinue: Bool
+        bytes: UnsafeBufferPointer<UInt8>, lines: [Range<Int>], version: HTTPVersion, headers: HTTPHeaders, framing: BodyFraming,
+        keepAlive: Bool, expectsContinue: Bool
     ) {
         self.bytes = Array(bytes)
+        self.lines = lines
         self.version = version
         self.headers = headers
         self.framing = framing
         self.keepAlive = keepAlive
         self.expectsContinue = expectsContinue
+    }
+
+    /// Whether `version` is the one the section was kept under (its bytes being known to match).
+    func matches(version: HTTPVersion) -> Bool { version == self.version }
+
+    /// Where the head ends when `buffer` holds, from `start` (just past the request line), this section and the empty
+    /// line that ends it; `nil` otherwise, or while not all of it has arrived. The line scan then has nothing to find.
+    func headEnd(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        let sectionEnd = start + bytes.count
+        guard start >= 0, sectionEnd + 4 <= buffer.count, let base = buffer.baseAddress else { return nil }
+        guard base[sectionEnd] == ASCII.cr, base[sectionEnd + 1] == ASCII.lf, base[sectionEnd + 2] == ASCII.cr,
+            base[sectionEnd + 3] == ASCII.lf
+        else { return nil }
+        let incoming = UnsafeBufferPointer(start: base + start, count: bytes.count)
+        guard bytes.withUnsafeBufferPointer({ ByteSearch.equal($0, incoming) }) else { return nil }
+        return sectionEnd + 4
     }
 
     /// Whether `section`, under `version`, is the section kept.
