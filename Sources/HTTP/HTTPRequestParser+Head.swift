@@ -20,7 +20,7 @@ extension HTTPRequestParser {
         if lineRanges.count == 1, let repeated = lastSection, scanIndex == lineRanges[0].upperBound + 2 {
             let start = scanIndex
             if let end = buffer.withUnsafeBufferPointer({ repeated.headEnd(in: $0, from: start) }) {
-                for line in repeated.lines { lineRanges.append((start + line.lowerBound)..<(start + line.upperBound)) }
+                repeated.appendLines(startingAt: start, to: &lineRanges)
                 scanIndex = end
                 scannedTo = end
                 sectionRepeated = true
@@ -108,10 +108,11 @@ extension HTTPRequestParser {
             expectsContinue = version == .http11 && framing != .none && framing != .length(0)
         }
         if small, let section {
-            let lines = ranges.dropFirst().map { ($0.lowerBound - section.lowerBound)..<($0.upperBound - section.lowerBound) }
+            // Below `recycledHeadBytes`, so every end fits in two bytes.
+            let lineEnds = ranges.dropFirst().map { UInt16($0.upperBound - section.lowerBound) }
             lastSection = buffer.withUnsafeBufferPointer { bytes in
                 RepeatedFieldSection(
-                    bytes: UnsafeBufferPointer(rebasing: bytes[section]), lines: lines, version: version, headers: headers,
+                    bytes: UnsafeBufferPointer(rebasing: bytes[section]), lineEnds: lineEnds, version: version, headers: headers,
                     framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue)
             }
         }

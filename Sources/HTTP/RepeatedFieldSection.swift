@@ -11,8 +11,10 @@
 struct RepeatedFieldSection: Sendable {
     /// The section's bytes, from the first field line to the end of the last (CRLFs between lines included).
     private var bytes: [UInt8]
-    /// Each field line's place in `bytes`, without its CRLF: what the line scan found.
-    let lines: [Range<Int>]
+    /// Where each field line ends in `bytes` (its CRLF not counted); the next starts two bytes later. Two bytes a
+    /// line: a kept section is below `recycledHeadBytes`, and ranges of two words each would have made a hundred
+    /// short lines a larger burden per idle connection than the section itself.
+    private let lineEnds: [UInt16]
     private var version: HTTPVersion
     /// Shares its list with the head the parser made, until one of them changes it.
     let headers: HTTPHeaders
@@ -22,11 +24,11 @@ struct RepeatedFieldSection: Sendable {
     let expectsContinue: Bool
 
     init(
-        bytes: UnsafeBufferPointer<UInt8>, lines: [Range<Int>], version: HTTPVersion, headers: HTTPHeaders, framing: BodyFraming,
+        bytes: UnsafeBufferPointer<UInt8>, lineEnds: [UInt16], version: HTTPVersion, headers: HTTPHeaders, framing: BodyFraming,
         keepAlive: Bool, expectsContinue: Bool
     ) {
         self.bytes = Array(bytes)
-        self.lines = lines
+        self.lineEnds = lineEnds
         self.version = version
         self.headers = headers
         self.framing = framing
@@ -48,6 +50,15 @@ struct RepeatedFieldSection: Sendable {
         let incoming = UnsafeBufferPointer(start: base + start, count: bytes.count)
         guard bytes.withUnsafeBufferPointer({ ByteSearch.equal($0, incoming) }) else { return nil }
         return sectionEnd + 4
+    }
+
+    /// The field lines' ranges in a buffer holding this section from `start`, as the line scan would find them.
+    func appendLines(startingAt start: Int, to ranges: inout [Range<Int>]) {
+        var lineStart = start
+        for end in lineEnds {
+            ranges.append(lineStart..<(start + Int(end)))
+            lineStart = start + Int(end) + 2
+        }
     }
 
     /// Whether `section`, under `version`, is the section kept.
