@@ -108,7 +108,7 @@ extension HTTPRequestParser {
             expectsContinue = version == .http11 && framing != .none && framing != .length(0)
         }
         if small, let section {
-            // Below `recycledHeadBytes`, so every end fits in two bytes.
+            // At most `recycledHeadBytes`, so every end fits in two bytes.
             let lineEnds = ranges.dropFirst().map { UInt16($0.upperBound - section.lowerBound) }
             lastSection = buffer.withUnsafeBufferPointer { bytes in
                 RepeatedFieldSection(

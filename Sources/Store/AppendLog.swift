@@ -170,7 +170,14 @@ public final class AppendLog: @unchecked Sendable {
     public func flush(handingOffAbove limit: Int) {
         guard mayHaveWork.load(ordering: .relaxed) else { return }
         guard inline else {
-            condition.withLock { if state.hasUnflushed { condition.signal() } }
+            condition.withLock {
+                if state.hasUnflushed {
+                    condition.signal()
+                } else if !state.hasWork {
+                    // The writer thread takes the batches here: the round's end notes that it found none.
+                    mayHaveWork.store(false, ordering: .relaxed)
+                }
+            }
             return
         }
         let handOff = condition.withLock { () -> GroupCommit<Waiter>.HandOff in
