@@ -82,7 +82,6 @@ start_specd() {
   exit 1
 }
 
-# start_nginx PORT BODY: nginx ($NGINX_WORKERS workers, default 2) answering `return 200 BODY` for every path.
 # read_row_body PORT: the body specd answers the read row's request with (bench/wrk/users-get.lua), for nginx to
 # return byte for byte: a shorter body would spare nginx's side of the comparison bytes that specd's side sends and
 # the load generator reads.
@@ -98,6 +97,7 @@ read_row_body() {
   echo "$body"
 }
 
+# start_nginx PORT BODY: nginx ($NGINX_WORKERS workers, default 2) answering `return 200 BODY` for every path.
 start_nginx() {
   mkdir -p "$WORK/nginx"
   cat > "$WORK/nginx/nginx.conf" <<CONF

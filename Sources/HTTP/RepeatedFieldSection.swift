@@ -10,12 +10,12 @@
 /// Only a small section is kept (the parser's `recycledHeadBytes`), so an idle connection holds a bounded amount.
 struct RepeatedFieldSection: Sendable {
     /// The section's bytes, from the first field line to the end of the last (CRLFs between lines included).
-    private var bytes: [UInt8]
+    private let bytes: [UInt8]
     /// Where each field line ends in `bytes` (its CRLF not counted); the next starts two bytes later. Two bytes a
     /// line: a kept section is at most `recycledHeadBytes`, and ranges of two words each would have made a hundred
     /// short lines a larger burden per idle connection than the section itself.
     private let lineEnds: [UInt16]
-    private var version: HTTPVersion
+    private let version: HTTPVersion
     /// Shares its list with the head the parser made, until one of them changes it.
     let headers: HTTPHeaders
     let framing: BodyFraming
