@@ -58,6 +58,9 @@ extension HTTPRequestParser {
         let hasBareCR = buffer.withUnsafeBufferPointer { bytes in
             // The ranges ascend, so the last one bounds them all: a buffer pointer checks no bounds in release.
             precondition(ranges.last!.upperBound <= bytes.count, "line range past the buffer")
+            // A section found in place is the kept one byte for byte, which had no bare CR: only the request line
+            // is new.
+            if sectionRepeated { return ByteSearch.contains(ASCII.cr, in: bytes, ranges[0]) }
             return ranges.contains { ByteSearch.contains(ASCII.cr, in: bytes, $0) }
         }
         if hasBareCR { throw .bareCarriageReturn }

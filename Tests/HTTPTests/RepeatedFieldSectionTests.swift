@@ -180,6 +180,14 @@ import Testing
         #expect(throws: HTTPParseError.unsupportedVersion) { try parser.next() }
     }
 
+    /// A section found in place skips the bare-CR check of its lines (they passed it), never the request line's.
+    @Test func aBareCRInTheRequestLine_beforeARepeatedSection_isStillRefused() throws {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /a\rb HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+        guard case .head? = try parser.next(), case .end? = try parser.next() else { throw ParseFailed() }
+        #expect(throws: HTTPParseError.bareCarriageReturn) { try parser.next() }
+    }
+
     @Test func aHeldHeadChanged_leavesTheNextHeadAsSent() throws {
         var parser = HTTPRequestParser()
         parser.feed(Array("GET /a HTTP/1.1\r\nHost: a\r\nX-App-Version: 1.2\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\nX-App-Version: 1.2\r\n\r\n".utf8))
