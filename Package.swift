@@ -40,7 +40,13 @@ let package = Package(
     ]
 )
 
-// Swift 6 language mode everywhere; strict concurrency comes with it.
+// Swift 6 language mode everywhere; strict concurrency comes with it. Release builds optimize across modules: a
+// request crosses HTTP, HTTPServer, API, Engine, Rules and Store, and without it every small function of another
+// module (a getter, a key comparison) is a call that cannot be inlined or specialized (callgrind: a flag read
+// 3 % fewer instructions, a donation 0.7 %; the build takes as long).
 for target in package.targets where target.name != "CLinux" && target.name != "CCRC32C" {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .swiftLanguageMode(.v6), .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
+        ]
 }
