@@ -17,8 +17,8 @@ import Synchronization
 ///
 /// An entry holds its rule set and context by number only: it keeps no old rule set or context alive, so the budget
 /// counts what it holds (body, tag, header lists, key, a fixed allowance for the slot). Erasing a user forgets its answers
-/// (`forget`). Bounded by `capacityBytes`: an answer that does not fit evicts others, chosen by the table's own
-/// (seeded, per process) order, so in effect at random. One entry at a time, never a whole generation: dropping
+/// (`forget`). Bounded by `capacityBytes`: an answer that does not fit evicts others, drawn at random
+/// (`AnswerTable.randomPosition`). One entry at a time, never a whole generation: dropping
 /// thousands of answers at once stalls the loop that does it, and random eviction keeps a working set that fits the
 /// budget whole, where two generations of half the budget each did not.
 ///
@@ -31,12 +31,53 @@ public final class AnswerCache: Sendable {
         let user: ByteKey
         let flag: ByteKey
         let appVersion: String?
+        /// The three hashed under the process's secret key (`hashKey`), once per key: the table's probes start
+        /// from it and compare it first. User ids are the client's to choose, so the hash stays keyed: without the
+        /// key nobody can pick ids whose digests crowd one run of slots.
+        let digest: UInt64
 
         init(user: String, flag: String, appVersion: String?) {
             self.user = ByteKey(user)
             self.flag = ByteKey(flag)
             self.appVersion = appVersion
+            digest = Self.digest(user: user, flag: flag, appVersion: appVersion)
         }
+
+        /// Each part ends in a byte no UTF-8 text holds (0xFF after a part, 0xFE for no version), so no two keys
+        /// hash the same bytes: ("ab", "c") and ("a", "bc") differ, as do no version and an empty one.
+        static func digest(user: String, flag: String, appVersion: String?) -> UInt64 {
+            var stream = SipHash.Stream(key: hashKey)
+            append(user, to: &stream)
+            stream.append(0xFF)
+            append(flag, to: &stream)
+            stream.append(0xFF)
+            if let appVersion {
+                append(appVersion, to: &stream)
+                stream.append(0xFF)
+            } else {
+                stream.append(0xFE)
+            }
+            return stream.finalize()
+        }
+
+        private static func append(_ text: String, to stream: inout SipHash.Stream) {
+            // Read in place; a string without contiguous UTF-8 (bridged) goes through a copy.
+            if text.utf8.withContiguousStorageIfAvailable({ stream.append($0) }) == nil {
+                Array(text.utf8).withUnsafeBufferPointer { stream.append($0) }
+            }
+        }
+
+        /// Drawn once per process, as `Hasher`'s own seed is.
+        static let hashKey: (UInt64, UInt64) = {
+            var generator = SystemRandomNumberGenerator()
+            return (generator.next(), generator.next())
+        }()
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.digest == rhs.digest && lhs.user == rhs.user && lhs.flag == rhs.flag && lhs.appVersion == rhs.appVersion
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(digest) }
     }
 
     typealias Answer = ETag.Tagged
@@ -98,8 +139,8 @@ public final class AnswerCache: Sendable {
         guard capacityBytes > 0 else { return nil }
         let found = entries.withLock { table -> Hit? in
             // Read in place: copying the entry out of the table retained and released each of its fields.
-            guard let slot = table.entries.index(forKey: key) else { return nil }
-            let entry = table.entries.values[slot]
+            guard let position = table.entries.position(of: key) else { return nil }
+            let entry = table.entries.values[position]
             guard entry.holds(served: served, context: context, now: now) else { return nil }
             return Hit(answer: entry.answer, flagPosition: entry.flagPosition)
         }
@@ -147,11 +188,11 @@ public final class AnswerCache: Sendable {
     public var bytes: Int { entries.withLock { $0.bytes } }
 
     /// Whether an answer is kept for `key`, valid or not (tests).
-    func contains(_ key: Key) -> Bool { entries.withLock { $0.entries[key] != nil } }
+    func contains(_ key: Key) -> Bool { entries.withLock { $0.entries.position(of: key) != nil } }
 
     /// The kept answers and the bytes they count. Owned by the mutex.
     private struct Table {
-        var entries: [Key: Entry] = [:]
+        var entries = AnswerTable<Entry>()
         var bytes = 0
 
         mutating func remove(_ key: Key) -> Entry? {
@@ -169,7 +210,7 @@ public final class AnswerCache: Sendable {
                 evicted.append(replaced)
             }
             bytes += entry.bytes
-            while bytes > budget, let victim = entries.indices.first(where: { entries[$0].key != key }) {
+            while bytes > budget, let victim = entries.randomPosition(excluding: key) {
                 let removed = entries.remove(at: victim)
                 bytes -= removed.value.bytes
                 evicted.append(removed.value)

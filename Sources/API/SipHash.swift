@@ -1,0 +1,141 @@
+/// SipHash (Aumasson and Bernstein, 2012): a keyed 64-bit hash whose collisions nobody can find without the key, so
+/// a table keyed by client-chosen strings, hashed with a secret key, cannot be flooded into one run of slots.
+/// SipHash-1-3 is the variant Swift's `Hasher` and Python's `hash` use.
+enum SipHash {
+    /// SipHash-1-3 of `bytes` under `key`.
+    static func hash13(_ bytes: UnsafeRawBufferPointer, key: (UInt64, UInt64)) -> UInt64 {
+        hash(bytes, key: key, compressionRounds: 1, finalizationRounds: 3)
+    }
+
+    /// Any round counts (2 and 4 for the paper's reference vectors). Inlined so the counts are constants.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer, key: (UInt64, UInt64), compressionRounds: Int, finalizationRounds: Int) -> UInt64 {
+        var state = State(key: key)
+        let count = bytes.count
+        var index = 0
+        while count - index >= 8 {
+            state.compress(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)), rounds: compressionRounds)
+            index += 8
+        }
+        // The last word: the 0–7 bytes left, and the length's low byte on top.
+        var last = UInt64(truncatingIfNeeded: count) << 56
+        var shift: UInt64 = 0
+        while index < count {
+            last |= UInt64(bytes[index]) << shift
+            shift += 8
+            index += 1
+        }
+        state.compress(last, rounds: compressionRounds)
+        return state.finalize(rounds: finalizationRounds)
+    }
+
+    /// SipHash-1-3 of several byte strings laid end to end, without copying them together first.
+    struct Stream {
+        private var state: State
+        /// Bytes not yet making a whole word, from the low end; `pendingBits` of them (a multiple of 8, below 64).
+        private var pending: UInt64 = 0
+        private var pendingBits: UInt64 = 0
+        private var length = 0
+
+        init(key: (UInt64, UInt64)) { state = State(key: key) }
+
+        mutating func append(_ byte: UInt8) {
+            pending |= UInt64(byte) << pendingBits
+            length &+= 1
+            if pendingBits == 56 {
+                state.compress(pending, rounds: 1)
+                pending = 0
+                pendingBits = 0
+            } else {
+                pendingBits += 8
+            }
+        }
+
+        /// A word at a time wherever the piece starts: each word read from memory completes the pending bytes and
+        /// leaves its own high bytes pending (Swift's shifts give 0 past the width, so no pending bytes is no case
+        /// of its own).
+        mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+            let raw = UnsafeRawBufferPointer(bytes)
+            let count = raw.count
+            var index = 0
+            length &+= count
+            while count - index >= 8 {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                state.compress(pending | word << pendingBits, rounds: 1)
+                pending = word >> (64 - pendingBits)
+                index += 8
+            }
+            // The last 0–7 bytes, gathered into one word and added to what is pending.
+            var rest: UInt64 = 0
+            var restBits: UInt64 = 0
+            while index < count {
+                rest |= UInt64(raw[index]) << restBits
+                restBits += 8
+                index += 1
+            }
+            pending |= rest << pendingBits
+            if pendingBits + restBits >= 64 {
+                state.compress(pending, rounds: 1)
+                pending = rest >> (64 - pendingBits)
+                pendingBits = pendingBits + restBits - 64
+            } else {
+                pendingBits += restBits
+            }
+        }
+
+        mutating func finalize() -> UInt64 {
+            state.compress(UInt64(truncatingIfNeeded: length) << 56 | pending, rounds: 1)
+            return state.finalize(rounds: 3)
+        }
+    }
+
+    private struct State {
+        var v0: UInt64
+        var v1: UInt64
+        var v2: UInt64
+        var v3: UInt64
+
+        @inline(__always)
+        init(key: (UInt64, UInt64)) {
+            v0 = key.0 ^ 0x736f_6d65_7073_6575
+            v1 = key.1 ^ 0x646f_7261_6e64_6f6d
+            v2 = key.0 ^ 0x6c79_6765_6e65_7261
+            v3 = key.1 ^ 0x7465_6462_7974_6573
+        }
+
+        @inline(__always)
+        mutating func compress(_ word: UInt64, rounds: Int) {
+            v3 ^= word
+            for _ in 0..<rounds { round() }
+            v0 ^= word
+        }
+
+        @inline(__always)
+        mutating func finalize(rounds: Int) -> UInt64 {
+            v2 ^= 0xFF
+            for _ in 0..<rounds { round() }
+            return v0 ^ v1 ^ v2 ^ v3
+        }
+
+        @inline(__always)
+        mutating func round() {
+            v0 &+= v1
+            v1 = rotate(v1, 13)
+            v1 ^= v0
+            v0 = rotate(v0, 32)
+            v2 &+= v3
+            v3 = rotate(v3, 16)
+            v3 ^= v2
+            v0 &+= v3
+            v3 = rotate(v3, 21)
+            v3 ^= v0
+            v2 &+= v1
+            v1 = rotate(v1, 17)
+            v1 ^= v2
+            v2 = rotate(v2, 32)
+        }
+
+        @inline(__always)
+        private func rotate(_ value: UInt64, _ bits: UInt64) -> UInt64 { value << bits | value >> (64 - bits) }
+    }
+}
