@@ -43,28 +43,28 @@ public final class AnswerCache: Sendable {
             digest = Self.digest(user: user, flag: flag, appVersion: appVersion)
         }
 
-        /// Each part ends in a byte no UTF-8 text holds (0xFF after a part, 0xFE for no version), so no two keys
-        /// hash the same bytes: ("ab", "c") and ("a", "bc") differ, as do no version and an empty one.
-        static func digest(user: String, flag: String, appVersion: String?) -> UInt64 {
-            var stream = SipHash.Stream(key: hashKey)
-            append(user, to: &stream)
-            stream.append(0xFF)
-            append(flag, to: &stream)
-            stream.append(0xFF)
-            if let appVersion {
-                append(appVersion, to: &stream)
-                stream.append(0xFF)
-            } else {
-                stream.append(0xFE)
-            }
-            return stream.finalize()
+        /// A key with a chosen digest: tests place keys in slots of their choice, collisions included.
+        init(user: String, flag: String, appVersion: String?, digest: UInt64) {
+            self.user = ByteKey(user)
+            self.flag = ByteKey(flag)
+            self.appVersion = appVersion
+            self.digest = digest
         }
 
-        private static func append(_ text: String, to stream: inout SipHash.Stream) {
+        /// The user, the flag and the version as three parts (`SipHash.Parts`), each ended by 0xFF; no version is a
+        /// part of no bytes ended by 0xFE, so no version and an empty one differ.
+        static func digest(user: String, flag: String, appVersion: String?) -> UInt64 {
+            var parts = SipHash.Parts(key: hashKey)
+            append(user, marker: 0xFF, to: &parts)
+            append(flag, marker: 0xFF, to: &parts)
+            append(appVersion ?? "", marker: appVersion == nil ? 0xFE : 0xFF, to: &parts)
+            return parts.finalize()
+        }
+
+        private static func append(_ text: String, marker: UInt8, to parts: inout SipHash.Parts) {
             // Read in place; a string without contiguous UTF-8 (bridged) goes through a copy.
-            if text.utf8.withContiguousStorageIfAvailable({ stream.append($0) }) == nil {
-                Array(text.utf8).withUnsafeBufferPointer { stream.append($0) }
-            }
+            let done: Void? = text.utf8.withContiguousStorageIfAvailable { parts.append(UnsafeRawBufferPointer($0), marker: marker) }
+            if done == nil { Array(text.utf8).withUnsafeBytes { parts.append($0, marker: marker) } }
         }
 
         /// Drawn once per process, as `Hasher`'s own seed is.

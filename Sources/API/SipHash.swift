@@ -29,62 +29,38 @@ enum SipHash {
         return state.finalize(rounds: finalizationRounds)
     }
 
-    /// SipHash-1-3 of several byte strings laid end to end, without copying them together first.
-    struct Stream {
+    /// SipHash-1-3 of several byte strings, each padded to whole words: its bytes, a marker byte, then zeros to the
+    /// next multiple of eight. No part's bytes are copied together with another's, and no byte is carried from one
+    /// part into the next. A marker no UTF-8 text holds (0xFE, 0xFF) ends each part unambiguously, so two lists of
+    /// parts give two messages.
+    struct Parts {
         private var state: State
-        /// Bytes not yet making a whole word, from the low end; `pendingBits` of them (a multiple of 8, below 64).
-        private var pending: UInt64 = 0
-        private var pendingBits: UInt64 = 0
         private var length = 0
 
         init(key: (UInt64, UInt64)) { state = State(key: key) }
 
-        mutating func append(_ byte: UInt8) {
-            pending |= UInt64(byte) << pendingBits
-            length &+= 1
-            if pendingBits == 56 {
-                state.compress(pending, rounds: 1)
-                pending = 0
-                pendingBits = 0
-            } else {
-                pendingBits += 8
-            }
-        }
-
-        /// A word at a time wherever the piece starts: each word read from memory completes the pending bytes and
-        /// leaves its own high bytes pending (Swift's shifts give 0 past the width, so no pending bytes is no case
-        /// of its own).
-        mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-            let raw = UnsafeRawBufferPointer(bytes)
-            let count = raw.count
+        mutating func append(_ bytes: UnsafeRawBufferPointer, marker: UInt8) {
+            let count = bytes.count
             var index = 0
-            length &+= count
             while count - index >= 8 {
-                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                state.compress(pending | word << pendingBits, rounds: 1)
-                pending = word >> (64 - pendingBits)
+                state.compress(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)), rounds: 1)
                 index += 8
             }
-            // The last 0–7 bytes, gathered into one word and added to what is pending.
-            var rest: UInt64 = 0
-            var restBits: UInt64 = 0
+            // The last 0–7 bytes, then the marker, in one word.
+            var last: UInt64 = 0
+            var shift: UInt64 = 0
             while index < count {
-                rest |= UInt64(raw[index]) << restBits
-                restBits += 8
+                last |= UInt64(bytes[index]) << shift
+                shift += 8
                 index += 1
             }
-            pending |= rest << pendingBits
-            if pendingBits + restBits >= 64 {
-                state.compress(pending, rounds: 1)
-                pending = rest >> (64 - pendingBits)
-                pendingBits = pendingBits + restBits - 64
-            } else {
-                pendingBits += restBits
-            }
+            state.compress(last | UInt64(marker) << shift, rounds: 1)
+            length &+= (count / 8 + 1) * 8
         }
 
-        mutating func finalize() -> UInt64 {
-            state.compress(UInt64(truncatingIfNeeded: length) << 56 | pending, rounds: 1)
+        /// The parts' hash: the message's length (a multiple of eight) in the last word, as SipHash ends.
+        consuming func finalize() -> UInt64 {
+            state.compress(UInt64(truncatingIfNeeded: length) << 56, rounds: 1)
             return state.finalize(rounds: 3)
         }
     }

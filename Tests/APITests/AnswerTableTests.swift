@@ -69,3 +69,34 @@ import Testing
         #expect(single.randomPosition(excluding: kept[1]) == 0)
     }
 }
+
+extension AnswerTableTests {
+    /// Digests chosen to collide: equal digests for different keys, many keys sharing a few home slots, and homes
+    /// at the end of the slots so runs wrap to the start; the same operations as above, reproducible by seed.
+    @Test(arguments: [11, 12, 13])
+    func collidingDigests_agreeWithADictionary(seed: UInt64) {
+        var generator = SplitMix(seed: seed)
+        var table = AnswerTable<Int>(seed: seed)
+        var model: [AnswerCache.Key: Int] = [:]
+        func key(_ number: Int) -> AnswerCache.Key {
+            // Homes 13, 14, 15 (of 16 slots, then of 32 and 64 as it grows), two keys on each full digest.
+            let digest: UInt64 = [13, 14, 15, 31, 63][number % 5] | UInt64(number / 10) << 40
+            return AnswerCache.Key(user: "u\(number)", flag: "f", appVersion: nil, digest: digest)
+        }
+        for step in 0..<10_000 {
+            let key = key(generator.next(upTo: 40))
+            switch generator.next(upTo: 8) {
+            case 0..<4: #expect(table.updateValue(step, forKey: key) == model.updateValue(step, forKey: key))
+            case 4..<6: #expect(table.removeValue(forKey: key) == model.removeValue(forKey: key))
+            case 6:
+                if let position = table.randomPosition(excluding: key) {
+                    let removed = table.remove(at: position)
+                    #expect(model.removeValue(forKey: removed.key) == removed.value)
+                }
+            default: #expect(table.position(of: key).map { table.values[$0] } == model[key])
+            }
+            #expect(table.count == model.count)
+            for (key, value) in model { #expect(table.position(of: key).map { table.values[$0] } == value) }
+        }
+    }
+}

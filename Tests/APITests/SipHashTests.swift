@@ -3,7 +3,7 @@ import Testing
 @testable import API
 
 /// The answer cache's keyed hash is SipHash as published: the reference vectors (key 00 01 … 0f, message 00 01 …
-/// of each length), wherever the bytes lie in memory and however a stream is given them.
+/// of each length), wherever the bytes lie in memory, and given in parts.
 @Suite struct SipHashTests {
     static let key: (UInt64, UInt64) = (0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908)
 
@@ -49,27 +49,50 @@ import Testing
         }
     }
 
-    /// Cut anywhere, fed a byte or a piece at a time, the stream hashes its pieces as one message.
-    @Test func theStream_hashesItsPiecesAsOneMessage() {
-        for length in 0..<40 {
-            let message = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
-            let expected = message.withUnsafeBytes { SipHash.hash13($0, key: Self.key) }
-            for cut in 0...length {
-                for single in [false, true] {
-                    var stream = SipHash.Stream(key: Self.key)
-                    message[..<cut].withUnsafeBufferPointer { stream.append($0) }
-                    if single, cut < length {
-                        stream.append(message[cut])
-                        message[(cut + 1)...].withUnsafeBufferPointer { stream.append($0) }
-                    } else {
-                        message[cut...].withUnsafeBufferPointer { stream.append($0) }
-                    }
-                    #expect(stream.finalize() == expected, "length \(length), cut \(cut)")
+    /// Parts hash as the one message they stand for: each part's bytes, its marker, zeros to a whole word.
+    @Test func parts_hashAsTheirPaddedMessage() {
+        for first in 0..<20 {
+            for second in [0, 1, 7, 8, 9, 16] {
+                let a = (0..<first).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+                let b = (0..<second).map { UInt8(truncatingIfNeeded: $0 &* 101 &+ 3) }
+                var message: [UInt8] = []
+                for (part, marker) in [(a, UInt8(0xFF)), (b, UInt8(0xFE))] {
+                    message += part + [marker]
+                    while message.count % 8 != 0 { message.append(0) }
                 }
+                var parts = SipHash.Parts(key: Self.key)
+                a.withUnsafeBytes { parts.append($0, marker: 0xFF) }
+                b.withUnsafeBytes { parts.append($0, marker: 0xFE) }
+                #expect(parts.finalize() == message.withUnsafeBytes { SipHash.hash13($0, key: Self.key) }, "\(first), \(second)")
             }
         }
-        var stream = SipHash.Stream(key: Self.key)
-        for byte in (0..<63).map({ UInt8($0) }) { stream.append(byte) }
-        #expect(stream.finalize() == Self.vectors13.last!.hash)
+    }
+
+    /// A cache key's digest is its three parts': user, flag and version, each ended by 0xFF, no version by 0xFE.
+    @Test func aCacheKeysDigest_hashesItsThreeParts() {
+        func padded(_ parts: [([UInt8], UInt8)]) -> [UInt8] {
+            var message: [UInt8] = []
+            for (bytes, marker) in parts {
+                message += bytes + [marker]
+                while message.count % 8 != 0 { message.append(0) }
+            }
+            return message
+        }
+        let key = AnswerCache.Key(user: "user-12345678", flag: "promo-banner", appVersion: "1.2")
+        let message = padded([(Array("user-12345678".utf8), 0xFF), (Array("promo-banner".utf8), 0xFF), (Array("1.2".utf8), 0xFF)])
+        #expect(key.digest == message.withUnsafeBytes { SipHash.hash13($0, key: AnswerCache.Key.hashKey) })
+        let none = AnswerCache.Key(user: "u", flag: "f", appVersion: nil)
+        let noneMessage = padded([(Array("u".utf8), 0xFF), (Array("f".utf8), 0xFF), ([], 0xFE)])
+        #expect(none.digest == noneMessage.withUnsafeBytes { SipHash.hash13($0, key: AnswerCache.Key.hashKey) })
+        let pairs: [(AnswerCache.Key, AnswerCache.Key)] = [
+            (.init(user: "ab", flag: "c", appVersion: nil), .init(user: "a", flag: "bc", appVersion: nil)),
+            (.init(user: "u", flag: "f", appVersion: nil), .init(user: "u", flag: "f", appVersion: "")),
+            (.init(user: "caf\u{E9}", flag: "f", appVersion: nil), .init(user: "cafe\u{301}", flag: "f", appVersion: nil)),
+            (.init(user: "a\u{0}", flag: "f", appVersion: nil), .init(user: "a", flag: "f", appVersion: nil))
+        ]
+        for (a, b) in pairs {
+            #expect(a != b)
+            #expect(a.digest != b.digest)
+        }
     }
 }
