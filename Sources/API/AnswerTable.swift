@@ -31,7 +31,8 @@ struct AnswerTable<Value> {
         while true {
             let position = Int(slots[slot])
             if position < 0 { return nil }
-            if keys[position].digest == key.digest, keys[position] == key { return position }
+            // `==` compares the digests first: another key in the run costs one comparison.
+            if keys[position] == key { return position }
             slot = (slot + 1) & mask
         }
     }
