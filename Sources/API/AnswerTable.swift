@@ -12,7 +12,9 @@
 struct AnswerTable<Value> {
     private(set) var keys: [AnswerCache.Key] = []
     private(set) var values: [Value] = []
-    private var slots: [Int32]
+    /// Plain `Int`s: an operator's budget has no upper bound, so neither has the count (`Int32` would trap past
+    /// 2^31 entries, however unlikely a budget that large is).
+    private var slots: [Int]
     /// xorshift64 state for eviction draws; never 0.
     private var randomState: UInt64
 
@@ -29,7 +31,7 @@ struct AnswerTable<Value> {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: key.digest) & mask
         while true {
-            let position = Int(slots[slot])
+            let position = slots[slot]
             if position < 0 { return nil }
             // `==` compares the digests first: another key in the run costs one comparison.
             if keys[position] == key { return position }
@@ -45,7 +47,7 @@ struct AnswerTable<Value> {
             return old
         }
         if (keys.count + 1) * 2 > slots.count { grow() }
-        place(Int32(keys.count), digest: key.digest)
+        place(keys.count, digest: key.digest)
         keys.append(key)
         values.append(value)
         return nil
@@ -59,7 +61,7 @@ struct AnswerTable<Value> {
         var hole = slot(holding: position, digest: keys[position].digest)
         var next = (hole + 1) & mask
         while slots[next] >= 0 {
-            let home = Int(truncatingIfNeeded: keys[Int(slots[next])].digest) & mask
+            let home = Int(truncatingIfNeeded: keys[slots[next]].digest) & mask
             // The entry at `next` may fill the hole unless its home lies after the hole, up to `next` (cyclically).
             if (next - home) & mask >= (next - hole) & mask {
                 slots[hole] = slots[next]
@@ -70,7 +72,7 @@ struct AnswerTable<Value> {
         slots[hole] = -1
         let last = keys.count - 1
         if position != last {
-            slots[slot(holding: last, digest: keys[last].digest)] = Int32(position)
+            slots[slot(holding: last, digest: keys[last].digest)] = position
             keys.swapAt(position, last)
             values.swapAt(position, last)
         }
@@ -97,11 +99,11 @@ struct AnswerTable<Value> {
     private func slot(holding position: Int, digest: UInt64) -> Int {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: digest) & mask
-        while Int(slots[slot]) != position { slot = (slot + 1) & mask }
+        while slots[slot] != position { slot = (slot + 1) & mask }
         return slot
     }
 
-    private mutating func place(_ position: Int32, digest: UInt64) {
+    private mutating func place(_ position: Int, digest: UInt64) {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: digest) & mask
         while slots[slot] >= 0 { slot = (slot + 1) & mask }
@@ -110,6 +112,6 @@ struct AnswerTable<Value> {
 
     private mutating func grow() {
         slots = Array(repeating: -1, count: slots.count * 2)
-        for position in keys.indices { place(Int32(position), digest: keys[position].digest) }
+        for position in keys.indices { place(position, digest: keys[position].digest) }
     }
 }
