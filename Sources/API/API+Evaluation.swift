@@ -62,9 +62,15 @@ extension API {
         let cacheKey = request.query("at") == nil && !explain ? AnswerCache.Key(user: user, flag: key, appVersion: version) : nil
         // Asked before the flag is looked up: an answer kept for this very rule set says the flag is in it, and
         // where (some 400 instructions of hashing the key a read the cache answers).
-        if let cacheKey, let hit = answers.answer(for: cacheKey, served: served, context: stored, now: now) {
+        if let cacheKey,
+            let hit = answers.answer(
+                for: cacheKey, served: served, context: stored, now: now, revalidating: request.header(.ifNoneMatch) != nil)
+        {
             served.evaluations.count(hit.flagPosition)
-            return ETag.respond(request, hit.answer, again: true)
+            switch hit.kept {
+            case .ok(let prepared): return HTTPResponse(status: .ok, preparedWithBody: prepared)
+            case .answer(let answer): return ETag.respond(request, answer)
+            }
         }
         guard let flag = served.rules.flags[key] else { throw Self.flagNotFound(key) }
         let keeps = cacheKey != nil && !served.rules.readsUnknownInputs(flag)
@@ -91,7 +97,7 @@ extension API {
             JSONWriter.write(flag.explain(evaluationInput), into: &body)
         }
         body.append(UInt8(ascii: "}"))
-        let tagged = ETag.Tagged(body: body, etag: ETag.strongHash(body), headers: ETag.flagAnswerCaching)
+        let tagged = ETag.Tagged(body: body, etag: ETag.strongHash(body), headers: ETag.flagAnswerCaching, prepared: keeps)
         if keeps, let cacheKey {
             answers.keep(
                 tagged, flagPosition: flag.position, for: cacheKey, served: served, context: stored, computedAt: now,

@@ -1,4 +1,5 @@
 import Engine
+import HTTP
 import Rules
 import Synchronization
 
@@ -85,8 +86,16 @@ public final class AnswerCache: Sendable {
     /// A kept answer and its flag's place in the rule set it was kept for. A struct: an optional tuple is copied
     /// and destroyed through the runtime's generic tuple witnesses.
     struct Hit {
-        let answer: Answer
+        let kept: Kept
         let flagPosition: Int
+    }
+
+    /// What a hit hands out: the 200 ready to send, for a read that does not revalidate an answer kept prepared
+    /// (`ETag.Tagged.preparedFields`), so the read touches the prepared array alone; else the answer, which
+    /// decides between 304 and 200 (`ETag.respond`).
+    enum Kept {
+        case ok(PreparedFields)
+        case answer(Answer)
     }
 
     private struct Entry: Sendable {
@@ -96,6 +105,9 @@ public final class AnswerCache: Sendable {
         let computedAt: Instant
         let validUntil: Instant?
         let answer: Answer
+        /// `answer`'s prepared 200 (`ETag.Tagged.preparedFields`), beside it: a read that needs no more of the
+        /// answer reaches it without reading the answer's object.
+        let prepared: PreparedFields?
         /// The flag's place in `served`'s rules (`Flag.position`), for counting its evaluation without looking it up.
         let flagPosition: Int
         /// What the entry counts against the budget.
@@ -135,14 +147,19 @@ public final class AnswerCache: Sendable {
     /// The answer kept for `key` if it still holds for this rule set, context and instant, with its flag's position
     /// in that rule set. A hit is counted here; a miss by the caller (`countMiss`), which alone knows whether the
     /// flag is one the cache keeps.
-    func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant) -> Hit? {
+    /// `revalidating`: the read carries `If-None-Match`, so it needs the answer's tag, not only its 200.
+    func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant, revalidating: Bool = true) -> Hit? {
         guard capacityBytes > 0 else { return nil }
         let found = entries.withLock { table -> Hit? in
-            // Read in place: copying the entry out of the table retained and released each of its fields.
-            guard let position = table.entries.position(of: key) else { return nil }
-            let entry = table.entries.values[position]
-            guard entry.holds(served: served, context: context, now: now) else { return nil }
-            return Hit(answer: entry.answer, flagPosition: entry.flagPosition)
+            // Read in place, through the array's element: bound to a local, the entry was copied out of the
+            // table, a retain and a release of each of its references.
+            guard let position = table.answers.position(of: key) else { return nil }
+            guard table.answers.entries[position].value.holds(served: served, context: context, now: now) else { return nil }
+            let flagPosition = table.answers.entries[position].value.flagPosition
+            if !revalidating, let prepared = table.answers.entries[position].value.prepared {
+                return Hit(kept: .ok(prepared), flagPosition: flagPosition)
+            }
+            return Hit(kept: .answer(table.answers.entries[position].value.answer), flagPosition: flagPosition)
         }
         if found != nil { hitCount.add(1, ordering: .relaxed) }
         return found
@@ -158,13 +175,13 @@ public final class AnswerCache: Sendable {
         _ answer: Answer, flagPosition: Int, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant, validUntil: Instant?
     ) {
         let bytes =
-            answer.body.count + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.string.utf8.count
-            + (key.appVersion?.utf8.count ?? 0) + answer.preparedBytes + Self.entryOverhead
+            answer.heldBytes + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.string.utf8.count
+            + (key.appVersion?.utf8.count ?? 0) + Self.entryOverhead
         // An answer larger than half the budget would push out most others for one user's read.
         guard bytes <= capacityBytes / 2 else { return }
         let entry = Entry(
             served: served.number, context: context.map(UserContext.Identity.init), computedAt: computedAt, validUntil: validUntil,
-            answer: answer, flagPosition: flagPosition, bytes: bytes)
+            answer: answer, prepared: answer.preparedFields, flagPosition: flagPosition, bytes: bytes)
         // What leaves the table is released after the lock, out of every other loop's way.
         let evicted = entries.withLock { $0.insert(entry, for: key, budget: capacityBytes) }
         _ = consume evicted
@@ -175,28 +192,28 @@ public final class AnswerCache: Sendable {
     public func forget(user: String) {
         let user = ByteKey(user)
         let forgotten = entries.withLock { table -> [Entry] in
-            let keys = table.entries.keys.filter { $0.user == user }
+            let keys = table.answers.keys.filter { $0.user == user }
             return keys.compactMap { table.remove($0) }
         }
         _ = consume forgotten
     }
 
     /// Answers kept now (metrics and tests).
-    public var count: Int { entries.withLock { $0.entries.count } }
+    public var count: Int { entries.withLock { $0.answers.count } }
 
     /// Bytes counted against the budget now (metrics).
     public var bytes: Int { entries.withLock { $0.bytes } }
 
     /// Whether an answer is kept for `key`, valid or not (tests).
-    func contains(_ key: Key) -> Bool { entries.withLock { $0.entries.position(of: key) != nil } }
+    func contains(_ key: Key) -> Bool { entries.withLock { $0.answers.position(of: key) != nil } }
 
     /// The kept answers and the bytes they count. Owned by the mutex.
     private struct Table {
-        var entries = AnswerTable<Entry>()
+        var answers = AnswerTable<Entry>()
         var bytes = 0
 
         mutating func remove(_ key: Key) -> Entry? {
-            guard let entry = entries.removeValue(forKey: key) else { return nil }
+            guard let entry = answers.removeValue(forKey: key) else { return nil }
             bytes -= entry.bytes
             return entry
         }
@@ -205,13 +222,13 @@ public final class AnswerCache: Sendable {
         /// one's). Returns what left, for the caller to release after the lock.
         mutating func insert(_ entry: Entry, for key: Key, budget: Int) -> [Entry] {
             var evicted: [Entry] = []
-            if let replaced = entries.updateValue(entry, forKey: key) {
+            if let replaced = answers.updateValue(entry, forKey: key) {
                 bytes -= replaced.bytes
                 evicted.append(replaced)
             }
             bytes += entry.bytes
-            while bytes > budget, let victim = entries.randomPosition(excluding: key) {
-                let removed = entries.remove(at: victim)
+            while bytes > budget, let victim = answers.randomPosition(excluding: key) {
+                let removed = answers.remove(at: victim)
                 bytes -= removed.value.bytes
                 evicted.append(removed.value)
             }

@@ -1,17 +1,25 @@
-/// The answer cache's table: its keys and values in two dense arrays, found through open addressing on each key's
-/// keyed digest (`AnswerCache.Key.digest`). A `Dictionary` hashed the key's three strings again with `Hasher` on
-/// every read (some 600 of a kept answer's 16 000 instructions); here the digest, computed once per key, is the
-/// hash, and a probe compares it before any byte.
+/// The answer cache's table: its entries (key beside value) in one dense array, found through open addressing on
+/// each key's keyed digest (`AnswerCache.Key.digest`). A `Dictionary` hashed the key's three strings again with
+/// `Hasher` on every read (some 600 of a kept answer's 16 000 instructions); here the digest, computed once per
+/// key, is the hash, and a probe compares it before any byte.
 ///
-/// Slots hold positions in the dense arrays (-1: empty), at most half of them used, so a probe meets an empty slot
+/// Key and value side by side: a kept answer's read compares the key and then reads the value, and with ten
+/// thousand users kept the table is larger than the caches, so each array a read touches is a miss of its own
+/// (keys and values in two arrays stalled a profiled read on both).
+///
+/// Slots hold positions in the dense array (-1: empty), at most half of them used, so a probe meets an empty slot
 /// within a few. Removal shifts the slots after it back (no tombstones, so probes never lengthen with churn), and
-/// the dense arrays stay dense by moving their last entry into the hole. Eviction draws a position at random, as
+/// the dense array stays dense by moving its last entry into the hole. Eviction draws a position at random, as
 /// the `Dictionary`'s per-process order did (see `AnswerCache`).
 ///
 /// A value type; its owner keeps it under a lock (`AnswerCache`'s mutex).
 struct AnswerTable<Value> {
-    private(set) var keys: [AnswerCache.Key] = []
-    private(set) var values: [Value] = []
+    struct Entry {
+        let key: AnswerCache.Key
+        var value: Value
+    }
+
+    private(set) var entries: [Entry] = []
     /// Plain `Int`s: an operator's budget has no upper bound, so neither has the count (`Int32` would trap past
     /// 2^31 entries, however unlikely a budget that large is).
     private var slots: [Int]
@@ -23,8 +31,14 @@ struct AnswerTable<Value> {
         randomState = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed
     }
 
-    var count: Int { keys.count }
-    var isEmpty: Bool { keys.isEmpty }
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// The keys kept, in dense order (an erase's pass, and tests).
+    var keys: [AnswerCache.Key] { entries.map(\.key) }
+
+    func key(at position: Int) -> AnswerCache.Key { entries[position].key }
+    func value(at position: Int) -> Value { entries[position].value }
 
     /// The dense position of `key`, if kept.
     func position(of key: AnswerCache.Key) -> Int? {
@@ -34,7 +48,7 @@ struct AnswerTable<Value> {
             let position = slots[slot]
             if position < 0 { return nil }
             // `==` compares the digests first: another key in the run costs one comparison.
-            if keys[position] == key { return position }
+            if entries[position].key == key { return position }
             slot = (slot + 1) & mask
         }
     }
@@ -42,14 +56,13 @@ struct AnswerTable<Value> {
     /// Inserts, or replaces and returns the value replaced.
     mutating func updateValue(_ value: Value, forKey key: AnswerCache.Key) -> Value? {
         if let position = position(of: key) {
-            let old = values[position]
-            values[position] = value
+            let old = entries[position].value
+            entries[position].value = value
             return old
         }
-        if (keys.count + 1) * 2 > slots.count { grow() }
-        place(keys.count, digest: key.digest)
-        keys.append(key)
-        values.append(value)
+        if (entries.count + 1) * 2 > slots.count { grow() }
+        place(entries.count, digest: key.digest)
+        entries.append(Entry(key: key, value: value))
         return nil
     }
 
@@ -58,10 +71,10 @@ struct AnswerTable<Value> {
     mutating func remove(at position: Int) -> (key: AnswerCache.Key, value: Value) {
         let mask = slots.count - 1
         // Free its slot, shifting back every slot after it that probing would otherwise no longer reach.
-        var hole = slot(holding: position, digest: keys[position].digest)
+        var hole = slot(holding: position, digest: entries[position].key.digest)
         var next = (hole + 1) & mask
         while slots[next] >= 0 {
-            let home = Int(truncatingIfNeeded: keys[slots[next]].digest) & mask
+            let home = Int(truncatingIfNeeded: entries[slots[next]].key.digest) & mask
             // The entry at `next` may fill the hole unless its home lies after the hole, up to `next` (cyclically).
             if (next - home) & mask >= (next - hole) & mask {
                 slots[hole] = slots[next]
@@ -70,13 +83,13 @@ struct AnswerTable<Value> {
             next = (next + 1) & mask
         }
         slots[hole] = -1
-        let last = keys.count - 1
+        let last = entries.count - 1
         if position != last {
-            slots[slot(holding: last, digest: keys[last].digest)] = position
-            keys.swapAt(position, last)
-            values.swapAt(position, last)
+            slots[slot(holding: last, digest: entries[last].key.digest)] = position
+            entries.swapAt(position, last)
         }
-        return (keys.removeLast(), values.removeLast())
+        let removed = entries.removeLast()
+        return (removed.key, removed.value)
     }
 
     mutating func removeValue(forKey key: AnswerCache.Key) -> Value? {
@@ -86,14 +99,14 @@ struct AnswerTable<Value> {
 
     /// A position drawn at random other than `excluded`'s; `nil` when no other is kept.
     mutating func randomPosition(excluding excluded: AnswerCache.Key) -> Int? {
-        guard !keys.isEmpty else { return nil }
+        guard !entries.isEmpty else { return nil }
         randomState ^= randomState << 13
         randomState ^= randomState >> 7
         randomState ^= randomState << 17
-        let drawn = Int(randomState % UInt64(keys.count))
-        if keys[drawn] != excluded { return drawn }
+        let drawn = Int(randomState % UInt64(entries.count))
+        if entries[drawn].key != excluded { return drawn }
         // The excluded key is kept at most once: any other position will do.
-        return keys.count > 1 ? (drawn + 1) % keys.count : nil
+        return entries.count > 1 ? (drawn + 1) % entries.count : nil
     }
 
     private func slot(holding position: Int, digest: UInt64) -> Int {
@@ -112,6 +125,6 @@ struct AnswerTable<Value> {
 
     private mutating func grow() {
         slots = Array(repeating: -1, count: slots.count * 2)
-        for position in keys.indices { place(position, digest: keys[position].digest) }
+        for position in entries.indices { place(position, digest: entries[position].key.digest) }
     }
 }

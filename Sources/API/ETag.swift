@@ -1,7 +1,6 @@
 import HTTP
 import HTTPServer
 import Rules
-import Synchronization
 
 /// Conditional requests for the answers that carry a strong entity tag (docs/api.md, "Conventions": caching): a
 /// user's flags, one flag, the OFREP answers and the rule set. One place decides between 304 and 200, so they
@@ -20,27 +19,29 @@ enum ETag {
         respond(request, Tagged(body: body, etag: etag ?? strongHash(body), headers: headers))
     }
 
-    /// A body with its tag and both answers' header lists, made once: an answer kept for later reads
-    /// (`AnswerCache`) is sent again without building its fields again. Immutable (its prepared lines, made at most
-    /// once, aside), and a reference: a kept answer handed out of the cache on every read is one retain, where the
-    /// four fields of a value were copied (and their optional destroyed through the runtime's generic witness, some
-    /// 150 instructions a read).
+    /// A body with its tag and both answers' header lists, made once, and a reference: a kept answer handed out of
+    /// the cache on every read is one retain, where the four fields of a value were copied (and their optional
+    /// destroyed through the runtime's generic witness, some 150 instructions a read). Immutable.
     final class Tagged: Sendable {
-        let body: [UInt8]
         let etag: String
         /// The 200's fields: the tag, then `headers`, then the content type.
         let ok: HTTPHeaders
-        /// `ok` with its lines made (`PreparedFields`), the first time the answer is sent again (`respond`'s
-        /// `again`): a kept answer is sent many times, but made on every answer's first send the lines cost what
-        /// they save, and two more allocations. The object's bits once made (0 before), holding one retain, released
-        /// in `deinit`: the library's `AtomicLazyReference` was not specialized here, and asked the runtime for
-        /// generic metadata on every read (some 600 instructions a kept answer's send).
-        private let preparedBits = Atomic<UInt>(0)
         /// The fields after the tag, for a 304.
         private let extra: HTTPHeaders
+        private let content: Content
 
-        init(body: [UInt8], etag: String, headers: HTTPHeaders) {
-            self.body = body
+        /// The body as given, or the 200's fields and body prepared as one (`PreparedFields.init(_:body:)`).
+        private enum Content: Sendable {
+            case plain([UInt8])
+            case prepared(PreparedFields)
+        }
+
+        /// `prepared`: an answer to be sent again and again (one the answer cache keeps) has its 200's fields
+        /// written and its body placed after them now, in one array: each send then copies one run of bytes, and
+        /// a kept answer's read touches that array alone, where the fields' lines and the body were two (each a
+        /// miss of its own once thousands of answers are kept). Others keep the body as given: a one-off answer
+        /// (a rule set, a dashboard page) is sent once, and preparing it would copy it for nothing.
+        init(body: [UInt8], etag: String, headers: HTTPHeaders, prepared: Bool = false) {
             self.etag = etag
             extra = headers
             // Sized once: grown field by field, the list was reallocated three times.
@@ -49,34 +50,43 @@ enum ETag {
             for field in headers { fields.add(field.name, field.value) }
             fields.add("Content-Type", "application/json; charset=utf-8")
             ok = fields
+            content = prepared ? .prepared(PreparedFields(fields, body: body)) : .plain(body)
         }
 
-        /// `ok` prepared, made by the first caller to ask; a caller on another thread that made one at the same
-        /// time drops its own and takes the first.
-        var okPrepared: PreparedFields {
-            let bits = preparedBits.load(ordering: .acquiring)
-            if bits != 0 { return Self.object(bits).takeUnretainedValue() }
-            let made = Unmanaged.passRetained(PreparedFields(ok))
-            let (stored, first) = preparedBits.compareExchange(
-                expected: 0, desired: UInt(bitPattern: made.toOpaque()), successOrdering: .acquiringAndReleasing,
-                failureOrdering: .acquiring)
-            if stored { return made.takeUnretainedValue() }
-            made.release()
-            return Self.object(first).takeUnretainedValue()
+        var body: [UInt8] {
+            switch content {
+            case .plain(let body): body
+            case .prepared(let prepared): prepared.carriedBody ?? []
+            }
         }
 
-        private static func object(_ bits: UInt) -> Unmanaged<PreparedFields> {
-            Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        /// The 200.
+        var okResponse: HTTPResponse {
+            switch content {
+            case .plain(let body): HTTPResponse(status: .ok, headers: ok, body: body)
+            case .prepared(let prepared): HTTPResponse(status: .ok, preparedWithBody: prepared)
+            }
         }
 
-        deinit {
-            let bits = preparedBits.load(ordering: .acquiring)
-            if bits != 0 { Self.object(bits).release() }
+        /// The 200's fields and body prepared as one, when made `prepared`.
+        var preparedFields: PreparedFields? {
+            if case .prepared(let prepared) = content { return prepared }
+            return nil
         }
 
-        /// The most `okPrepared` holds once made: each field's line, and its object and array (for a budget that
-        /// counts what a kept answer will hold, `AnswerCache`).
-        var preparedBytes: Int { ok.fields.reduce(64) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } }
+        /// Whether the 200 goes out prepared.
+        var isPrepared: Bool { preparedFields != nil }
+
+        /// What the answer holds, prepared or not: the body, each field's line, an object and an array (for a
+        /// budget that counts what a kept answer holds, `AnswerCache`).
+        var heldBytes: Int {
+            let body =
+                switch content {
+                case .plain(let body): body.count
+                case .prepared(let prepared): prepared.bodyCount
+                }
+            return ok.fields.reduce(64 + body) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        }
 
         /// The 304's fields: the tag, then `headers`. Made when a 304 is sent: kept beside the 200's, it was a
         /// second list (and a copy) for every answer, and most answers are 200s.
@@ -88,13 +98,11 @@ enum ETag {
         }
     }
 
-    /// `again`: the answer was sent before (kept, and read again), so its fields go out prepared.
-    static func respond(_ request: Request, _ tagged: Tagged, again: Bool = false) -> HTTPResponse {
+    static func respond(_ request: Request, _ tagged: Tagged) -> HTTPResponse {
         if let header = request.header(.ifNoneMatch), matches(header, tagged.etag) {
             return HTTPResponse(status: .notModified, headers: tagged.notModified)
         }
-        if again { return HTTPResponse(status: .ok, prepared: tagged.okPrepared, body: tagged.body) }
-        return HTTPResponse(status: .ok, headers: tagged.ok, body: tagged.body)
+        return tagged.okResponse
     }
 
     /// A strong entity tag: the opaque value in double quotes (RFC 9110 §8.8.3).

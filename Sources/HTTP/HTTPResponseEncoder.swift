@@ -49,19 +49,23 @@ public enum HTTPResponseEncoder {
         _ response: HTTPResponse, version: HTTPVersion, keepAlive: Bool, isHead: Bool, dateLine: DateLine, extraName: String?,
         extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
     ) {
-        let framing: Framing = response.status.forbidsBody ? .none : .length(response.body.count)
+        let framing: Framing = response.status.forbidsBody ? .none : .length(response.bodyCount)
+        let sendsBody = !isHead && !response.status.forbidsBody
         if response.prepared != nil {
             // Unwrapped in place: bound with `if let`, the optional was copied and destroyed through the runtime's
             // generic witnesses (a merged outlined copy), some 200 instructions a response.
+            let prepared = response.prepared.unsafelyUnwrapped
             encodeHead(
-                status: response.status, prepared: response.prepared.unsafelyUnwrapped, framing: framing, version: version,
-                keepAlive: keepAlive, dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
+                status: response.status, prepared: prepared, framing: framing, version: version, keepAlive: keepAlive,
+                dateLine: dateLine, extraName: extraName, extraValue: extraValue, withBody: sendsBody && prepared.carriesBody,
+                into: &buffer)
+            if sendsBody, !prepared.carriesBody { buffer.append(contentsOf: response.body) }
         } else {
             encodeHead(
                 status: response.status, headers: response.headers, framing: framing, version: version,
                 keepAlive: keepAlive, dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
+            if sendsBody { buffer.append(contentsOf: response.body) }
         }
-        if !isHead, !response.status.forbidsBody { buffer.append(contentsOf: response.body) }
     }
 
     /// The head alone; `extra` as `encode` has it.
@@ -128,14 +132,17 @@ public enum HTTPResponseEncoder {
     }
 
     /// The head of a response with prepared fields: the same bytes `encodeHead(status:headers:…)` writes for
-    /// `prepared.headers`, with the fields' lines copied as made (`PreparedFields`).
+    /// `prepared.headers`, with the fields' lines copied as made (`PreparedFields`). `withBody`: the body it
+    /// carries follows the head in the same copy.
     static func encodeHead(
         status: HTTPStatus, prepared: PreparedFields, framing: Framing, version: HTTPVersion, keepAlive: Bool,
-        dateLine: DateLine, extraName: String?, extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
+        dateLine: DateLine, extraName: String?, extraValue: UnsafeBufferPointer<UInt8>?, withBody: Bool = false,
+        into buffer: inout [UInt8]
     ) {
         let extraName = extraName.flatMap { isManaged($0) ? nil : $0 }
         let extraValue = extraValue ?? UnsafeBufferPointer(start: nil, count: 0)
-        var bound = HeadWriter.statusLineBound(status) + dateLine.bytes.count + prepared.lines.count
+        let linesEnd = withBody ? prepared.lines.count : prepared.fieldsEnd
+        var bound = HeadWriter.statusLineBound(status) + dateLine.bytes.count + linesEnd
         bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
         if let extraName { bound += HeadWriter.fieldBound(extraName, valueCount: extraValue.count) }
         prepared.lines.withUnsafeBufferPointer { lines in
@@ -146,9 +153,10 @@ public enum HTTPResponseEncoder {
                 head.append(UnsafeBufferPointer(rebasing: lines[..<prepared.contentTypeEnd]))
                 head.appendFraming(framing)
                 head.appendConnection(keepAlive: keepAlive, version: version)
-                head.append(UnsafeBufferPointer(rebasing: lines[prepared.contentTypeEnd...]))
+                head.append(UnsafeBufferPointer(rebasing: lines[prepared.contentTypeEnd..<prepared.fieldsEnd]))
                 if let extraName { head.appendField(extraName, extraValue) }
                 head.appendCRLF()
+                if withBody { head.append(UnsafeBufferPointer(rebasing: lines[prepared.fieldsEnd..<linesEnd])) }
                 buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<head.count]))
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import TestRandom
 import Testing
 
@@ -258,6 +259,41 @@ import Testing
 
     // MARK: the cache alone
 
+    /// A read that does not revalidate gets a prepared answer's 200 ready to send, without the answer; one that
+    /// does (`If-None-Match`) gets the answer, whose tag decides between 304 and 200; an unprepared answer is
+    /// handed out as the answer either way.
+    @Test func aPreparedAnswer_isHandedOutAsIts200_unlessTheReadRevalidates() {
+        let cache = AnswerCache(capacityBytes: 100_000)
+        let preparedKey = AnswerCache.Key(user: "u", flag: "f", appVersion: nil)
+        let plainKey = AnswerCache.Key(user: "u", flag: "g", appVersion: nil)
+        let body = Array(#"{"value":true}"#.utf8)
+        let prepared = ETag.Tagged(body: body, etag: "\"p\"", headers: ETag.flagAnswerCaching, prepared: true)
+        cache.keep(prepared, flagPosition: 3, for: preparedKey, served: served, context: nil, computedAt: now, validUntil: nil)
+        cache.keep(answer(10), flagPosition: 4, for: plainKey, served: served, context: nil, computedAt: now, validUntil: nil)
+        let ready = cache.answer(for: preparedKey, served: served, context: nil, now: now, revalidating: false)
+        guard case .ok(let fields)? = ready?.kept else {
+            Issue.record("no prepared 200: \(String(describing: ready?.kept))")
+            return
+        }
+        #expect(fields === prepared.preparedFields)
+        #expect(ready?.flagPosition == 3)
+        #expect(HTTPResponse(status: .ok, preparedWithBody: fields).body == body)
+        guard case .answer(let answer)? = cache.answer(for: preparedKey, served: served, context: nil, now: now, revalidating: true)?.kept
+        else {
+            Issue.record("no answer for a revalidating read")
+            return
+        }
+        #expect(answer === prepared)
+        for revalidating in [false, true] {
+            guard case .answer(let plain)? = cache.answer(for: plainKey, served: served, context: nil, now: now, revalidating: revalidating)?.kept
+            else {
+                Issue.record("no answer for an unprepared one")
+                return
+            }
+            #expect(plain.body.count == 10)
+        }
+    }
+
     let served = RulesHost.Served(try! RuleSetLoader.load(text: #"{"flags": {}}"#).get(), ledger: EvaluationLedger())
     let now = Instant(milliseconds: 1_000)
 
@@ -292,7 +328,7 @@ import Testing
             #expect(cache.contains(key))
         }
         // Evicted one at a time: the budget is used, not halved.
-        let entry = 100 + 2 * 3 + "user-199".utf8.count + 1 + answer(100).preparedBytes + AnswerCache.entryOverhead
+        let entry = 2 * 3 + "user-199".utf8.count + 1 + answer(100).heldBytes + AnswerCache.entryOverhead
         #expect(cache.count >= 10_000 / entry)
     }
 
@@ -329,7 +365,7 @@ import Testing
         context.counters["c"] = 1
         let until = Instant(milliseconds: 2_000)
         cache.keep(answer(10), flagPosition: 0, for: key, served: served, context: context, computedAt: now, validUntil: until)
-        #expect(cache.answer(for: key, served: served, context: context, now: now)?.answer.body.count == 10)
+        #expect(cache.answer(for: key, served: served, context: context, now: now)?.body.count == 10)
         #expect(cache.answer(for: key, served: served, context: context, now: Instant(milliseconds: 1_999)) != nil)
         #expect(cache.answer(for: key, served: served, context: context, now: until) == nil)
         #expect(cache.answer(for: key, served: served, context: context, now: Instant(milliseconds: 999)) == nil)
@@ -350,5 +386,15 @@ import Testing
         #expect(cache.answer(for: key, served: served, context: context, now: now) == nil)
         // Another version is another key.
         #expect(cache.answer(for: AnswerCache.Key(user: "u", flag: "f", appVersion: "1.0.0"), served: served, context: context, now: now) == nil)
+    }
+}
+
+extension AnswerCache.Hit {
+    /// The kept body, however it was handed out.
+    var body: [UInt8] {
+        switch kept {
+        case .ok(let prepared): prepared.carriedBody ?? []
+        case .answer(let answer): answer.body
+        }
     }
 }

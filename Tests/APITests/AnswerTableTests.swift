@@ -25,21 +25,21 @@ import Testing
                 #expect(table.removeValue(forKey: key) == model.removeValue(forKey: key))
             case 7:
                 if let position = table.randomPosition(excluding: key) {
-                    #expect(table.keys[position] != key)
+                    #expect(table.key(at: position) != key)
                     let removed = table.remove(at: position)
                     #expect(model.removeValue(forKey: removed.key) == removed.value)
                 } else {
                     #expect(model.keys.allSatisfy { $0 == key })
                 }
             default:
-                #expect(table.position(of: key).map { table.values[$0] } == model[key])
+                #expect(table.position(of: key).map { table.value(at: $0) } == model[key])
             }
             #expect(table.count == model.count)
             if step % 500 == 0 {
-                for (key, value) in model { #expect(table.position(of: key).map { table.values[$0] } == value) }
+                for (key, value) in model { #expect(table.position(of: key).map { table.value(at: $0) } == value) }
             }
         }
-        for (key, value) in model { #expect(table.position(of: key).map { table.values[$0] } == value) }
+        for (key, value) in model { #expect(table.position(of: key).map { table.value(at: $0) } == value) }
         // Emptied by position, always the first: the last entry keeps moving into the hole.
         while !table.isEmpty {
             let removed = table.remove(at: 0)
@@ -59,7 +59,7 @@ import Testing
                 Issue.record("nothing drawn")
                 return
             }
-            #expect(table.keys[position] != kept[3])
+            #expect(table.key(at: position) != kept[3])
             drawn.insert(position)
         }
         #expect(drawn.count == 7)
@@ -93,10 +93,10 @@ extension AnswerTableTests {
                     let removed = table.remove(at: position)
                     #expect(model.removeValue(forKey: removed.key) == removed.value)
                 }
-            default: #expect(table.position(of: key).map { table.values[$0] } == model[key])
+            default: #expect(table.position(of: key).map { table.value(at: $0) } == model[key])
             }
             #expect(table.count == model.count)
-            for (key, value) in model { #expect(table.position(of: key).map { table.values[$0] } == value) }
+            for (key, value) in model { #expect(table.position(of: key).map { table.value(at: $0) } == value) }
         }
     }
 }

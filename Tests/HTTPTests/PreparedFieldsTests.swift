@@ -35,11 +35,16 @@ import Testing
                 : HTTPHeaders.Field(name: names[random.next(upTo: names.count)], value: HTTPResponseEncoderPropertyTests.value(&random))
             let plain = HTTPResponse(status: status, headers: headers, body: body)
             let prepared = HTTPResponse(status: status, prepared: PreparedFields(headers), body: body)
+            let carried = HTTPResponse(status: status, preparedWithBody: PreparedFields(headers, body: body))
             #expect(prepared.prepared != nil)
             #expect(prepared.headers == headers)
+            #expect(carried.prepared?.carriesBody == true)
+            #expect(carried.headers == headers)
+            #expect(carried.body == body && carried.bodyCount == body.count)
             let expected = Self.encoded(plain, version: version, keepAlive: keepAlive, isHead: isHead, extra: extra)
             let actual = Self.encoded(prepared, version: version, keepAlive: keepAlive, isHead: isHead, extra: extra)
             #expect(actual == expected)
+            #expect(Self.encoded(carried, version: version, keepAlive: keepAlive, isHead: isHead, extra: extra) == expected)
             // And both as the encoder's rules read plainly.
             let framing: HTTPResponseEncoder.Framing = status.forbidsBody ? .none : .length(body.count)
             let head = HTTPResponseEncoderPropertyTests.reference(
@@ -94,5 +99,50 @@ import Testing
         #expect(response.prepared != nil)
         #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
         #expect(Self.encoded(response).contains("\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 2\r\n"))
+    }
+
+    @Test func aCarriedBody_goesOutAfterTheHead_andChangingItOrTheFields_dropsThePreparation() {
+        let fields: HTTPHeaders = ["ETag": "\"1\"", "Content-Type": "application/json"]
+        let carried = HTTPResponse(status: .ok, preparedWithBody: PreparedFields(fields, body: Array("{}".utf8)))
+        #expect(carried.body == Array("{}".utf8))
+        #expect(
+            Self.encoded(carried, extra: HTTPHeaders.Field(name: "X-Request-Id", value: "r-1"))
+                == "keptHTTP/1.1 200 OK\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 2\r\nETag: \"1\"\r\nX-Request-Id: r-1\r\n\r\n{}")
+        #expect(Self.encoded(carried, isHead: true).hasSuffix("Content-Length: 2\r\nETag: \"1\"\r\n\r\n"))
+
+        var newBody = carried
+        newBody.body = Array("[1]".utf8)
+        #expect(newBody.prepared == nil)
+        #expect(newBody.headers == fields)
+        #expect(Self.encoded(newBody).hasSuffix("Content-Length: 3\r\nETag: \"1\"\r\n\r\n[1]"))
+
+        var appended = carried
+        appended.body.append(UInt8(ascii: " "))
+        #expect(appended.prepared == nil)
+        #expect(Self.encoded(appended).hasSuffix("Content-Length: 3\r\nETag: \"1\"\r\n\r\n{} "))
+
+        var newField = carried
+        newField.headers.add("Vary", "Origin")
+        #expect(newField.prepared == nil)
+        #expect(newField.body == Array("{}".utf8))
+        #expect(Self.encoded(newField).hasSuffix("ETag: \"1\"\r\nVary: Origin\r\n\r\n{}"))
+
+        var notModified = carried
+        notModified.status = .notModified
+        #expect(
+            Self.encoded(notModified) == "keptHTTP/1.1 304 Not Modified\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+                + "Content-Type: application/json\r\nETag: \"1\"\r\n\r\n")
+    }
+
+    @Test func aPreparationCarryingABody_givenAnotherBody_sendsTheOneGiven() {
+        let fields: HTTPHeaders = ["ETag": "\"1\""]
+        let response = HTTPResponse(status: .ok, prepared: PreparedFields(fields, body: Array("{}".utf8)), body: Array("[]".utf8))
+        #expect(response.body == Array("[]".utf8))
+        #expect(response.headers == fields)
+        #expect(Self.encoded(response).hasSuffix("Content-Length: 2\r\nETag: \"1\"\r\n\r\n[]"))
+        let empty = HTTPResponse(status: .ok, preparedWithBody: PreparedFields(fields))
+        #expect(empty.bodyCount == 0 && empty.body.isEmpty)
+        #expect(Self.encoded(empty).hasSuffix("Content-Length: 0\r\nETag: \"1\"\r\n\r\n"))
     }
 }
