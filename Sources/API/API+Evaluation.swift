@@ -62,14 +62,19 @@ extension API {
         let cacheKey = request.query("at") == nil && !explain ? AnswerCache.Key(user: user, flag: key, appVersion: version) : nil
         // Asked before the flag is looked up: an answer kept for this very rule set says the flag is in it, and
         // where (some 400 instructions of hashing the key a read the cache answers).
-        if let cacheKey,
-            let hit = answers.answer(
-                for: cacheKey, served: served, context: stored, now: now, revalidating: request.header(.ifNoneMatch) != nil)
-        {
+        let ifNoneMatch = request.header(.ifNoneMatch)
+        let revalidating = ifNoneMatch != nil
+        if let cacheKey, let hit = answers.answer(for: cacheKey, served: served, context: stored, now: now, revalidating: revalidating) {
             served.evaluations.count(hit.flagPosition)
             switch hit.kept {
-            case .ok(let prepared): return HTTPResponse(status: .ok, preparedWithBody: prepared)
-            case .answer(let answer): return ETag.respond(request, answer)
+            case .ok(let prepared):
+                return HTTPResponse(status: .ok, preparedWithBody: prepared)
+            case .answer(let answer):
+                // Read again, and not prepared yet: prepared now, for this read and the next ones.
+                if !revalidating, !answer.isPrepared {
+                    return HTTPResponse(status: .ok, preparedWithBody: answers.prepare(answer, for: cacheKey))
+                }
+                return ETag.respond(ifNoneMatch: ifNoneMatch, answer)
             }
         }
         guard let flag = served.rules.flags[key] else { throw Self.flagNotFound(key) }
@@ -97,13 +102,13 @@ extension API {
             JSONWriter.write(flag.explain(evaluationInput), into: &body)
         }
         body.append(UInt8(ascii: "}"))
-        let tagged = ETag.Tagged(body: body, etag: ETag.strongHash(body), headers: ETag.flagAnswerCaching, prepared: keeps)
+        let tagged = ETag.Tagged(body: body, etag: ETag.strongHash(body), headers: ETag.flagAnswerCaching)
         if keeps, let cacheKey {
             answers.keep(
                 tagged, flagPosition: flag.position, for: cacheKey, served: served, context: stored, computedAt: now,
                 validUntil: validUntil)
         }
-        return ETag.respond(request, tagged)
+        return ETag.respond(ifNoneMatch: ifNoneMatch, tagged)
     }
 
     static func flagNotFound(_ key: String) -> APIError {

@@ -91,8 +91,8 @@ public final class AnswerCache: Sendable {
     }
 
     /// What a hit hands out: the 200 ready to send, for a read that does not revalidate an answer kept prepared
-    /// (`ETag.Tagged.preparedFields`), so the read touches the prepared array alone; else the answer, which
-    /// decides between 304 and 200 (`ETag.respond`).
+    /// (`ETag.Tagged.preparedFields`, see `prepare`), so the read touches the prepared array alone; else the
+    /// answer, which decides between 304 and 200 (`ETag.respond`).
     enum Kept {
         case ok(PreparedFields)
         case answer(Answer)
@@ -148,7 +148,7 @@ public final class AnswerCache: Sendable {
     /// in that rule set. A hit is counted here; a miss by the caller (`countMiss`), which alone knows whether the
     /// flag is one the cache keeps.
     /// `revalidating`: the read carries `If-None-Match`, so it needs the answer's tag, not only its 200.
-    func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant, revalidating: Bool = true) -> Hit? {
+    func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant, revalidating: Bool = false) -> Hit? {
         guard capacityBytes > 0 else { return nil }
         let found = entries.withLock { table -> Hit? in
             // Read in place, through the array's element: bound to a local, the entry was copied out of the
@@ -165,6 +165,33 @@ public final class AnswerCache: Sendable {
         return found
     }
 
+    /// The kept `answer` for `key`, prepared (`ETag.Tagged.prepared()`), for a read that found it unprepared: the
+    /// entry then holds the prepared answer in its place, so the next reads get the 200 ready to send (`Kept.ok`).
+    /// Prepared at its first read again, not when kept: most of an answer's cost is writing its fields, and an
+    /// answer kept and never read again (its user written before the next read) would pay it for nothing. The
+    /// entry is left alone if it no longer holds `answer` (replaced or evicted meanwhile, by another loop).
+    func prepare(_ answer: Answer, for key: Key) -> PreparedFields {
+        // Made outside the lock, out of every other loop's way.
+        let (prepared, fields) = answer.prepared()
+        let evicted = entries.withLock { table -> [Entry] in
+            guard let position = table.answers.position(of: key) else { return [] }
+            let kept = table.answers.entries[position].value
+            guard kept.answer === answer else { return [] }
+            let entry = Entry(
+                served: kept.served, context: kept.context, computedAt: kept.computedAt, validUntil: kept.validUntil,
+                answer: prepared, prepared: fields, flagPosition: kept.flagPosition, bytes: Self.bytes(of: prepared, for: key))
+            return table.insert(entry, for: key, budget: capacityBytes)
+        }
+        _ = consume evicted
+        return fields
+    }
+
+    /// What an entry for `answer` counts against the budget.
+    private static func bytes(of answer: Answer, for key: Key) -> Int {
+        answer.heldBytes + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.string.utf8.count
+            + (key.appVersion?.utf8.count ?? 0) + entryOverhead
+    }
+
     /// A read of a flag the cache keeps, whose answer it did not hold.
     func countMiss() {
         missCount.add(1, ordering: .relaxed)
@@ -174,9 +201,7 @@ public final class AnswerCache: Sendable {
     func keep(
         _ answer: Answer, flagPosition: Int, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant, validUntil: Instant?
     ) {
-        let bytes =
-            answer.heldBytes + 2 * answer.etag.utf8.count + key.user.string.utf8.count + key.flag.string.utf8.count
-            + (key.appVersion?.utf8.count ?? 0) + Self.entryOverhead
+        let bytes = Self.bytes(of: answer, for: key)
         // An answer larger than half the budget would push out most others for one user's read.
         guard bytes <= capacityBytes / 2 else { return }
         let entry = Entry(
@@ -192,7 +217,10 @@ public final class AnswerCache: Sendable {
     public func forget(user: String) {
         let user = ByteKey(user)
         let forgotten = entries.withLock { table -> [Entry] in
-            let keys = table.answers.keys.filter { $0.user == user }
+            // Only the user's keys are gathered: a list of every key, made under the lock every loop's reads
+            // wait on, cost a copy of the whole table.
+            var keys: [Key] = []
+            for entry in table.answers.entries where entry.key.user == user { keys.append(entry.key) }
             return keys.compactMap { table.remove($0) }
         }
         _ = consume forgotten

@@ -34,7 +34,7 @@ struct AnswerTable<Value> {
     var count: Int { entries.count }
     var isEmpty: Bool { entries.isEmpty }
 
-    /// The keys kept, in dense order (an erase's pass, and tests).
+    /// The keys kept, in dense order (tests).
     var keys: [AnswerCache.Key] { entries.map(\.key) }
 
     func key(at position: Int) -> AnswerCache.Key { entries[position].key }

@@ -36,12 +36,7 @@ enum ETag {
             case prepared(PreparedFields)
         }
 
-        /// `prepared`: an answer to be sent again and again (one the answer cache keeps) has its 200's fields
-        /// written and its body placed after them now, in one array: each send then copies one run of bytes, and
-        /// a kept answer's read touches that array alone, where the fields' lines and the body were two (each a
-        /// miss of its own once thousands of answers are kept). Others keep the body as given: a one-off answer
-        /// (a rule set, a dashboard page) is sent once, and preparing it would copy it for nothing.
-        init(body: [UInt8], etag: String, headers: HTTPHeaders, prepared: Bool = false) {
+        init(body: [UInt8], etag: String, headers: HTTPHeaders) {
             self.etag = etag
             extra = headers
             // Sized once: grown field by field, the list was reallocated three times.
@@ -50,7 +45,25 @@ enum ETag {
             for field in headers { fields.add(field.name, field.value) }
             fields.add("Content-Type", "application/json; charset=utf-8")
             ok = fields
-            content = prepared ? .prepared(PreparedFields(fields, body: body)) : .plain(body)
+            content = .plain(body)
+        }
+
+        private init(etag: String, ok: HTTPHeaders, extra: HTTPHeaders, content: Content) {
+            self.etag = etag
+            self.ok = ok
+            self.extra = extra
+            self.content = content
+        }
+
+        /// The same answer with its 200's fields written and its body placed after them, in one array, for an
+        /// answer sent again and again (one the answer cache keeps, `AnswerCache.prepare`): each send then copies
+        /// one run of bytes, and a kept answer's read touches that array alone, where the fields' lines and the
+        /// body were two (each a miss of its own once thousands of answers are kept). One-off answers (a rule set,
+        /// a dashboard page) stay plain: preparing them would copy them for nothing.
+        func prepared() -> (answer: Tagged, fields: PreparedFields) {
+            if case .prepared(let fields) = content { return (self, fields) }
+            let fields = PreparedFields(ok, body: body)
+            return (Tagged(etag: etag, ok: ok, extra: extra, content: .prepared(fields)), fields)
         }
 
         var body: [UInt8] {
@@ -80,12 +93,13 @@ enum ETag {
         /// What the answer holds, prepared or not: the body, each field's line, an object and an array (for a
         /// budget that counts what a kept answer holds, `AnswerCache`).
         var heldBytes: Int {
-            let body =
-                switch content {
-                case .plain(let body): body.count
-                case .prepared(let prepared): prepared.bodyCount
-                }
-            return ok.fields.reduce(64 + body) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+            switch content {
+            case .plain(let body):
+                return ok.fields.reduce(64 + body.count) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+            case .prepared(let prepared):
+                // The array as allocated: sized to a bound on its lines, at least what they fill.
+                return 64 + prepared.capacity
+            }
         }
 
         /// The 304's fields: the tag, then `headers`. Made when a 304 is sent: kept beside the 200's, it was a
@@ -99,7 +113,12 @@ enum ETag {
     }
 
     static func respond(_ request: Request, _ tagged: Tagged) -> HTTPResponse {
-        if let header = request.header(.ifNoneMatch), matches(header, tagged.etag) {
+        respond(ifNoneMatch: request.header(.ifNoneMatch), tagged)
+    }
+
+    /// The same with the request's `If-None-Match` read already.
+    static func respond(ifNoneMatch: String?, _ tagged: Tagged) -> HTTPResponse {
+        if let header = ifNoneMatch, matches(header, tagged.etag) {
             return HTTPResponse(status: .notModified, headers: tagged.notModified)
         }
         return tagged.okResponse

@@ -1,46 +1,69 @@
 /// A complete response with a fixed-length body.
 public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
-    /// The fields when no `prepared` holds them; empty while one does, so a prepared response holds one reference
-    /// where it held the list too.
+    /// The fields when `preparation` does not hold them; empty while it does, so a prepared response holds one
+    /// reference where it held the list too.
     private var ownHeaders: HTTPHeaders
-    /// The body when `prepared` does not carry it.
-    private var ownBody: [UInt8]
-    /// The fields with their encoded lines, when the response was made from a `PreparedFields`: the encoder copies
-    /// the lines instead of writing each field (and, when it carries the body, the body from the same array).
-    public private(set) var prepared: PreparedFields?
+    /// The body when `preparation` does not carry it.
+    private(set) var ownBody: [UInt8]
+    /// What the response was made from, if anything: a `PreparedFields` whose lines give its fields, its body, or
+    /// both. Each is given up on its own: a handler (or the CORS layer) that adds a field keeps sending the carried
+    /// body from it, uncopied. One word (the cases' tag rides in the reference's spare bits), as the optional it
+    /// replaced: a response is copied whole between the handler and the connection.
+    enum Preparation {
+        case none
+        case fields(PreparedFields)
+        case fieldsAndBody(PreparedFields)
+        case body(PreparedFields)
+    }
 
-    /// Changing the fields drops `prepared`, whose lines were made from the old ones; they are changed in place.
+    private(set) var preparation: Preparation = .none
+
+    /// The fields with their encoded lines, while the response's fields are a `PreparedFields`'s: the encoder
+    /// copies the lines instead of writing each field.
+    public var prepared: PreparedFields? {
+        switch preparation {
+        case .fields(let prepared), .fieldsAndBody(let prepared): prepared
+        case .none, .body: nil
+        }
+    }
+
+    /// The preparation whose carried body the response sends, if any.
+    var carrier: PreparedFields? {
+        switch preparation {
+        case .fieldsAndBody(let prepared), .body(let prepared): prepared
+        case .none, .fields: nil
+        }
+    }
+
+    /// Changing the fields gives up their prepared lines, made from the old ones; they are changed in place.
     public var headers: HTTPHeaders {
         get { prepared?.headers ?? ownHeaders }
         _modify {
-            dropPreparation()
+            unprepareFields()
             yield &ownHeaders
         }
         set {
-            dropPreparation()
+            unprepareFields()
             ownHeaders = newValue
         }
     }
 
-    /// Changing the body drops a `prepared` that carries it, and keeps one that holds the fields alone.
+    /// Changing a carried body copies it out first; prepared fields stay prepared.
     public var body: [UInt8] {
-        get { prepared?.carriedBody ?? ownBody }
+        get { carrier.map { $0.carriedBody ?? [] } ?? ownBody }
         _modify {
-            if prepared?.carriesBody == true { dropPreparation() }
+            uncarryBody()
             yield &ownBody
         }
         set {
-            if prepared?.carriesBody == true { dropPreparation() }
+            uncarryBody()
             ownBody = newValue
         }
     }
 
     /// The body's length, without copying a carried body out.
-    public var bodyCount: Int {
-        guard let prepared, prepared.carriesBody else { return ownBody.count }
-        return prepared.bodyCount
-    }
+    public var bodyCount: Int { carrier?.bodyCount ?? ownBody.count }
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
@@ -48,18 +71,12 @@ public struct HTTPResponse: Sendable {
         ownBody = body
     }
 
-    /// A response whose fields are `prepared`'s; a `prepared` that carries a body of its own has it replaced by
-    /// `body` (and its fields written one by one).
+    /// A response whose fields are `prepared`'s, with `body` (not a body `prepared` may carry).
     public init(status: HTTPStatus = .ok, prepared: PreparedFields, body: [UInt8] = []) {
         self.status = status
+        ownHeaders = [:]
         ownBody = body
-        if prepared.carriesBody {
-            ownHeaders = prepared.headers
-            self.prepared = nil
-        } else {
-            ownHeaders = [:]
-            self.prepared = prepared
-        }
+        preparation = .fields(prepared)
     }
 
     /// A response whose fields and body are both `prepared`'s (`PreparedFields.init(_:body:)`); one that carries no
@@ -68,15 +85,31 @@ public struct HTTPResponse: Sendable {
         self.status = status
         ownHeaders = [:]
         ownBody = []
-        self.prepared = prepared
+        preparation = prepared.carriesBody ? .fieldsAndBody(prepared) : .fields(prepared)
     }
 
-    /// The fields (and a carried body) move back into the response, which then goes out field by field.
-    private mutating func dropPreparation() {
-        guard let prepared else { return }
-        ownHeaders = prepared.headers
-        if let carried = prepared.carriedBody { ownBody = carried }
-        self.prepared = nil
+    private mutating func unprepareFields() {
+        switch preparation {
+        case .none, .body: return
+        case .fields(let prepared):
+            ownHeaders = prepared.headers
+            preparation = .none
+        case .fieldsAndBody(let prepared):
+            ownHeaders = prepared.headers
+            preparation = .body(prepared)
+        }
+    }
+
+    private mutating func uncarryBody() {
+        switch preparation {
+        case .none, .fields: return
+        case .body(let prepared):
+            ownBody = prepared.carriedBody ?? []
+            preparation = .none
+        case .fieldsAndBody(let prepared):
+            ownBody = prepared.carriedBody ?? []
+            preparation = .fields(prepared)
+        }
     }
 
     /// A JSON response; the body must already be serialized.

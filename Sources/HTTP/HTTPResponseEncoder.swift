@@ -50,21 +50,26 @@ public enum HTTPResponseEncoder {
         extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
     ) {
         let framing: Framing = response.status.forbidsBody ? .none : .length(response.bodyCount)
-        let sendsBody = !isHead && !response.status.forbidsBody
-        if response.prepared != nil {
-            // Unwrapped in place: bound with `if let`, the optional was copied and destroyed through the runtime's
-            // generic witnesses (a merged outlined copy), some 200 instructions a response.
-            let prepared = response.prepared.unsafelyUnwrapped
+        // Switched over in place: bound with `if let`, an optional preparation was copied and destroyed through
+        // the runtime's generic witnesses (a merged outlined copy), some 200 instructions a response.
+        switch response.preparation {
+        case .fields(let prepared), .fieldsAndBody(let prepared):
             encodeHead(
                 status: response.status, prepared: prepared, framing: framing, version: version, keepAlive: keepAlive,
-                dateLine: dateLine, extraName: extraName, extraValue: extraValue, withBody: sendsBody && prepared.carriesBody,
-                into: &buffer)
-            if sendsBody, !prepared.carriesBody { buffer.append(contentsOf: response.body) }
-        } else {
+                dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
+        case .none, .body:
             encodeHead(
                 status: response.status, headers: response.headers, framing: framing, version: version,
                 keepAlive: keepAlive, dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
-            if sendsBody { buffer.append(contentsOf: response.body) }
+        }
+        guard !isHead, !response.status.forbidsBody else { return }
+        switch response.preparation {
+        case .fieldsAndBody(let prepared), .body(let prepared):
+            // From the prepared array, straight into the output: through the head's scratch it was copied twice,
+            // and a large body made the scratch a heap allocation.
+            prepared.lines.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[prepared.fieldsEnd...])) }
+        case .none, .fields:
+            buffer.append(contentsOf: response.ownBody)
         }
     }
 
@@ -132,17 +137,15 @@ public enum HTTPResponseEncoder {
     }
 
     /// The head of a response with prepared fields: the same bytes `encodeHead(status:headers:…)` writes for
-    /// `prepared.headers`, with the fields' lines copied as made (`PreparedFields`). `withBody`: the body it
-    /// carries follows the head in the same copy.
+    /// `prepared.headers`, with the fields' lines copied as made (`PreparedFields`); a body it carries is not
+    /// part of the head.
     static func encodeHead(
         status: HTTPStatus, prepared: PreparedFields, framing: Framing, version: HTTPVersion, keepAlive: Bool,
-        dateLine: DateLine, extraName: String?, extraValue: UnsafeBufferPointer<UInt8>?, withBody: Bool = false,
-        into buffer: inout [UInt8]
+        dateLine: DateLine, extraName: String?, extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
     ) {
         let extraName = extraName.flatMap { isManaged($0) ? nil : $0 }
         let extraValue = extraValue ?? UnsafeBufferPointer(start: nil, count: 0)
-        let linesEnd = withBody ? prepared.lines.count : prepared.fieldsEnd
-        var bound = HeadWriter.statusLineBound(status) + dateLine.bytes.count + linesEnd
+        var bound = HeadWriter.statusLineBound(status) + dateLine.bytes.count + prepared.fieldsEnd
         bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
         if let extraName { bound += HeadWriter.fieldBound(extraName, valueCount: extraValue.count) }
         prepared.lines.withUnsafeBufferPointer { lines in
@@ -156,7 +159,6 @@ public enum HTTPResponseEncoder {
                 head.append(UnsafeBufferPointer(rebasing: lines[prepared.contentTypeEnd..<prepared.fieldsEnd]))
                 if let extraName { head.appendField(extraName, extraValue) }
                 head.appendCRLF()
-                if withBody { head.append(UnsafeBufferPointer(rebasing: lines[prepared.fieldsEnd..<linesEnd])) }
                 buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<head.count]))
             }
         }

@@ -57,6 +57,9 @@ public final class PreparedFields: Sendable {
         carriesBody = body != nil
     }
 
+    /// The bytes the lines (and a carried body) were given room for.
+    public var capacity: Int { lines.capacity }
+
     /// The carried body's length (0 when none is carried).
     public var bodyCount: Int { lines.count - fieldsEnd }
 

@@ -44,6 +44,36 @@ import Testing
         #expect(metrics.contains("specd_answer_cache_hits_total 2"))
     }
 
+    /// A kept answer goes out whole however it is read: prepared (fields and body made once), it is the same
+    /// bytes with CORS headers added to it, under `HEAD` (its length, no body) and to a revalidation (304).
+    @Test func aKeptAnswer_goesOutWhole_withCORS_underHEAD_andRevalidated() throws {
+        let api = try APIHarness(rulesText: Self.rules, cors: CORSPolicy(origins: .any))
+        defer { api.stop() }
+        let origin = ["Origin": "https://app.example"]
+        let first = try api.call("GET", "/v1/users/u1/flags/regular", headers: origin)
+        let kept = try api.call("GET", "/v1/users/u1/flags/regular", headers: origin)
+        let plain = try api.call("GET", "/v1/users/u1/flags/regular")
+        #expect(first.status == 200 && kept.status == 200 && plain.status == 200)
+        #expect(first.body?["key"] == "regular")
+        #expect(kept.text == first.text && plain.text == first.text)
+        #expect(kept.header("ETag") == first.header("ETag") && plain.header("ETag") == first.header("ETag"))
+        #expect(kept.header("Content-Length") == "\(first.text.utf8.count)")
+        #expect(first.header("Access-Control-Allow-Origin") != nil)
+        #expect(kept.header("Access-Control-Allow-Origin") == first.header("Access-Control-Allow-Origin"))
+        #expect(kept.header("Cache-Control") == "private, no-cache")
+        let head = try api.call("HEAD", "/v1/users/u1/flags/regular", headers: origin)
+        #expect(head.status == 200 && head.text.isEmpty)
+        #expect(head.header("Content-Length") == "\(first.text.utf8.count)")
+        #expect(head.header("ETag") == first.header("ETag"))
+        let revalidated = try api.call(
+            "GET", "/v1/users/u1/flags/regular", headers: ["If-None-Match": first.header("ETag") ?? "", "Origin": "https://app.example"])
+        #expect(revalidated.status == 304 && revalidated.text.isEmpty)
+        #expect(revalidated.header("ETag") == first.header("ETag"))
+        #expect(revalidated.header("Access-Control-Allow-Origin") != nil)
+        #expect(api.daemon.answers.hits == 4)
+        #expect(api.daemon.answers.misses == 1)
+    }
+
     /// A kept answer is found before the flag is looked up: each hit counts the evaluation of its own flag.
     @Test func hitsOnSeveralFlags_eachCountTheirOwnFlag() throws {
         let api = try harness()
@@ -259,38 +289,61 @@ import Testing
 
     // MARK: the cache alone
 
-    /// A read that does not revalidate gets a prepared answer's 200 ready to send, without the answer; one that
-    /// does (`If-None-Match`) gets the answer, whose tag decides between 304 and 200; an unprepared answer is
-    /// handed out as the answer either way.
-    @Test func aPreparedAnswer_isHandedOutAsIts200_unlessTheReadRevalidates() {
+    /// An answer is kept plain; read again without revalidating, it is prepared (`prepare`) and the entry holds
+    /// the prepared answer, whose 200 later such reads get ready to send; a revalidating read (`If-None-Match`)
+    /// gets the answer, whose tag decides between 304 and 200. Preparing an answer the entry no longer holds
+    /// leaves the entry alone.
+    @Test func aKeptAnswer_isPreparedWhenReadAgain_andThenHandedOutAsIts200() {
         let cache = AnswerCache(capacityBytes: 100_000)
-        let preparedKey = AnswerCache.Key(user: "u", flag: "f", appVersion: nil)
-        let plainKey = AnswerCache.Key(user: "u", flag: "g", appVersion: nil)
+        let key = AnswerCache.Key(user: "u", flag: "f", appVersion: nil)
         let body = Array(#"{"value":true}"#.utf8)
-        let prepared = ETag.Tagged(body: body, etag: "\"p\"", headers: ETag.flagAnswerCaching, prepared: true)
-        cache.keep(prepared, flagPosition: 3, for: preparedKey, served: served, context: nil, computedAt: now, validUntil: nil)
-        cache.keep(answer(10), flagPosition: 4, for: plainKey, served: served, context: nil, computedAt: now, validUntil: nil)
-        let ready = cache.answer(for: preparedKey, served: served, context: nil, now: now, revalidating: false)
-        guard case .ok(let fields)? = ready?.kept else {
+        let plain = ETag.Tagged(body: body, etag: "\"p\"", headers: ETag.flagAnswerCaching)
+        cache.keep(plain, flagPosition: 3, for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+        let bytesKept = cache.bytes
+        guard case .answer(let found)? = cache.answer(for: key, served: served, context: nil, now: now)?.kept else {
+            Issue.record("a plain answer handed out prepared")
+            return
+        }
+        #expect(found === plain)
+        let fields = cache.prepare(found, for: key)
+        #expect(HTTPResponse(status: .ok, preparedWithBody: fields).body == body)
+        // The prepared answer replaced the plain one, and counts what it holds.
+        #expect(cache.count == 1)
+        #expect(cache.bytes >= bytesKept && cache.bytes <= bytesKept + 200)
+        let ready = cache.answer(for: key, served: served, context: nil, now: now)
+        guard case .ok(let readyFields)? = ready?.kept else {
             Issue.record("no prepared 200: \(String(describing: ready?.kept))")
             return
         }
-        #expect(fields === prepared.preparedFields)
+        #expect(readyFields === fields)
         #expect(ready?.flagPosition == 3)
-        #expect(HTTPResponse(status: .ok, preparedWithBody: fields).body == body)
-        guard case .answer(let answer)? = cache.answer(for: preparedKey, served: served, context: nil, now: now, revalidating: true)?.kept
+        guard case .answer(let revalidated)? = cache.answer(for: key, served: served, context: nil, now: now, revalidating: true)?.kept
         else {
             Issue.record("no answer for a revalidating read")
             return
         }
-        #expect(answer === prepared)
-        for revalidating in [false, true] {
-            guard case .answer(let plain)? = cache.answer(for: plainKey, served: served, context: nil, now: now, revalidating: revalidating)?.kept
-            else {
-                Issue.record("no answer for an unprepared one")
-                return
-            }
-            #expect(plain.body.count == 10)
+        #expect(revalidated.isPrepared && revalidated.etag == plain.etag)
+        // Replaced meanwhile by a newer answer: preparing the old one hands out its 200 and keeps the newer one.
+        let newer = answer(10)
+        cache.keep(newer, flagPosition: 3, for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+        _ = cache.prepare(plain, for: key)
+        guard case .answer(let stillNewer)? = cache.answer(for: key, served: served, context: nil, now: now)?.kept else {
+            Issue.record("the newer answer was replaced")
+            return
+        }
+        #expect(stillNewer === newer)
+    }
+
+    /// Preparing counts against the budget like keeping: answers prepared one by one never hold more than it.
+    @Test func preparingKeptAnswers_staysWithinTheBudget() {
+        let cache = AnswerCache(capacityBytes: 8_000)
+        for index in 0..<100 {
+            let key = AnswerCache.Key(user: "user-\(index)", flag: "f", appVersion: nil)
+            let plain = ETag.Tagged(body: Array(repeating: 0x61, count: 60), etag: "\"t\"", headers: ETag.flagAnswerCaching)
+            cache.keep(plain, flagPosition: 0, for: key, served: served, context: nil, computedAt: now, validUntil: nil)
+            _ = cache.prepare(plain, for: key)
+            #expect(cache.bytes <= 8_000)
+            #expect(cache.contains(key))
         }
     }
 

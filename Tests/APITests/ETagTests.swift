@@ -72,11 +72,14 @@ import Testing
         #expect(again.status == .notModified)
     }
 
-    /// An answer made to be kept goes out prepared (its fields and body made into one array once, shared by every
-    /// send), with the same bytes as the same answer plain; a revalidation is a 304 either way.
+    /// An answer prepared (its fields and body made into one array once, shared by every send) goes out with the
+    /// same bytes as the same answer plain; a revalidation is a 304 either way; preparing twice is preparing once.
     @Test func aPreparedAnswer_goesOutWithTheBytesOfAPlainOne() {
         let plain = ETag.Tagged(body: body, etag: ETag.strongHash(body), headers: ETag.flagAnswerCaching)
-        let kept = ETag.Tagged(body: body, etag: ETag.strongHash(body), headers: ETag.flagAnswerCaching, prepared: true)
+        let (kept, fields) = plain.prepared()
+        #expect(kept !== plain && kept.preparedFields === fields)
+        #expect(kept.prepared().answer === kept && kept.prepared().fields === fields)
+        #expect(kept.etag == plain.etag && kept.ok == plain.ok && kept.notModified == plain.notModified)
         let first = ETag.respond(request(ifNoneMatch: nil), plain)
         let again = ETag.respond(request(ifNoneMatch: nil), kept)
         let later = ETag.respond(request(ifNoneMatch: nil), kept)
@@ -85,7 +88,8 @@ import Testing
         #expect(again.prepared?.carriesBody == true && again.prepared === later.prepared)
         #expect(again.headers == first.headers)
         #expect(again.body == body && kept.body == body && plain.body == body)
-        #expect(kept.heldBytes == plain.heldBytes)
+        // Prepared, it counts the array as allocated: at least what the plain answer counts.
+        #expect(kept.heldBytes >= plain.heldBytes)
         func wire(_ response: HTTPResponse) -> [UInt8] {
             var bytes: [UInt8] = []
             HTTPResponseEncoder.encode(response, version: .http11, keepAlive: true, isHead: false, date: "d", into: &bytes)
