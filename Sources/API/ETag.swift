@@ -97,8 +97,8 @@ enum ETag {
             case .plain(let body):
                 return ok.fields.reduce(64 + body.count) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
             case .prepared(let prepared):
-                // The array as allocated: sized to a bound on its lines, at least what they fill.
-                return 64 + prepared.capacity
+                // The buffer as made: sized to a bound on its lines, at least what they fill.
+                return 64 + prepared.bound
             }
         }
 

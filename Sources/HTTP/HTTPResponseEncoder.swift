@@ -67,7 +67,7 @@ public enum HTTPResponseEncoder {
         case .fieldsAndBody(let prepared), .body(let prepared):
             // From the prepared array, straight into the output: through the head's scratch it was copied twice,
             // and a large body made the scratch a heap allocation.
-            prepared.lines.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[prepared.fieldsEnd...])) }
+            prepared.withBytes { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[prepared.fieldsEnd...])) }
         case .none, .fields:
             buffer.append(contentsOf: response.ownBody)
         }
@@ -148,7 +148,7 @@ public enum HTTPResponseEncoder {
         var bound = HeadWriter.statusLineBound(status) + dateLine.bytes.count + prepared.fieldsEnd
         bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
         if let extraName { bound += HeadWriter.fieldBound(extraName, valueCount: extraValue.count) }
-        prepared.lines.withUnsafeBufferPointer { lines in
+        prepared.withBytes { lines in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
                 var head = HeadWriter(scratch)
                 head.appendStatusLine(version, status)

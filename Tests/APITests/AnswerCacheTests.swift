@@ -315,7 +315,7 @@ import Testing
             Issue.record("no prepared 200: \(String(describing: ready?.kept))")
             return
         }
-        #expect(readyFields === fields)
+        #expect(readyFields == fields)
         #expect(ready?.flagPosition == 3)
         guard case .answer(let revalidated)? = cache.answer(for: key, served: served, context: nil, now: now, revalidating: true)?.kept
         else {

@@ -87,7 +87,7 @@ import Testing
         var response = HTTPResponse(status: .ok, prepared: fields, body: Array("{}".utf8))
         response.status = .notFound
         response.body = Array("[1]".utf8)
-        #expect(response.prepared === fields)
+        #expect(response.prepared == fields)
         #expect(
             Self.encoded(response)
                 == "keptHTTP/1.1 404 Not Found\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nContent-Type: application/json\r\n"
@@ -114,13 +114,13 @@ import Testing
         // A new body leaves the fields prepared; new fields leave the body carried.
         var newBody = carried
         newBody.body = Array("[1]".utf8)
-        #expect(newBody.prepared === carried.prepared)
+        #expect(newBody.prepared == carried.prepared)
         #expect(newBody.headers == fields)
         #expect(Self.encoded(newBody).hasSuffix("Content-Length: 3\r\nETag: \"1\"\r\n\r\n[1]"))
 
         var appended = carried
         appended.body.append(UInt8(ascii: " "))
-        #expect(appended.prepared === carried.prepared)
+        #expect(appended.prepared == carried.prepared)
         #expect(carried.body == Array("{}".utf8))
         #expect(Self.encoded(appended).hasSuffix("Content-Length: 3\r\nETag: \"1\"\r\n\r\n{} "))
 
@@ -135,6 +135,16 @@ import Testing
         #expect(
             Self.encoded(notModified) == "keptHTTP/1.1 304 Not Modified\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
                 + "Content-Type: application/json\r\nETag: \"1\"\r\n\r\n")
+    }
+
+    /// Two preparations are equal when they are the same one, not when they hold the same fields.
+    @Test func preparations_areEqualOnlyToThemselves() {
+        let fields: HTTPHeaders = ["ETag": "\"1\""]
+        let one = PreparedFields(fields, body: Array("{}".utf8))
+        let copy = one
+        #expect(copy == one)
+        #expect(PreparedFields(fields, body: Array("{}".utf8)) != one)
+        #expect(one.bound >= one.bodyCount + "ETag: \"1\"\r\n".utf8.count)
     }
 
     @Test func aPreparationCarryingABody_givenAnotherBody_sendsTheOneGiven() {
