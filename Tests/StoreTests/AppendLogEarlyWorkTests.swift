@@ -101,6 +101,57 @@ import Testing
         try helper.finish()
         #expect(!helper.start(fd: fd, path: path))
     }
+
+    /// The wake-up is given after the lock is let go, so neither side may miss it: thousands of jobs back to back,
+    /// waited for (`start`/`finish`) and handed back (`begin`) in turn, each fsynced once and returned once. A lost
+    /// wake-up would hang a job, which the timeouts turn into a failure.
+    @Test func jobsBackToBack_eachFsyncedOnce_noWakeUpLost() throws {
+        let disk = CountedFsync()
+        let path = temporaryDirectory() + "/file"
+        let fd = try disk.openForAppend(path)
+        defer { disk.close(fd) }
+        let helper = FsyncThread(fileSystem: disk)
+        defer { helper.stop() }
+        let rounds = 3_000
+        let handedBack = Atomic<Int>(0)
+        let failures = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        // On a thread of its own, so that a `finish` that never returns fails the test instead of hanging it.
+        let driver = Thread {
+            let returned = DispatchSemaphore(value: 0)
+            for round in 0..<rounds {
+                if round % 2 == 0 {
+                    guard helper.start(fd: fd, path: path), (try? helper.finish()) != nil else {
+                        failures.withLock { $0.append("job \(round) was declined or failed") }
+                        break
+                    }
+                } else {
+                    let began = helper.begin(fd: fd, path: path) { result in
+                        if case .success = result { handedBack.add(1, ordering: .relaxed) }
+                        returned.signal()
+                    }
+                    guard began, returned.wait(timeout: .now() + 10) == .success else {
+                        failures.withLock { $0.append("job \(round) was never handed back") }
+                        break
+                    }
+                }
+            }
+            done.signal()
+        }
+        driver.start()
+        #expect(done.wait(timeout: .now() + 60) == .success, "a waited-for job never finished")
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(handedBack.load(ordering: .relaxed) == rounds / 2)
+        #expect(disk.syncs.load(ordering: .relaxed) == rounds)
+    }
+}
+
+/// The real file system, except that `syncData` only counts: the hand-offs, not the disk, are under test.
+final class CountedFsync: ForwardingFileSystem {
+    let inner: FileSystem = PosixFileSystem()
+    let syncs = Atomic<Int>(0)
+
+    func syncData(_ fd: Int32, path: String) throws(IOError) { syncs.add(1, ordering: .relaxed) }
 }
 
 /// The real file system, except that `syncData` signals `started`, then waits until `release` holds (the test's
