@@ -50,27 +50,38 @@ public enum HTTPResponseEncoder {
         extraValue: UnsafeBufferPointer<UInt8>?, into buffer: inout [UInt8]
     ) {
         let framing: Framing = response.status.forbidsBody ? .none : .length(response.bodyCount)
-        // Switched over in place: bound with `if let`, an optional preparation was copied and destroyed through
-        // the runtime's generic witnesses (a merged outlined copy), some 200 instructions a response.
+        let sendsBody = !isHead && !response.status.forbidsBody
+        // Switched over once, in place: bound with `if let`, an optional preparation was copied and destroyed
+        // through the runtime's generic witnesses (a merged outlined copy), some 200 instructions a response; a
+        // second switch for the body copied the preparation again (a retain and a release).
         switch response.preparation {
-        case .fields(let prepared), .fieldsAndBody(let prepared):
+        case .fields(let prepared):
             encodeHead(
                 status: response.status, prepared: prepared, framing: framing, version: version, keepAlive: keepAlive,
                 dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
-        case .none, .body:
+            if sendsBody { buffer.append(contentsOf: response.ownBody) }
+        case .fieldsAndBody(let prepared):
+            encodeHead(
+                status: response.status, prepared: prepared, framing: framing, version: version, keepAlive: keepAlive,
+                dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
+            if sendsBody { appendCarriedBody(of: prepared, into: &buffer) }
+        case .body(let prepared):
             encodeHead(
                 status: response.status, headers: response.headers, framing: framing, version: version,
                 keepAlive: keepAlive, dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
+            if sendsBody { appendCarriedBody(of: prepared, into: &buffer) }
+        case .none:
+            encodeHead(
+                status: response.status, headers: response.headers, framing: framing, version: version,
+                keepAlive: keepAlive, dateLine: dateLine, extraName: extraName, extraValue: extraValue, into: &buffer)
+            if sendsBody { buffer.append(contentsOf: response.ownBody) }
         }
-        guard !isHead, !response.status.forbidsBody else { return }
-        switch response.preparation {
-        case .fieldsAndBody(let prepared), .body(let prepared):
-            // From the prepared array, straight into the output: through the head's scratch it was copied twice,
-            // and a large body made the scratch a heap allocation.
-            prepared.withBytes { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[prepared.fieldsEnd...])) }
-        case .none, .fields:
-            buffer.append(contentsOf: response.ownBody)
-        }
+    }
+
+    /// A prepared body goes from the prepared array straight into the output: through the head's scratch it was
+    /// copied twice, and a large body made the scratch a heap allocation.
+    private static func appendCarriedBody(of prepared: PreparedFields, into buffer: inout [UInt8]) {
+        prepared.withBytes { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[prepared.fieldsEnd...])) }
     }
 
     /// The head alone; `extra` as `encode` has it.

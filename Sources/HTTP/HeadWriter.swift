@@ -48,6 +48,10 @@ struct HeadWriter {
 
     /// `HTTP/1.1 200 OK` + CRLF.
     mutating func appendStatusLine(_ version: HTTPVersion, _ status: HTTPStatus) {
+        if version == .http11, let line = Self.commonStatusLine(status) {
+            line.withUTF8Buffer { append($0) }
+            return
+        }
         append(version.text)
         append(ASCII.space)
         appendDecimal(status.code)
@@ -56,11 +60,27 @@ struct HeadWriter {
         appendCRLF()
     }
 
+    /// The status lines most responses carry, spelled whole: written part by part (version, code, reason), a
+    /// status line was some 270 instructions of every response. Only for the standard reason: a status made with
+    /// another reason writes it.
+    private static func commonStatusLine(_ status: HTTPStatus) -> StaticString? {
+        switch status.code {
+        case 200 where status.reason == "OK": "HTTP/1.1 200 OK\r\n"
+        case 201 where status.reason == "Created": "HTTP/1.1 201 Created\r\n"
+        case 202 where status.reason == "Accepted": "HTTP/1.1 202 Accepted\r\n"
+        case 204 where status.reason == "No Content": "HTTP/1.1 204 No Content\r\n"
+        case 304 where status.reason == "Not Modified": "HTTP/1.1 304 Not Modified\r\n"
+        case 400 where status.reason == "Bad Request": "HTTP/1.1 400 Bad Request\r\n"
+        case 404 where status.reason == "Not Found": "HTTP/1.1 404 Not Found\r\n"
+        default: nil
+        }
+    }
+
     /// The framing field (none for `.none`), within `framingBound`.
     mutating func appendFraming(_ framing: HTTPResponseEncoder.Framing) {
         switch framing {
         case .length(let length):
-            append("Content-Length: ")
+            ("Content-Length: " as StaticString).withUTF8Buffer { append($0) }
             appendDecimal(length)
             appendCRLF()
         case .chunked:

@@ -18,6 +18,19 @@ import Testing
                 + "Content-Length: 2\r\nX-Request-Id: r1\r\n\r\n{}")
     }
 
+    /// The common status lines are written whole; every status, common or not, and a known code with a reason of
+    /// its own, reads as its parts would spell it.
+    @Test func statusLine_spellsVersionCodeAndReason_forEveryStatus() {
+        let statuses: [HTTPStatus] =
+            (100...599).map { HTTPStatus(code: $0) } + [HTTPStatus(code: 200, reason: "Fine"), HTTPStatus(code: 304, reason: "Same")]
+        for status in statuses {
+            for version in [HTTPVersion.http10, .http11] {
+                let line = "\(version.text) \(status.code) \(status.reason)\r\n"
+                #expect(encode(HTTPResponse(status: status), version: version).hasPrefix(line), "\(line)")
+            }
+        }
+    }
+
     @Test func encode_closing_addsConnectionClose() {
         #expect(encode(HTTPResponse(status: .badRequest), keepAlive: false).contains("Content-Length: 0\r\nConnection: close\r\n\r\n"))
     }
