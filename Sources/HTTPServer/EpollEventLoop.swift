@@ -28,6 +28,15 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// By descriptor: whether the channel there is in `sendQueue` already.
     @exclusivity(unchecked) private var sendQueued: [Bool] = []
     private let pendingTasks = Mutex<[@Sendable () -> Void]>([])
+    /// Whether `pendingTasks` holds any: set with the first task queued (under the list's lock), cleared when the
+    /// loop takes them (under it too); read by the loop before it sleeps.
+    private let hasPendingTasks = Atomic<Bool>(false)
+    /// True while the loop is in, or about to enter, a wait that may block. A task queued meanwhile writes the
+    /// `eventfd`; one queued while the loop is busy only joins the list, which the loop reads twice a round anyway:
+    /// the write, and the read and `epoll` event it caused, were two system calls for every fsync handed back
+    /// under `--fsync always` (perf). Both sides store, then load the other's flag, sequentially consistent: at
+    /// least one sees the other, so a task is never left asleep (a second wake is harmless).
+    private let mayBlock = Atomic<Bool>(false)
     /// Set before `start`, then read only by the loop thread.
     @exclusivity(unchecked) private var iterationHooks: [@Sendable () -> Void] = []
     /// Set before `start`, then read only by the loop thread (see `addIterationHook`'s `gatherWhile`).
@@ -96,9 +105,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     func execute(_ task: @escaping @Sendable () -> Void) {
         let wasEmpty = pendingTasks.withLock { tasks in
             tasks.append(task)
+            if tasks.count == 1 { hasPendingTasks.store(true, ordering: .sequentiallyConsistent) }
             return tasks.count == 1
         }
-        if wasEmpty { wake() }
+        if wasEmpty, mayBlock.load(ordering: .sequentiallyConsistent) { wake() }
     }
 
     func setDeadline(_ channel: Channel, _ deadline: MonotonicInstant?) {
@@ -168,7 +178,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         var nextScan = MonotonicInstant.now + tickInterval
         let timeoutMilliseconds = Int32(clamping: max(1, tickInterval.millisecondsForTimers))
         while running.load(ordering: .acquiring) {
-            var count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), timeoutMilliseconds)
+            mayBlock.store(true, ordering: .sequentiallyConsistent)
+            let wait = hasPendingTasks.load(ordering: .sequentiallyConsistent) ? 0 : timeoutMilliseconds
+            var count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), wait)
+            mayBlock.store(false, ordering: .relaxed)
             readClock()
             var gathered = 0
             while count > 0 {
@@ -269,6 +282,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 // Nothing queued is the common case, twice a round: answered without touching the queue, since
                 // emptying a buffer just handed out (keeping its capacity) allocates a new one.
                 if tasks.isEmpty { return [] }
+                hasPendingTasks.store(false, ordering: .relaxed)
                 defer { tasks.removeAll(keepingCapacity: true) }
                 return tasks
             }
