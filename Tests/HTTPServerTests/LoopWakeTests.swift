@@ -17,10 +17,14 @@ import Testing
         let ran = DispatchSemaphore(value: 0)
         let busy = DispatchSemaphore(value: 0)
         var lost = 0
-        for round in 0..<2_000 {
+        for round in 0..<10_000 {
             switch round % 3 {
             case 0:
-                // The loop is asleep: it has had nothing to do since the last task ran.
+                // Queued at a random moment after the last task ran: while the loop still ends that round, between
+                // its last look at the list and its wait, or asleep.
+                let start = MonotonicInstant.now
+                let pause = Duration.microseconds(Int64.random(in: 0..<100))
+                while MonotonicInstant.now - start < pause {}
                 loop.execute { ran.signal() }
             case 1:
                 // The loop is busy in a task when the next one is queued, and sleeps only after it.
