@@ -11,15 +11,15 @@ let package = Package(
     targets: [
         .target(name: "HTTP"),
         .target(name: "Rules"),
-        .target(name: "Store", dependencies: ["Rules", "CCRC32C"]),
+        .target(name: "Store", dependencies: ["Rules", "CCRC32C", "CLinux"]),
         .target(name: "CLinux"),
         .target(name: "CCRC32C"),
         // Each arrow points one way: HTTPServer knows nothing of rules or users, Engine nothing of HTTP, and only
         // `specd` (the composition root) sees everything.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux"]),
-        .target(name: "Engine", dependencies: ["Rules", "Store"]),
+        .target(name: "Engine", dependencies: ["Rules", "Store", "CLinux"]),
         // The dashboard's page, script and style are embedded as Swift by scripts/embed-dashboard.sh, not bundled.
-        .target(name: "API", dependencies: ["HTTP", "HTTPServer", "Engine", "Rules", "Store"], exclude: ["Dashboard"]),
+        .target(name: "API", dependencies: ["HTTP", "HTTPServer", "Engine", "Rules", "Store", "CLinux"], exclude: ["Dashboard"]),
         .executableTarget(name: "specd", dependencies: ["HTTP", "HTTPServer", "Rules", "Store", "Engine", "API"]),
         .executableTarget(
             name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "HTTPServer", "Engine", "API", "CLinux"], path: "bench/Sources"),
@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "Rules", "StoreFixtures", "TestRandom"]),
         .executableTarget(name: "store-crash-writer", dependencies: ["Store", "Rules"], path: "Tests/CrashWriter"),
         .target(name: "NetworkFixtures", path: "Tests/NetworkFixtures"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP", "HTTPFixtures", "NetworkFixtures"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP", "HTTPFixtures", "NetworkFixtures", "CLinux"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Rules", "Store", "TestRandom"]),
         // API tests run the daemon as `Daemon.assemble` builds it.
         .testTarget(

@@ -6,6 +6,8 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <errno.h>
+#include <pthread.h>
+#include <string.h>
 
 int specd_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -46,7 +48,21 @@ int specd_affinity_cpu_count(void) {
     if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
     return CPU_COUNT(&set);
 }
+
+int specd_name_current_thread(const char *name) {
+    char kept[16];
+    size_t length = strlen(name);
+    if (length > 15) {
+        length = 15;
+        /* Not inside a character: back over continuation bytes (10xxxxxx) to the start of the cut one. */
+        while (length > 0 && ((unsigned char)name[length] & 0xC0) == 0x80) length--;
+    }
+    memcpy(kept, name, length);
+    kept[length] = 0;
+    return pthread_setname_np(pthread_self(), kept);
+}
 #else
+int specd_name_current_thread(const char *name) { return -1; }
 int specd_epoll_create(void) { return -1; }
 int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest) { return -1; }
 int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms) { return -1; }

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Rules
 import Store
@@ -39,8 +40,10 @@ final class Timekeeper: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "specd-live"
+        let thread = Thread { [self] in
+            specd_name_current_thread("specd-clock")
+            run()
+        }
         thread.start()
     }
 

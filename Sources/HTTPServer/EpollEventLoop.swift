@@ -146,8 +146,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in runLoop() }
-        thread.name = "specd-epoll"
+        let thread = Thread { [self] in
+            specd_name_current_thread("specd-epoll")
+            runLoop()
+        }
         thread.start()
     }
 

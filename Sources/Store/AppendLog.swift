@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Synchronization
 
@@ -95,8 +96,10 @@ public final class AppendLog: @unchecked Sendable {
             segment: segment, now: .now, writersCommit: writersCommit)
         inline = state.inline
         fsyncThread = writersCommit && policy == .always ? FsyncThread(fileSystem: fileSystem) : nil
-        let thread = Thread { [self] in writerLoop() }
-        thread.name = "specd-log-writer"
+        let thread = Thread { [self] in
+            specd_name_current_thread("specd-log-write")
+            writerLoop()
+        }
         thread.start()
     }
 

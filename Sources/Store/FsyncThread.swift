@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// A thread that makes one fsync at a time for a caller with other work to do meanwhile.
@@ -55,8 +56,10 @@ final class FsyncThread: @unchecked Sendable {
         }
         if !started {
             started = true
-            let thread = Thread { [self] in run() }
-            thread.name = "specd-log-fsync"
+            let thread = Thread { [self] in
+                specd_name_current_thread("specd-log-fsync")
+                run()
+            }
             thread.start()
         }
         job = .asked(fd: fd, path: path, returned: returned)

@@ -1,3 +1,4 @@
+import CLinux
 import Engine
 import Foundation
 import HTTP
@@ -51,13 +52,13 @@ public final class ClusterPeers: Sendable {
     /// Starts the probe thread; it probes once at once, then every `interval`.
     public func start() {
         let thread = Thread { [self] in
+            specd_name_current_thread("specd-probe")
             while !state.withLock({ $0.stopped }) {
                 probeAll()
                 resolveMembers()
                 _ = wake.wait(timeout: .now() + .milliseconds(Int(interval.inMilliseconds)))
             }
         }
-        thread.name = "specd-cluster-probe"
         thread.start()
     }
 

@@ -1,3 +1,4 @@
+import CLinux
 import Engine
 import Foundation
 import HTTP
@@ -87,8 +88,10 @@ final class MergedGlobalStream: Sendable {
         stream.send(SSEEncoder.encode(SSEEvent(retry: 2000)))
         stream.onClose { [self] _ in state.withLock { $0.closed = true } }
         for member in membership.members.indices where member != membership.selfIndex {
-            let thread = Thread { [self] in follow(member) }
-            thread.name = "specd-merged-stream-\(member)"
+            let thread = Thread { [self] in
+                specd_name_current_thread("specd-merge-\(member)")
+                follow(member)
+            }
             thread.start()
         }
     }

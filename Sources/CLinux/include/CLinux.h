@@ -23,5 +23,9 @@ int specd_eventfd(void);
 int specd_accept4(int fd, struct sockaddr *address, socklen_t *length);
 /* CPUs this process may run on (sched_getaffinity), or -1 when it cannot be read. */
 int specd_affinity_cpu_count(void);
+/* Names the calling thread as `top -H`, `ps -L` and profilers show it (/proc/self/task/N/comm). The kernel keeps
+   15 bytes: a longer name is cut there, at a UTF-8 character boundary, where pthread_setname_np would refuse it
+   whole. Returns 0, or the error. */
+int specd_name_current_thread(const char *name);
 
 #endif

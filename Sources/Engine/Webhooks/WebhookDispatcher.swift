@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Rules
 import Store
@@ -135,8 +136,10 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
         condition.withLock { running = true }
         for (number, webhook) in webhooks.enumerated() {
             for index in 0..<workerCount {
-                let thread = Thread { [self] in work(for: webhook.url) }
-                thread.name = "specd-webhook-\(number)-\(index)"
+                let thread = Thread { [self] in
+                    specd_name_current_thread("specd-hook-\(number)-\(index)")
+                    work(for: webhook.url)
+                }
                 thread.start()
             }
         }
