@@ -39,7 +39,13 @@ printf 'module CCRC32C {\n  header "%s/Sources/CCRC32C/include/CCRC32C.h"\n  exp
 if [ ! -f "$OUT/ccrc32c/CCRC32C.o" ] || [ Sources/CCRC32C/CCRC32C.c -nt "$OUT/ccrc32c/CCRC32C.o" ]; then
   clang -O2 -c Sources/CCRC32C/CCRC32C.c -I Sources/CCRC32C/include -o "$OUT/ccrc32c/CCRC32C.o"
 fi
-C_MODULES=(-I "$OUT/ccrc32c" "$OUT/ccrc32c/CCRC32C.o")
+# Likewise the Linux calls' target (Sources/CLinux): the store's and the engine's threads name themselves through it.
+mkdir -p "$OUT/clinux"
+printf 'module CLinux {\n  header "%s/Sources/CLinux/include/CLinux.h"\n  export *\n}\n' "$PWD" > "$OUT/clinux/module.modulemap"
+if [ ! -f "$OUT/clinux/CLinux.o" ] || [ Sources/CLinux/CLinux.c -nt "$OUT/clinux/CLinux.o" ]; then
+  clang -O2 -c Sources/CLinux/CLinux.c -I Sources/CLinux/include -o "$OUT/clinux/CLinux.o"
+fi
+C_MODULES=(-I "$OUT/ccrc32c" "$OUT/ccrc32c/CCRC32C.o" -I "$OUT/clinux" "$OUT/clinux/CLinux.o")
 
 # The store sources import Rules; compiled together with it into one module, they must not.
 for file in Sources/Store/*.swift; do
