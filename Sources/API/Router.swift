@@ -144,14 +144,35 @@ public struct Router: Responder {
         _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, parameters: inout RouteParameters, sink: inout ResponseSink
     ) -> Route? {
         // Segments in the path: one per `/` (what precedes the first is not one). Routes of another length are
-        // skipped without a look at their literals. The slashes are found a word at a time (`ByteSearch`): counted
-        // and then walked byte by byte, they were some 800 instructions of a 40-byte path.
-        let segmentCount = ByteSearch.count(UInt8(ascii: "/"), in: path)
-        // Where each segment starts and ends, found once for every route tried (each used to walk the path again).
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: segmentCount * 2) { bounds in
+        // skipped without a look at their literals. The slashes are found a word at a time (`ByteSearch`): walked
+        // byte by byte, they were some 800 instructions of a 40-byte path. Where each segment starts and ends is
+        // found once for every route tried (each used to walk the path again), in one pass into room for
+        // `segmentRoom` segments: counting the slashes first, to size the room, was another pass (some 175
+        // instructions a request). A path with more segments than that, which no route has, is bounded again in
+        // room of its size, for the 404 or 405 it gets.
+        let room = Self.segmentRoom
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: room * 2) { bounds in
+            let starts = UnsafeMutableBufferPointer(rebasing: bounds[..<room])
+            let ends = UnsafeMutableBufferPointer(rebasing: bounds[room...])
+            let segmentCount = Self.segmentBounds(path, starts: starts, ends: ends)
+            guard segmentCount <= room else { return match(request, path: path, segmentCount: segmentCount, parameters: &parameters, sink: &sink) }
+            return match(
+                request, path: path, starts: UnsafeBufferPointer(rebasing: starts[..<segmentCount]),
+                ends: UnsafeBufferPointer(rebasing: ends[..<segmentCount]), parameters: &parameters, sink: &sink)
+        }
+    }
+
+    /// Segments bounded in place before the room for them must grow: more than any route's pattern has.
+    static let segmentRoom = 16
+
+    private func match(
+        _ request: borrowing Request, path: UnsafeBufferPointer<UInt8>, segmentCount: Int, parameters: inout RouteParameters,
+        sink: inout ResponseSink
+    ) -> Route? {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: segmentCount * 2) { bounds in
             let starts = UnsafeMutableBufferPointer(rebasing: bounds[..<segmentCount])
             let ends = UnsafeMutableBufferPointer(rebasing: bounds[segmentCount...])
-            Self.segmentBounds(path, starts: starts, ends: ends)
+            _ = Self.segmentBounds(path, starts: starts, ends: ends)
             return match(
                 request, path: path, starts: UnsafeBufferPointer(starts), ends: UnsafeBufferPointer(ends), parameters: &parameters,
                 sink: &sink)
@@ -248,18 +269,21 @@ public struct Router: Responder {
     }
 
     /// Where each of the path's segments starts and ends: a segment follows each `/` (what precedes the first is
-    /// not one) and runs to the next `/` or the path's end. `starts` and `ends` have room for exactly one per `/`.
+    /// not one) and runs to the next `/` or the path's end. Returns how many segments the path has (one per `/`);
+    /// only the first `starts.count` are bounded, so a count above it asks for more room.
     static func segmentBounds(
         _ path: UnsafeBufferPointer<UInt8>, starts: UnsafeMutableBufferPointer<Int>, ends: UnsafeMutableBufferPointer<Int>
-    ) {
+    ) -> Int {
         precondition(starts.count == ends.count, "one start and one end per segment")
+        let room = starts.count
         var segment = 0
         ByteSearch.forEachIndex(of: UInt8(ascii: "/"), in: path) { slash in
-            if segment > 0 { ends[segment - 1] = slash }
-            starts[segment] = slash + 1
+            if segment > 0, segment <= room { ends[segment - 1] = slash }
+            if segment < room { starts[segment] = slash + 1 }
             segment += 1
         }
-        if segment > 0 { ends[segment - 1] = path.count }
+        if segment > 0, segment <= room { ends[segment - 1] = path.count }
+        return segment
     }
 
     /// False when a parameter is not valid percent-encoded UTF-8. Called only for a route the table matched, so

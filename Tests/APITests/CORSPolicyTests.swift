@@ -67,4 +67,27 @@ import Testing
         }
         #expect(answer.headers["Access-Control-Allow-Credentials"] == nil)
     }
+
+    private func covers(_ policy: CORSPolicy, _ path: String) -> Bool {
+        Array(path.utf8).withUnsafeBufferPointer { policy.covers($0) }
+    }
+
+    @Test func covers_aPathStartingWithAPrefix_only() {
+        var policy = CORSPolicy(origins: .any, pathPrefixes: ["/ofrep/", "/v1/streams"])
+        #expect(covers(policy, "/ofrep/v1/evaluate/flags/x"))
+        #expect(covers(policy, "/ofrep/"))
+        #expect(covers(policy, "/v1/streams?user=a"))
+        #expect(!covers(policy, "/ofrep")) // shorter than the prefix
+        #expect(!covers(policy, "/ofrep-v1/")) // differs in the prefix's last byte
+        #expect(!covers(policy, "/v1/users/u/flags/k"))
+        #expect(!covers(policy, ""))
+        // Changed prefixes are the ones asked from then on.
+        policy.pathPrefixes = ["/v1/"]
+        #expect(covers(policy, "/v1/users/u/flags/k"))
+        #expect(!covers(policy, "/ofrep/v1/evaluate/flags/x"))
+        policy.pathPrefixes = nil
+        #expect(covers(policy, "/anything"))
+        #expect(covers(CORSPolicy(origins: .any), "/"))
+        #expect(!covers(CORSPolicy(origins: .any, pathPrefixes: []), "/"))
+    }
 }

@@ -114,10 +114,42 @@ import Testing
         var ends = [Int](repeating: -1, count: count)
         bytes.withUnsafeBufferPointer { path in
             starts.withUnsafeMutableBufferPointer { starts in
-                ends.withUnsafeMutableBufferPointer { Router.segmentBounds(path, starts: starts, ends: $0) }
+                ends.withUnsafeMutableBufferPointer { #expect(Router.segmentBounds(path, starts: starts, ends: $0) == count) }
             }
         }
         return (starts, ends)
+    }
+
+    /// Bounds go into room for a fixed number of segments, in one pass; the count says how many the path has, so a
+    /// longer path is bounded again in room of its size.
+    @Test(arguments: [0, 1, 2, 3, 5])
+    func segmentBounds_beyondTheRoom_areCountedButNotWritten(room: Int) {
+        let path = Array("/a/bb//ccc/d".utf8)
+        var starts = [Int](repeating: -1, count: room)
+        var ends = [Int](repeating: -1, count: room)
+        let count = path.withUnsafeBufferPointer { path in
+            starts.withUnsafeMutableBufferPointer { starts in
+                ends.withUnsafeMutableBufferPointer { Router.segmentBounds(path, starts: starts, ends: $0) }
+            }
+        }
+        #expect(count == 5)
+        let all = Self.segmentBounds("/a/bb//ccc/d")
+        #expect(starts == Array(all.starts.prefix(room)))
+        #expect(ends == Array(all.ends.prefix(room)))
+    }
+
+    /// Paths with more segments than the room for them in place (`Router.segmentRoom`) are still matched: the
+    /// routes are refused (404) or, with a route of that length, found.
+    @Test func route_pathWithMoreSegmentsThanTheRoom_isMatchedAsAnyOther() {
+        var long = Router()
+        let deep = "/" + (1...(Router.segmentRoom + 3)).map { "s\($0)" }.joined(separator: "/")
+        long.add("GET", deep + "/{tail}", sync: { request throws(APIError) in .json(.ok, request.parameter("tail")) })
+        let found = route(long, "GET", deep + "/t%21")
+        #expect(found.status == .ok)
+        #expect(String(decoding: found.body, as: UTF8.self) == "t!")
+        #expect(route(long, "GET", deep + "/t/u").status.code == 404)
+        #expect(route(long, "POST", deep + "/t").status.code == 405)
+        #expect(route(router, "GET", String(repeating: "/x", count: 40)).status.code == 404)
     }
 
     @Test func route_malformedEscape_is400() {

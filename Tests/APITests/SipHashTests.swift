@@ -60,10 +60,17 @@ import Testing
                     message += part + [marker]
                     while message.count % 8 != 0 { message.append(0) }
                 }
-                var parts = SipHash.Parts(key: Self.key)
-                a.withUnsafeBytes { parts.append($0, marker: 0xFF) }
-                b.withUnsafeBytes { parts.append($0, marker: 0xFE) }
-                #expect(parts.finalize() == message.withUnsafeBytes { SipHash.hash13($0, key: Self.key) }, "\(first), \(second)")
+                // Read where they lie at every alignment, with other bytes before them (a part's last word is read
+                // in one load that may start before its first byte).
+                for offset in 0..<8 {
+                    let lyingA = [UInt8](repeating: 0xA5, count: offset) + a
+                    let lyingB = [UInt8](repeating: 0x5A, count: 7 - offset) + b
+                    var parts = SipHash.Parts(key: Self.key)
+                    lyingA.withUnsafeBytes { parts.append(UnsafeRawBufferPointer(rebasing: $0[offset...]), marker: 0xFF) }
+                    lyingB.withUnsafeBytes { parts.append(UnsafeRawBufferPointer(rebasing: $0[(7 - offset)...]), marker: 0xFE) }
+                    #expect(
+                        parts.finalize() == message.withUnsafeBytes { SipHash.hash13($0, key: Self.key) }, "\(first), \(second), \(offset)")
+                }
             }
         }
     }
