@@ -114,8 +114,9 @@ public struct Router: Responder {
         // The sink comes back through `inout` and the route alone as the optional: an optional pair of route and
         // sink was destroyed through the runtime's generic witnesses, some 170 instructions a request.
         var sink = given
+        let pathRange = request.head.pathRange
         let matched = request.head.withTargetBytes { bytes in
-            guard let range = HTTPRequestHead.pathRange(in: bytes) else {
+            guard let range = pathRange else {
                 return ("/" as StaticString).withUTF8Buffer { match(request, path: $0, parameters: &parameters, sink: &sink) }
             }
             return match(request, path: UnsafeBufferPointer(rebasing: bytes[range]), parameters: &parameters, sink: &sink)

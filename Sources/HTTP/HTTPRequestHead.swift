@@ -14,6 +14,10 @@ public struct HTTPRequestHead: Sendable, Equatable {
         /// bytes.
         @usableFromInline @exclusivity(unchecked) var targetRoom: [UInt8]
         @usableFromInline @exclusivity(unchecked) var targetCount: Int
+        /// Where the path and the query lie in the target, found once when the target is set: the request asks for
+        /// its query when it is made and the router for its path, and each searched the target for `?` (and `#`)
+        /// again, some 200 instructions a request.
+        @exclusivity(unchecked) var bounds: TargetBounds
         @exclusivity(unchecked) var version: HTTPVersion
         @exclusivity(unchecked) var headers: HTTPHeaders
         @exclusivity(unchecked) var keepAlive: Bool
@@ -27,6 +31,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
             self.method = method
             targetRoom = targetBytes
             targetCount = targetBytes.count
+            bounds = targetBytes.withUnsafeBufferPointer { TargetBounds(of: $0) }
             self.version = version
             self.headers = headers
             self.keepAlive = keepAlive
@@ -48,6 +53,47 @@ public struct HTTPRequestHead: Sendable, Equatable {
                 targetRoom.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: source, count: bytes.count) }
             }
             targetCount = bytes.count
+            bounds = TargetBounds(of: bytes)
+        }
+    }
+
+    /// Byte offsets in a target: the path's (a negative start when an absolute-form target has none, whose `path`
+    /// is `/`) and the query's (a negative start when there is no `?`).
+    struct TargetBounds: Sendable {
+        let pathStart: Int
+        let pathEnd: Int
+        let queryStart: Int
+        let queryEnd: Int
+
+        init(of bytes: UnsafeBufferPointer<UInt8>) {
+            let question = ByteSearch.firstIndex(of: UInt8(ascii: "?"), in: bytes, from: 0, to: bytes.count)
+            // The query runs from after the target's first `?` to the first `#` after it.
+            if let question {
+                queryStart = question + 1
+                queryEnd = ByteSearch.firstIndex(of: UInt8(ascii: "#"), in: bytes, from: question + 1, to: bytes.count) ?? bytes.count
+            } else {
+                queryStart = -1
+                queryEnd = -1
+            }
+            var start = 0
+            if bytes.first != UInt8(ascii: "/"), let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+                // absolute-form (RFC 9112 §3.2.2): skip "scheme://authority".
+                var index = colon + 1
+                while index < bytes.count, bytes[index] == UInt8(ascii: "/") { index += 1 }
+                guard let slash = bytes[index...].firstIndex(of: UInt8(ascii: "/")) else {
+                    (pathStart, pathEnd) = (-1, -1)
+                    return
+                }
+                start = slash
+            }
+            // The path ends at the first `?` or `#`: a `#` after the `?` belongs to the query's end, not the path's.
+            // From the target's start, the first `?` is the one found above.
+            let pathQuestion =
+                start == 0
+                ? question ?? bytes.count
+                : ByteSearch.firstIndex(of: UInt8(ascii: "?"), in: bytes, from: start, to: bytes.count) ?? bytes.count
+            pathStart = start
+            pathEnd = ByteSearch.firstIndex(of: UInt8(ascii: "#"), in: bytes, from: start, to: pathQuestion) ?? pathQuestion
         }
     }
 
@@ -174,43 +220,30 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// The raw query string after `?`, if any.
     public var query: Substring? {
-        // Found on the bytes: a target without `?` (most) makes no string.
-        let bounds = withTargetBytes { bytes -> (Int, Int)? in
-            guard let mark = ByteSearch.firstIndex(of: UInt8(ascii: "?"), in: bytes, from: 0, to: bytes.count) else { return nil }
-            let end = ByteSearch.firstIndex(of: UInt8(ascii: "#"), in: bytes, from: mark + 1, to: bytes.count) ?? bytes.count
-            return (mark + 1, end)
-        }
-        return bounds.map { slice($0.0, $0.1) }
+        // Found when the target was set: a target without `?` (most) makes no string.
+        let bounds = storage.bounds
+        return bounds.queryStart >= 0 ? slice(bounds.queryStart, bounds.queryEnd) : nil
     }
 
     /// Byte offsets of the path in the target; a negative start when an absolute-form target has no path.
     private func pathBounds() -> (Int, Int) {
-        withTargetBytes { Self.pathBounds(in: $0) }
+        let bounds = storage.bounds
+        return (bounds.pathStart, bounds.pathEnd)
+    }
+
+    /// Where the path (as `path` has it) lies in the target's bytes (`withTargetBytes`), `nil` when an
+    /// absolute-form target has none (`path` is then `/`). For a caller that only reads the path's bytes, in place.
+    public var pathRange: Range<Int>? {
+        let bounds = storage.bounds
+        return bounds.pathStart >= 0 ? bounds.pathStart..<bounds.pathEnd : nil
     }
 
     /// Where the path (as `path` has it) lies in the target's bytes, `nil` when an absolute-form target has none
     /// (`path` is then `/`). For a caller that only reads the path's bytes, in place: the router, on every request,
     /// where making the substring cost some 650 instructions, most of it finding its two indices again.
     public static func pathRange(in target: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        let (start, end) = pathBounds(in: target)
-        return start >= 0 ? start..<end : nil
-    }
-
-    /// The same as offsets, a negative start for none. Searched eight bytes a step (`ByteSearch`): both are asked of
-    /// every request, and a closure per byte cost about a thousand instructions for a 40-byte target.
-    private static func pathBounds(in bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
-        var start = 0
-        if bytes.first != UInt8(ascii: "/"), let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
-            // absolute-form (RFC 9112 §3.2.2): skip "scheme://authority".
-            var index = colon + 1
-            while index < bytes.count, bytes[index] == UInt8(ascii: "/") { index += 1 }
-            guard let slash = bytes[index...].firstIndex(of: UInt8(ascii: "/")) else { return (-1, -1) }
-            start = slash
-        }
-        // The path ends at the first `?` or `#`: a `#` after the `?` belongs to the query's end, not the path's.
-        let question = ByteSearch.firstIndex(of: UInt8(ascii: "?"), in: bytes, from: start, to: bytes.count) ?? bytes.count
-        let end = ByteSearch.firstIndex(of: UInt8(ascii: "#"), in: bytes, from: start, to: question) ?? question
-        return (start, end)
+        let bounds = TargetBounds(of: target)
+        return bounds.pathStart >= 0 ? bounds.pathStart..<bounds.pathEnd : nil
     }
 
     /// The target between two byte offsets that fall on ASCII delimiters (or the ends), so on character boundaries.

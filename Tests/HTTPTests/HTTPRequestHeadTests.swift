@@ -55,14 +55,39 @@ import Testing
     /// The router reads the path's bytes where they lie in the target (`pathRange`): the same bytes `path` gives,
     /// and none for an absolute-form target without a path (whose `path` is `/`).
     @Test(arguments: [
-        "/v1/users/u1", "/v1/users/u1?x=1#f", "/a#f?x", "http://example.com/v1/users/u1?x=1", "http://example.com",
-        "http://example.com?x=1", "*", "/", "https:///a/b"
+        ("/v1/users/u1", "/v1/users/u1"), ("/v1/users/u1?x=1#f", "/v1/users/u1"), ("/a#f?x", "/a"),
+        ("http://example.com/v1/users/u1?x=1", "/v1/users/u1"), ("http://example.com", "/"), ("http://example.com?x=1", "/"),
+        ("http://h?x/p?y", "/p"), ("*", "*"), ("/", "/"), ("https:///a/b", "/b"), ("/a?b/c", "/a")
     ])
-    func pathRange_coversExactlyThePathsBytes(target: String) {
+    func pathRange_coversExactlyThePathsBytes(target: String, expected: String) {
         let head = HTTPRequestHead(method: "GET", target: target)
+        #expect(String(head.path) == expected)
         let bytes = Array(target.utf8)
         let range = bytes.withUnsafeBufferPointer { HTTPRequestHead.pathRange(in: $0) }
         let path = range.map { String(decoding: bytes[$0], as: UTF8.self) } ?? "/"
-        #expect(path == String(head.path))
+        #expect(path == expected)
+    }
+
+    /// The head's own range, found when its target was set, is the same, and stays true to a target set later.
+    @Test(arguments: ["/v1/users/u1?x=1#f", "http://example.com", "http://h?x/p?y", "*", "https:///a/b", ""])
+    func aHeadsPathRange_followsItsTarget(target: String) {
+        let range = Array(target.utf8).withUnsafeBufferPointer { HTTPRequestHead.pathRange(in: $0) }
+        #expect(HTTPRequestHead(method: "GET", target: target).pathRange == range)
+        var changed = HTTPRequestHead(method: "GET", target: "/a/longer/target?than=any#of-these")
+        changed.target = target
+        #expect(changed.pathRange == range)
+    }
+
+    /// The query runs from after the target's first `?` to the first `#` after it, wherever the path ends.
+    @Test(
+        arguments: [
+            ("/a", nil), ("/a?", ""), ("/a?x=1", "x=1"), ("/a?x=1#f", "x=1"), ("/a#f?x", "x"), ("/a?x#f?y", "x"),
+            ("http://h?x/p?y", "x/p?y"), ("http://example.com?x=1", "x=1"), ("?", ""), ("", nil), ("*", nil)
+        ] as [(String, String?)])
+    func query_runsFromTheFirstQuestionMarkToTheNextHash(target: String, expected: String?) {
+        #expect(HTTPRequestHead(method: "GET", target: target).query.map(String.init) == expected)
+        var refilled = HTTPRequestHead(method: "GET", target: "/longer/than/any/of/these?q=1")
+        refilled.target = target
+        #expect(refilled.query.map(String.init) == expected)
     }
 }
