@@ -10,21 +10,22 @@ import Store
 /// `specd serve`: the one composition root. `assemble` wires every module; `run` serves until SIGTERM or SIGINT,
 /// then drains and exits. Tests call `assemble`, `start` and `stop` too, so what they test is what runs.
 ///
-/// Threads (who runs what, and who may touch which state):
+/// Threads (who runs what, and who may touch which state), by the names `top -H`, `ps -L` and profilers show
+/// (each thread names itself as it starts, 15 bytes at most):
 ///
 /// | thread | runs | owns |
 /// |---|---|---|
-/// | event loop *n* (`loopCount` of them) | accepts, reads, parses, routes, runs handlers, writes responses and stream events; at the end of each round, writes the log records its handlers queued | its connections, their buffers and state machines |
-/// | log writer | only makes writes durable: under `--fsync always` it writes and fsyncs queued records (group commit); a busy round's batch handed over by a loop (`--log-commit writer`; with `loop` the loop writes and fsyncs its round itself); the interval fsync; closing retired segments | the log file descriptors |
+/// | event loop *n* (`specd-epoll`, `loopCount` of them) | accepts, reads, parses, routes, runs handlers, writes responses and stream events; at the end of each round, writes the log records its handlers queued | its connections, their buffers and state machines |
+/// | log writer (`specd-log-write`) | only makes writes durable: under `--fsync always` it writes and fsyncs queued records (group commit); a busy round's batch handed over by a loop (`--log-commit writer`; with `loop` the loop writes and fsyncs its round itself); the interval fsync; closing retired segments | the log file descriptors |
 /// | log fsync helper (`specd-log-fsync`, `--log-commit loop` under `always`) | one fsync at a time, handed over by the loop committing its round, which computes its writes' flag diffs meanwhile (`AppendLog.whileSyncing`) and goes back to its sockets; the result goes back to that loop as a task, which answers the batch | nothing of its own: the batch holds the log's file until its loop's task (or, if that loop stopped, whoever next waits for the file) finishes it |
 /// | log completion queue (serial) | the completions of the batches the log writer settled, in batch order | — |
 /// | the thread that completes a write: a loop that flushed its own round's batch (no hop), a thread flushing at once, or the completion queue | the write's domain completion, in the user's shard order: flag diff, events to the hub, schedule, metrics; then the answer, handed to the `ResponseSink` | nothing of its own: the hub, scheduler and metrics lock |
-/// | clock (`specd-live`) | sleeps until the next scheduled instant; re-evaluates users and fires delayed triggers through the one write path | the scheduler (under its lock) |
+/// | clock (`specd-clock`) | sleeps until the next scheduled instant; re-evaluates users and fires delayed triggers through the one write path | the scheduler (under its lock) |
 /// | snapshot queue | writes, verifies and compacts snapshots | the snapshot files |
 /// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
-/// | cluster probe (`specd-cluster-probe`, cluster mode) | asks every other member's `/readyz` every 2 s | the members' health (under `ClusterPeers`' lock) |
-/// | cluster forwarding (a thread per forwarded exchange, at most 64 per owner; one per relayed stream or merged-stream member) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
-/// | webhook delivery (`specd-webhook-w-n`, four per webhook) | POSTs due deliveries with the blocking HTTP client, settles them, fsyncs the outbox under `interval`, compacts it | nothing of its own: the dispatcher's queue and outbox under its lock; publishing threads only append to them |
+/// | cluster probe (`specd-probe`, cluster mode) | asks every other member's `/readyz` every 2 s | the members' health (under `ClusterPeers`' lock) |
+/// | cluster forwarding (a thread per forwarded exchange, at most 64 per owner; one per relayed stream or merged-stream member, `specd-merge-n`) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
+/// | webhook delivery (`specd-hook-w-n`, four per webhook) | POSTs due deliveries with the blocking HTTP client, settles them, fsyncs the outbox under `interval`, compacts it | nothing of its own: the dispatcher's queue and outbox under its lock; publishing threads only append to them |
 ///
 /// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
 /// hopping there when the acknowledging thread is another. Stream events may be written by the publishing thread
