@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "Engine", dependencies: ["Rules", "Store", "CLinux"]),
         // The dashboard's page, script and style are embedded as Swift by scripts/embed-dashboard.sh, not bundled.
         .target(name: "API", dependencies: ["HTTP", "HTTPServer", "Engine", "Rules", "Store", "CLinux"], exclude: ["Dashboard"]),
-        .executableTarget(name: "specd", dependencies: ["HTTP", "HTTPServer", "Rules", "Store", "Engine", "API"]),
+        .executableTarget(name: "specd", dependencies: ["HTTP", "HTTPServer", "Rules", "Store", "Engine", "API", "CLinux"]),
         .executableTarget(
             name: "specd-bench", dependencies: ["HTTP", "Rules", "Store", "HTTPServer", "Engine", "API", "CLinux"], path: "bench/Sources"),
         .target(name: "HTTPFixtures", dependencies: ["HTTP"], path: "Tests/HTTPFixtures"),

@@ -1,4 +1,5 @@
 import API
+import CLinux
 import Dispatch
 import Engine
 import Foundation
@@ -24,7 +25,7 @@ import Store
 /// | snapshot queue | writes, verifies and compacts snapshots | the snapshot files |
 /// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
 /// | cluster probe (`specd-probe`, cluster mode) | asks every other member's `/readyz` every 2 s | the members' health (under `ClusterPeers`' lock) |
-/// | cluster forwarding (a thread per forwarded exchange, at most 64 per owner; one per relayed stream or merged-stream member, `specd-merge-n`) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
+/// | cluster forwarding (`specd-forward`, a thread per forwarded exchange, at most 64 per owner; one per relayed stream or merged-stream member, `specd-merge-n`) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
 /// | webhook delivery (`specd-hook-w-n`, four per webhook) | POSTs due deliveries with the blocking HTTP client, settles them, fsyncs the outbox under `interval`, compacts it | nothing of its own: the dispatcher's queue and outbox under its lock; publishing threads only append to them |
 ///
 /// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
@@ -160,7 +161,12 @@ public final class Daemon: Sendable {
         // Webhook retries run on time too: tests that move a manual clock deliver with `WebhookDispatcher.deliverDue`.
         if clockThread {
             webhooks?.start()
-            if flagWatch != nil { Thread.detachNewThread { [self] in watchStoredUsersForWebhooks() } }
+            if flagWatch != nil {
+                Thread.detachNewThread { [self] in
+                    specd_name_current_thread("specd-hook-scan")
+                    watchStoredUsersForWebhooks()
+                }
+            }
         }
     }
 

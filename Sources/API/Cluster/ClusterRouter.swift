@@ -1,3 +1,4 @@
+import CLinux
 import Engine
 import Foundation
 import HTTP
@@ -90,7 +91,10 @@ public struct ClusterRouter: Responder {
         if request.method == "HEAD", !ClusterRouting.isStreamPath(request.path) { asked.method = "GET" }
         let forwarded = asked
         if ClusterRouting.isStream(request) {
-            Thread.detachNewThread { relayStream(forwarded, to: owner, sink: sink) }
+            Thread.detachNewThread {
+                specd_name_current_thread("specd-forward")
+                relayStream(forwarded, to: owner, sink: sink)
+            }
             return
         }
         guard slots.take(owner) else {
@@ -104,6 +108,7 @@ public struct ClusterRouter: Responder {
             return
         }
         Thread.detachNewThread {
+            specd_name_current_thread("specd-forward")
             let response = relay(forwarded, to: owner)
             // Free before the answer goes out: whoever hears it may ask the same owner again at once.
             slots.release(owner)
@@ -144,11 +149,15 @@ public struct ClusterRouter: Responder {
         if let redeemer, redeemer != membership.selfIndex {
             let original = forwardedRequest(request)
             Thread.detachNewThread {
+                specd_name_current_thread("specd-forward")
                 if redeemTicket(original, at: redeemer, sink: sink) { merged.start(sink: sink) }
             }
             return
         }
-        Thread.detachNewThread { merged.start(sink: sink) }
+        Thread.detachNewThread {
+            specd_name_current_thread("specd-forward")
+            merged.start(sink: sink)
+        }
     }
 
     func forwardedRequest(_ request: Request) -> ClusterTransportRequest {
