@@ -25,7 +25,8 @@ SUPPORT=(Tests/Fuzz/Support/FuzzInput.swift Tests/Fuzz/Support/RuleGenerator.swi
 build() {
   local binary=$1; shift
   local newest
-  newest=$(ls -t "$@" 2>/dev/null | head -1)
+  # The C targets' objects count as sources too: a change to their C relinks the binaries.
+  newest=$(ls -t "$@" "$OUT"/ccrc32c/CCRC32C.o "$OUT"/clinux/CLinux.o 2>/dev/null | head -1)
   if [ -x "$binary" ] && [ "$binary" -nt "$newest" ]; then return 0; fi
   echo "build $(basename "$binary")"
   swiftc "${FLAGS[@]}" "${C_MODULES[@]}" -module-name "Fuzz$(basename "$binary" | tr -d -)" "$@" -o "$binary" 2>&1 | grep -v '^$' || true

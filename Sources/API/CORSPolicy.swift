@@ -25,6 +25,11 @@ public struct CORSPolicy: Sendable, Equatable {
     /// there cost some 150 instructions a request (a retain, a release, a generic comparison of slices).
     private var prefixBytes: [[UInt8]]?
 
+    /// Equal by what an operator set: the origins and the prefixes as text (the bytes derive from them).
+    public static func == (lhs: CORSPolicy, rhs: CORSPolicy) -> Bool {
+        lhs.origins == rhs.origins && lhs.pathPrefixes == rhs.pathPrefixes
+    }
+
     public init(origins: Origins, pathPrefixes: [String]? = nil) {
         self.origins = origins
         self.pathPrefixes = pathPrefixes

@@ -26,7 +26,7 @@ import Store
 /// | signal queue | SIGHUP → `Engine.reloadRules()`; SIGTERM/SIGINT → drain | — |
 /// | cluster probe (`specd-probe`, cluster mode) | asks every other member's `/readyz` every 2 s | the members' health (under `ClusterPeers`' lock) |
 /// | cluster forwarding (`specd-forward`, a thread per forwarded exchange, at most 64 per owner; one per relayed stream or merged-stream member, `specd-merge-n`) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
-/// | webhook delivery (`specd-hook-w-n`, four per webhook) | POSTs due deliveries with the blocking HTTP client, settles them, fsyncs the outbox under `interval`, compacts it | nothing of its own: the dispatcher's queue and outbox under its lock; publishing threads only append to them |
+/// | webhook delivery (`specd-wh-w-n`, four per webhook) | POSTs due deliveries with the blocking HTTP client, settles them, fsyncs the outbox under `interval`, compacts it | nothing of its own: the dispatcher's queue and outbox under its lock; publishing threads only append to them |
 ///
 /// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
 /// hopping there when the acknowledging thread is another. Stream events may be written by the publishing thread

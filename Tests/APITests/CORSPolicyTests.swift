@@ -90,4 +90,15 @@ import Testing
         #expect(covers(CORSPolicy(origins: .any), "/"))
         #expect(!covers(CORSPolicy(origins: .any, pathPrefixes: []), "/"))
     }
+
+    /// Equal by what was set: the origins and the prefixes as text, whatever bytes `covers` keeps for them.
+    @Test func equality_isByOriginsAndPrefixesAsText() {
+        #expect(CORSPolicy(origins: .any, pathPrefixes: ["/caf\u{E9}"]) == CORSPolicy(origins: .any, pathPrefixes: ["/cafe\u{301}"]))
+        #expect(CORSPolicy(origins: .any, pathPrefixes: ["/a/"]) != CORSPolicy(origins: .any, pathPrefixes: ["/b/"]))
+        #expect(CORSPolicy(origins: .any, pathPrefixes: nil) != CORSPolicy(origins: .any, pathPrefixes: []))
+        #expect(CORSPolicy(origins: .any) != CORSPolicy(origins: .listed(["https://app.example"])))
+        var changed = CORSPolicy.openFeatureOnly
+        changed.pathPrefixes = ["/ofrep/"]
+        #expect(changed == .openFeatureOnly)
+    }
 }

@@ -7,7 +7,7 @@ import Rules
 import Synchronization
 
 /// The other members as this replica sees them: up, down or not yet known, with the rule version each serves. A
-/// worker thread (`specd-cluster-probe`) asks every other member's `/readyz` each `interval`; forwarding reports a
+/// worker thread (`specd-probe`) asks every other member's `/readyz` each `interval`; forwarding reports a
 /// member it could not reach at once, so the next requests for its users are refused fast instead of each waiting
 /// out a connect timeout. Listeners hear every change of health (the merged global stream announces them).
 public final class ClusterPeers: Sendable {

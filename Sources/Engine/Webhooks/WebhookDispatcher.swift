@@ -137,7 +137,8 @@ public final class WebhookDispatcher: DomainEventObserver, @unchecked Sendable {
         for (number, webhook) in webhooks.enumerated() {
             for index in 0..<workerCount {
                 let thread = Thread { [self] in
-                    specd_name_current_thread("specd-hook-\(number)-\(index)")
+                    // Short enough for the kernel's 15 bytes up to webhook 999 and worker 99.
+                    specd_name_current_thread("specd-wh-\(number)-\(index)")
                     work(for: webhook.url)
                 }
                 thread.start()
