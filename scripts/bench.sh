@@ -12,6 +12,7 @@
 #   bytes/user     resident memory per user after that start          Redis resident memory per user after its load
 #   bytes/user-read the same once every user has been read (decoded)  the same Redis figure
 #   *-cpu          server CPU per request (every thread, user + sys)  the peer's own, in the same read/write runs
+#   *-user         the user-space part of that CPU                    the peer's own
 #
 # The server under test runs on SERVER_CPU (1) and the load generator on LOAD_CPU (0); PIN=0 turns pinning off.
 # Medians over ROUNDS. Loopback only; every load loop is bounded in time and count. Peers come from apt.
@@ -118,26 +119,34 @@ NGINX_WORKER_PIDS=($(pgrep -P "$(cat "$WORK/nginx/nginx.pid")"))
 REDIS_ALWAYS_PID=$(redis-cli -p "$REDIS_ALWAYS" info server | awk -F: '/^process_id/ {print $2 + 0}')
 REDIS_NONE_PID=$(redis-cli -p "$REDIS_NONE" info server | awk -F: '/^process_id/ {print $2 + 0}')
 # measured ROW SIDE PIDS -- COMMAND...: runs COMMAND (wrk_measure, whose "req/s ..." it passes on), and records the
-# CPU the PIDS used per request meanwhile as ROW-cpu. Requests are the rate times DURATION (wrk reports the rate
-# over its own run of DURATION seconds).
+# CPU the PIDS used per request meanwhile as ROW-cpu, and its user-space part as ROW-user. Requests are the rate
+# times DURATION (wrk reports the rate over its own run of DURATION seconds).
 measured() {
-  local row=$1 side=$2 pids=() before after out
+  local row=$1 side=$2 pids=() before after user_before user_after out requests
   shift 2
   while [ "$1" != -- ]; do pids+=("$1"); shift; done
   shift
   before=$(cpu_ticks "${pids[@]}")
+  user_before=$(user_ticks "${pids[@]}")
   out=$("$@")
   after=$(cpu_ticks "${pids[@]}")
-  record "$row-cpu" "$side" "$(cpu_per_request "$before" "$after" "$(awk -v r="${out%% *}" -v d="$DURATION" 'BEGIN {print r * d}')")"
+  user_after=$(user_ticks "${pids[@]}")
+  requests=$(awk -v r="${out%% *}" -v d="$DURATION" 'BEGIN {print r * d}')
+  record "$row-cpu" "$side" "$(cpu_per_request "$before" "$after" "$requests")"
+  record "$row-user" "$side" "$(cpu_per_request "$user_before" "$user_after" "$requests")"
   echo "$out"
 }
-# redis_measured ROW PID PORT REQUESTS: redis_incr's rate, with Redis's CPU per request recorded as ROW-cpu.
+# redis_measured ROW PID PORT REQUESTS: redis_incr's rate, with Redis's CPU per request recorded as ROW-cpu and its
+# user-space part as ROW-user.
 redis_measured() {
-  local before after rps
+  local before after user_before user_after rps
   before=$(cpu_ticks "$2")
+  user_before=$(user_ticks "$2")
   rps=$(redis_incr "$3" "$4")
   after=$(cpu_ticks "$2")
+  user_after=$(user_ticks "$2")
   record "$1-cpu" peer "$(cpu_per_request "$before" "$after" "$4")"
+  record "$1-user" peer "$(cpu_per_request "$user_before" "$user_after" "$4")"
   echo "$rps"
 }
 for round in $(seq "$ROUNDS"); do
@@ -253,6 +262,11 @@ rows = [
     ("read-cpu", "us/req", "nginx worker", "specd/peer", "(report)"),
     ("write-always-cpu", "us/req", "redis, appendfsync always", "specd/peer", "(report)"),
     ("write-never-cpu", "us/req", "redis, no AOF", "specd/peer", "(report)"),
+    # The user-space part of each: the code's own instructions. The rest is the kernel's (the loopback TCP stack, the
+    # disk), which a change to the request path hardly moves; on a GET it is most of the time, for both servers.
+    ("read-user", "us/req", "nginx worker", "specd/peer", "(report)"),
+    ("write-always-user", "us/req", "redis, appendfsync always", "specd/peer", "(report)"),
+    ("write-never-user", "us/req", "redis, no AOF", "specd/peer", "(report)"),
     ("sse-p99", "ms", "nginx + nchan", "specd/peer", "<= 0.8"),
     ("cold-start", "s", "redis RDB load", "specd/peer", "specd <= 2 s"),
     ("bytes/user", "B", "redis hashes", "specd/peer", "<= 1.0"),

@@ -62,6 +62,8 @@ steal_percent() {
 
 # cpu_ticks PID... -> CPU time (user + system, every thread) the processes have used so far, in clock ticks.
 cpu_ticks() { for pid in "$@"; do awk '{print $14 + $15}' "/proc/$pid/stat"; done | awk '{t += $1} END {print t + 0}'; }
+# user_ticks PIDS...: the user-space part of cpu_ticks (utime alone).
+user_ticks() { for pid in "$@"; do awk '{print $14}' "/proc/$pid/stat"; done | awk '{t += $1} END {print t + 0}'; }
 # cpu_per_request TICKS_BEFORE TICKS_AFTER REQUESTS -> microseconds of server CPU per request.
 cpu_per_request() {
   awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f\n", (n > 0 ? (b - a) * 1e6 / hz / n : 0)}'
