@@ -9,8 +9,12 @@
 #   POST /v1/users/d{i}/events/appStarted    (a donation, --fsync never; DONATIONS=0 skips it)
 #   POST /v1/users/r{i}/events/appStarted    (repeat: N/10 users donating ten times each with X-App-Version,
 #                                             as the wall-clock write benchmark does; DONATIONS=0 skips it)
+#   POST the same, steady: N/10 users, each already past its trigger's one fire (four donations and the fire, in
+#        both runs, before the count starts), donating ten times each: what the write benchmark's rounds after the
+#        first do, where every fire is throttled for a month and none is scheduled (repeat counts the fires that
+#        its own donations schedule, and skip, some 13 k instructions a donation; DONATIONS=0 skips it)
 # Given two binaries, prints both and the ratio B/A, measured in the same run.
-#   [N=2000] [DONATIONS=1] [KINDS="get reread donate repeat"] scripts/bench-instructions.sh BIN_A [BIN_B]
+#   [N=2000] [DONATIONS=1] [KINDS="get reread donate repeat steady"] scripts/bench-instructions.sh BIN_A [BIN_B]
 # Binaries stripped of debug info (`strip --strip-debug`) start much faster under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +30,16 @@ command -v valgrind >/dev/null || {
 }
 source scripts/lib.sh
 
-# run BIN COUNT KIND OUT: total instructions of the daemon answering COUNT requests of KIND (get | donate).
+# wait_fires PORT: until no delayed fire is pending (the example rules delay theirs 5 s), at most a minute more.
+wait_fires() {
+  sleep 6
+  for _ in $(seq 60); do
+    curl -s "http://127.0.0.1:$1/v1/admin/status" | grep -q '"pendingFires":0' && break
+    sleep 1
+  done
+}
+
+# run BIN COUNT KIND OUT: total instructions of the daemon answering COUNT requests of KIND (one of the kinds above).
 run() {
   local bin=$1 count=$2 kind=$3 out=$4 dir port pid
   dir=$(mktemp -d "$WORK/run.XXXX")
@@ -43,6 +56,13 @@ run() {
     exit 1
   }
   port=$(cat "$dir/port")
+  if [ "$kind" = steady ]; then
+    # Both runs alike: four donations per user (the trigger qualifies at the third), then its one fire each.
+    for _ in 1 2 3 4; do
+      curl -s -o /dev/null -H "X-App-Version: 1.2" -X POST "http://127.0.0.1:$port/v1/users/s[1-$((N / 10))]/events/appStarted"
+    done
+    wait_fires "$port"
+  fi
   if [ "$count" -gt 0 ]; then
     case $kind in
       get) curl -s -o /dev/null "http://127.0.0.1:$port/v1/users/u[1-$count]/flags/promo-banner" ;;
@@ -50,6 +70,11 @@ run() {
         for _ in $(seq 10); do curl -s -o /dev/null "http://127.0.0.1:$port/v1/users/u[1-$((count / 10))]/flags/promo-banner"; done
         ;;
       donate) curl -s -o /dev/null -X POST "http://127.0.0.1:$port/v1/users/d[1-$count]/events/appStarted" ;;
+      steady)
+        for _ in $(seq 10); do
+          curl -s -o /dev/null -H "X-App-Version: 1.2" -X POST "http://127.0.0.1:$port/v1/users/s[1-$((count / 10))]/events/appStarted"
+        done
+        ;;
       repeat)
         for _ in $(seq 10); do
           curl -s -o /dev/null -H "X-App-Version: 1.2" -X POST "http://127.0.0.1:$port/v1/users/r[1-$((count / 10))]/events/appStarted"
@@ -60,11 +85,7 @@ run() {
   # The repeat donations schedule delayed fires (5 s in the example rules); each is a write of its own. Whether
   # it ran before the shutdown depended on timing, which moved a run's count by up to a tenth: every run waits
   # until none is pending, and asks the same one status request, so every fire is counted, every time.
-  sleep 6
-  for _ in $(seq 60); do
-    curl -s "http://127.0.0.1:$port/v1/admin/status" | grep -q '"pendingFires":0' && break
-    sleep 1
-  done
+  wait_fires "$port"
   kill -TERM "$pid"
   wait "$pid" || true
 }
@@ -101,7 +122,7 @@ measure() {
 }
 
 kinds=(get reread)
-[ "$DONATIONS" = 0 ] || kinds+=(donate repeat)
+[ "$DONATIONS" = 0 ] || kinds+=(donate repeat steady)
 # KINDS="repeat donate" measures those alone.
 [ -z "${KINDS:-}" ] || read -r -a kinds <<<"$KINDS"
 printf '%-8s %-7s %14s %12s %14s\n' binary request instructions mallocs allocObjects
