@@ -106,13 +106,13 @@ public final class AppendLog: @unchecked Sendable {
     public static func segmentName(firstSeq: UInt64) -> String { GroupCommit<Waiter>.segmentName(firstSeq: firstSeq) }
 
     /// Records queued and not yet written: a round about to commit may gather more first.
-    public var hasUnflushed: Bool { condition.withLock { state.hasUnflushed } }
+    public var hasUnflushed: Bool { condition.withLock { inPlace { $0.hasUnflushed } } }
 
     /// Records queued that a round's end would commit now: none while a pipelined batch holds the file, since the
     /// round then leaves them to that batch's end (no point gathering more input for a commit that waits anyway).
     public var roundWouldCommit: Bool {
         guard mayHaveWork.load(ordering: .relaxed) else { return false }
-        return condition.withLock { state.hasUnflushed && !flushing }
+        return condition.withLock { inPlace { $0.hasUnflushed } && !flushing }
     }
 
     /// The segment written now and where its written records end: every byte before it is in place (see
@@ -174,9 +174,9 @@ public final class AppendLog: @unchecked Sendable {
         guard mayHaveWork.load(ordering: .relaxed) else { return }
         guard inline else {
             condition.withLock {
-                if state.hasUnflushed {
+                if inPlace({ $0.hasUnflushed }) {
                     condition.signal()
-                } else if !state.hasWork {
+                } else if !inPlace({ $0.hasWork }) {
                     // The writer thread takes the batches here: the round's end notes that it found none.
                     mayHaveWork.store(false, ordering: .relaxed)
                 }

@@ -87,11 +87,12 @@ extension GroupCommit {
 
     /// Takes the response to the request last returned and returns the next step.
     mutating func advance(_ response: Response) -> FlushStep {
-        guard var current = flight, let step = current.pending else {
-            // The log failed while this request was out (the writer's fsync, say): the batch is dropped and never
-            // acknowledged, but a segment it opened is still the one to close at the stop.
-            if case .opened(let fd) = response { segment.fd = fd }
-            return .settled(.nothing)
+        // The flight is taken out, not copied, while it changes: a copy retained its bytes and steps, and a step
+        // inserted into the copy (a rotation) copied the steps again, the original still holding them.
+        guard var current = flight.take() else { return dropped(response) }
+        guard let step = current.pending else {
+            flight = current
+            return dropped(response)
         }
         current.pending = nil
         switch (step, response) {
@@ -126,9 +127,16 @@ extension GroupCommit {
         return proceed()
     }
 
+    /// The log failed while this request was out (the writer's fsync, say): the batch is dropped and never
+    /// acknowledged, but a segment it opened is still the one to close at the stop.
+    private mutating func dropped(_ response: Response) -> FlushStep {
+        if case .opened(let fd) = response { segment.fd = fd }
+        return .settled(.nothing)
+    }
+
     /// Runs the plan's bookkeeping steps until one needs I/O, or the plan is done and the batch acknowledged.
     private mutating func proceed() -> FlushStep {
-        guard var current = flight else { return .settled(.nothing) }
+        guard var current = flight.take() else { return .settled(.nothing) }
         while current.next < current.steps.count {
             let step = current.steps[current.next]
             current.next += 1
@@ -182,14 +190,12 @@ extension GroupCommit {
                 break
             }
         }
-        flight = nil
         var settled = acknowledge(through: current.lastSeq)
         settled.wake = settled.wake || current.wake
         return .settled(settled)
     }
 
-    private mutating func request(_ step: Step, _ request: Request, in current: Flight) -> FlushStep {
-        var current = current
+    private mutating func request(_ step: Step, _ request: Request, in current: consuming Flight) -> FlushStep {
         current.pending = step
         let wake = current.wake
         current.wake = false
