@@ -13,13 +13,20 @@
 #        both runs, before the count starts), donating ten times each: what the write benchmark's rounds after the
 #        first do, where every fire is throttled for a month and none is scheduled (repeat counts the fires that
 #        its own donations schedule, and skip, some 13 k instructions a donation; DONATIONS=0 skips it)
+#   POST the same, parallel: steady, but each pass over the users goes over 16 connections at once (curl -Z), so a
+#        round and a log batch hold several donations, as under the wall-clock load (not in the default kinds)
+# FSYNC=always runs the daemon under `--fsync always`; ONE_CPU=1 runs it on one CPU (taskset), where it commits its
+# log on the loop as the pinned benchmarks do (on two CPUs it hands busy batches to the log's writer thread).
 # Given two binaries, prints both and the ratio B/A, measured in the same run.
-#   [N=2000] [DONATIONS=1] [KINDS="get reread donate repeat steady"] scripts/bench-instructions.sh BIN_A [BIN_B]
+#   [N=2000] [DONATIONS=1] [KINDS="get reread donate repeat steady parallel"] [FSYNC=never] [ONE_CPU=0] scripts/bench-instructions.sh BIN_A [BIN_B]
 # Binaries stripped of debug info (`strip --strip-debug`) start much faster under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-2000}
 DONATIONS=${DONATIONS:-1}
+FSYNC=${FSYNC:-never}
+PIN=()
+[ "${ONE_CPU:-0}" = 0 ] || PIN=(taskset -c 1)
 [ $# -ge 1 ] || {
   echo "usage: scripts/bench-instructions.sh BIN_A [BIN_B]" >&2
   exit 2
@@ -46,8 +53,8 @@ run() {
   # Deterministic hashing: with a random seed per process, which keys collide in a dictionary differed from run
   # to run, and one lookup's count by a couple of hundred instructions. The allocator count `serve` would set by
   # executing itself again (README, "The allocator") is set here instead: valgrind does not follow that exec.
-  SWIFT_DETERMINISTIC_HASHING=1 GLIBC_TUNABLES=glibc.malloc.tcache_count=128 valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" serve --port 0 --port-file "$dir/port" \
-    --data-dir "$dir/data" --log-level warn --loops 1 --fsync never >/dev/null 2>"$dir/err" &
+  SWIFT_DETERMINISTIC_HASHING=1 GLIBC_TUNABLES=glibc.malloc.tcache_count=128 "${PIN[@]}" valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" serve --port 0 \
+    --port-file "$dir/port" --data-dir "$dir/data" --log-level warn --loops 1 --fsync "$FSYNC" >/dev/null 2>"$dir/err" &
   pid=$!
   for _ in $(seq 600); do [ -s "$dir/port" ] && break; sleep 0.1; done
   [ -s "$dir/port" ] || {
@@ -56,7 +63,7 @@ run() {
     exit 1
   }
   port=$(cat "$dir/port")
-  if [ "$kind" = steady ]; then
+  if [ "$kind" = steady ] || [ "$kind" = parallel ]; then
     # Both runs alike: four donations per user (the trigger qualifies at the third), then its one fire each.
     for _ in 1 2 3 4; do
       curl -s -o /dev/null -H "X-App-Version: 1.2" -X POST "http://127.0.0.1:$port/v1/users/s[1-$((N / 10))]/events/appStarted"
@@ -73,6 +80,12 @@ run() {
       steady)
         for _ in $(seq 10); do
           curl -s -o /dev/null -H "X-App-Version: 1.2" -X POST "http://127.0.0.1:$port/v1/users/s[1-$((count / 10))]/events/appStarted"
+        done
+        ;;
+      parallel)
+        for _ in $(seq 10); do
+          curl -Z --parallel-max 16 -s --no-progress-meter -o /dev/null -H "X-App-Version: 1.2" -X POST \
+            "http://127.0.0.1:$port/v1/users/s[1-$((count / 10))]/events/appStarted"
         done
         ;;
       repeat)
