@@ -91,13 +91,9 @@ public final class Engine: Sendable {
         let request = RequestAttributes(userID: mutation.user, appVersion: appVersion)
         let event: String? = if case .donation(let name) = kind { name } else { nil }
         // The flag diff needs no disk: a store that waits for an fsync may compute it meanwhile.
-        let early = store.runsWorkWhileSyncing ? EarlyWriteDiff() : nil
+        let early = store.runsWorkWhileSyncing ? EarlyWriteDiff(served: served, now: mutation.now, request: request) : nil
         var computeEarly: (@Sendable (UserStore.Applied) -> Void)?
-        if let early {
-            computeEarly = { applied in
-                early.compute { served.rules.diff(of: applied, now: mutation.now, request: request) }
-            }
-        }
+        if let early { computeEarly = { applied in early.compute(of: applied) } }
         // Not escaping (the store runs it before `write` returns), so its context is on this stack.
         store.write(
             mutation,

@@ -48,6 +48,21 @@ final class EarlyWriteDiff: Sendable {
     }
 
     private let state = Mutex(State.waiting)
+    /// What the store's early work computes the diff from, besides the applied write: held here, so that the work
+    /// handed to the store captures this one reference (no closure context of its own is allocated per write).
+    private let inputs: (served: RulesHost.Served, now: Instant, request: RequestAttributes)?
+
+    /// A diff the caller computes itself (`compute(_:)`).
+    init() { inputs = nil }
+
+    /// A write's diff, computed from its applied state by `compute(of:)`.
+    init(served: RulesHost.Served, now: Instant, request: RequestAttributes) { inputs = (served, now, request) }
+
+    /// The store's early work for the write this diff was made for.
+    func compute(of applied: UserStore.Applied) {
+        guard let inputs else { return }
+        compute { inputs.served.rules.diff(of: applied, now: inputs.now, request: inputs.request) }
+    }
 
     /// Early work: computes the diff unless the completion already took its turn.
     func compute(_ body: () -> WriteDiff) {

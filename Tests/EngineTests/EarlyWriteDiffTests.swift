@@ -113,6 +113,32 @@ import Testing
         #expect(early.take() == nil)
     }
 
+    /// Made without a write's inputs (the caller computes the diff itself), the store's early work does nothing.
+    @Test func aDiffWithoutInputs_isNotComputedByTheStoresEarlyWork() {
+        let early = EarlyWriteDiff()
+        early.compute(of: Self.applied)
+        #expect(early.take() == nil)
+    }
+
+    /// Made with them, the store's early work computes it from the applied write, once.
+    @Test func aDiffWithInputs_isComputedFromTheAppliedWrite() throws {
+        let rules = try RuleSetCompiler.compile(JSONParser().parse(#"{"flags": {"staff": {"when": {"segment": "s"}}}}"#)).get()
+        let served = RulesHost(rules, path: nil).served
+        let early = EarlyWriteDiff(served: served, now: Instant(milliseconds: 0), request: RequestAttributes(userID: "u"))
+        early.compute(of: Self.applied)
+        let diff = try #require(early.take())
+        #expect(diff.changes.map(\.key) == ["staff"])
+        #expect(early.take() == nil)
+    }
+
+    static var applied: UserStore.Applied {
+        let applied = Mutex<UserStore.Applied?>(nil)
+        MemoryContextStore().write(Mutation(user: "u", now: Instant(milliseconds: 0), actions: [.addSegment("s")])) {
+            result in applied.withLock { $0 = try? result.get() }
+        }
+        return applied.withLock { $0! }
+    }
+
     static var emptyDiff: WriteDiff {
         let applied = Mutex<UserStore.Applied?>(nil)
         MemoryContextStore().write(Mutation(user: "u", now: Instant(milliseconds: 0), actions: [.addSegment("s")])) {
