@@ -26,6 +26,11 @@ public final class AppendLog: @unchecked Sendable {
     struct Waiter: Sendable {
         let call: Completion
     }
+    /// Work handed to `whileSyncing`, held as a struct for the same reason as `Waiter`: an array of functions
+    /// stored each one wrapped in a thunk, an allocation a write.
+    struct EarlyWork: Sendable {
+        let run: @Sendable () -> Void
+    }
 
     let directory: String
     let fileSystem: FileSystem
@@ -68,7 +73,7 @@ public final class AppendLog: @unchecked Sendable {
     let fsyncThread: FsyncThread?
     /// Work to do before the acknowledgement it waits for, by whoever next waits for an fsync. Guarded by
     /// `condition`.
-    @exclusivity(unchecked) var earlyWork: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) var earlyWork: [EarlyWork] = []
     /// Under `always`, for a loop committing its own rounds: the runner for the calling thread's loop, `nil` off a
     /// loop. Set once, before any write (`pipelineRoundFsyncs`); read at each round's end, so no lock.
     @exclusivity(unchecked) nonisolated(unsafe) var roundRunner: (@Sendable () -> RoundRunner?)?
@@ -244,7 +249,7 @@ public final class AppendLog: @unchecked Sendable {
     /// handed over) or never (the writer thread drops it, as does a log without `runsWorkWhileSyncing`).
     public func whileSyncing(_ work: @escaping @Sendable () -> Void) {
         guard fsyncThread != nil else { return }
-        condition.withLock { earlyWork.append(work) }
+        condition.withLock { earlyWork.append(EarlyWork(run: work)) }
     }
 
     /// Calls `completion` once `seq` is acknowledged under the policy, or failed. May call it at once.

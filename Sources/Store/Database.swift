@@ -161,14 +161,10 @@ public final class Database: Sendable {
         }
         // Outside the shard lock: flushing may complete other writers' requests on this thread. A thread that
         // flushes at the end of its round anyway (an event loop) leaves it to then: one write for the whole round.
-        if let early { log.whileSyncing { early(applied) } }
+        let pending = PendingWrite(applied: applied, order: order, completion: completion, early: early)
+        if early != nil { log.whileSyncing { pending.runEarly() } }
         if !(flushesLater?() ?? false) { log.flush(handingOffAbove: AppendLog.handOffAbove) }
-        log.whenAcknowledged(applied.seq) { result in
-            switch result {
-            case .success: order.complete(applied.seq, completion, .success(applied))
-            case .failure(let failure): order.complete(applied.seq, completion, .failure(.storageFailed(failure)))
-            }
-        }
+        log.whenAcknowledged(applied.seq) { pending.acknowledged($0) }
         maybeSnapshot(after: applied.seq)
     }
 

@@ -46,6 +46,25 @@ import Testing
         #expect(!disk.gaveUp.withLock { $0 })
     }
 
+    /// Each round runs the work handed over since the last, once, and keeps the emptied buffer for the next
+    /// round's: a fresh buffer regrew with every batch.
+    @Test func earlyWork_eachRoundRunsItsOwnOnce_andTheBufferIsKept() throws {
+        let log = try AppendLog(
+            directory: temporaryDirectory(), fileSystem: CountedFsync(), policy: .always, nextSeq: 1, writersCommit: true)
+        defer { log.close() }
+        log.wakeWriterAtRoundEnds(isRoundThread: { true })
+        let ran = Mutex<[String]>([])
+        for round in 1...2 {
+            for write in 1...3 {
+                _ = try log.append(Self.record)
+                log.whileSyncing { ran.withLock { $0.append("\(round).\(write)") } }
+            }
+            log.flushRoundHere()
+            #expect(log.condition.withLock { log.earlyWork.isEmpty && log.earlyWork.capacity >= 3 })
+        }
+        #expect(ran.withLock { $0 } == ["1.1", "1.2", "1.3", "2.1", "2.2", "2.3"])
+    }
+
     /// The fsync fails while the work runs: the work is done, and every record of the batch fails instead of being
     /// acknowledged.
     @Test func earlyWork_aFailedFsyncStillFailsTheBatch() throws {
