@@ -87,13 +87,12 @@ public final class Engine: Sendable {
         // The rules a write is judged by are those live when it was made, for its fires and its flag diff alike.
         // Held by reference: the closures below capture one pointer, not copies of the set's fields.
         let served = rules.served
-        // Made once per write (its version parsed once) for the fires, the flag diff and the timekeeper.
         let request = RequestAttributes(userID: mutation.user, appVersion: appVersion)
         let event: String? = if case .donation(let name) = kind { name } else { nil }
+        let write = WriteInFlight(engine: self, served: served, now: mutation.now, request: request, kind: kind, completion: completion)
         // The flag diff needs no disk: a store that waits for an fsync may compute it meanwhile.
-        let early = store.runsWorkWhileSyncing ? EarlyWriteDiff(served: served, now: mutation.now, request: request) : nil
-        var computeEarly: (@Sendable (UserStore.Applied) -> Void)?
-        if let early { computeEarly = { applied in early.compute(of: applied) } }
+        var early: (@Sendable (UserStore.Applied) -> Void)?
+        if store.runsWorkWhileSyncing { early = { write.computeDiff(of: $0) } }
         // Not escaping (the store runs it before `write` returns), so its context is on this stack.
         store.write(
             mutation,
@@ -101,26 +100,29 @@ public final class Engine: Sendable {
                 guard let event, let current else { return [] }
                 return served.rules.immediateFires(event: event, previous: previous, current: current, now: mutation.now, request: request)
                     .map { Action.recordTriggerFire(trigger: $0.key, at: mutation.now) }
-            }, early: computeEarly
-        ) { [self] result in
-            switch result {
-            case .failure(let error):
-                completion(.failure(error))
-            case .success(let applied):
-                let diff = early?.take() ?? served.rules.diff(of: applied, now: mutation.now, request: request)
-                let changes = diff.changes
-                var fired: [(trigger: String, at: Instant)] = []
-                for case .triggerFired(let trigger, let at) in applied.effects { fired.append((trigger, at)) }
-                switch kind {
-                case .donation: writeCounters.donations.increment()
-                case .contextUpdate: writeCounters.contextWrites.increment()
-                case .delayedFire: break
-                case .display: writeCounters.displayEvents.increment()
-                }
-                if !fired.isEmpty { writeCounters.triggerFires.increment(by: fired.count) }
-                timekeeper.written(request: request, applied: applied, diff: diff, served: served, event: event, now: mutation.now)
-                completion(.success(WriteOutcome(applied: applied, changes: changes, fired: fired)))
+            }, early: early
+        ) { write.completed($0) }
+    }
+
+    /// A write's completion, where the store completes it (see the threading note above).
+    func completed(_ write: WriteInFlight, _ result: Result<UserStore.Applied, StoreError>) {
+        switch result {
+        case .failure(let error):
+            write.completion(.failure(error))
+        case .success(let applied):
+            let diff = write.takeDiff(of: applied)
+            var fired: [(trigger: String, at: Instant)] = []
+            for case .triggerFired(let trigger, let at) in applied.effects { fired.append((trigger, at)) }
+            switch write.kind {
+            case .donation: writeCounters.donations.increment()
+            case .contextUpdate: writeCounters.contextWrites.increment()
+            case .delayedFire: break
+            case .display: writeCounters.displayEvents.increment()
             }
+            if !fired.isEmpty { writeCounters.triggerFires.increment(by: fired.count) }
+            timekeeper.written(
+                request: write.request, applied: applied, diff: diff, served: write.served, event: write.event, now: write.now)
+            write.completion(.success(WriteOutcome(applied: applied, changes: diff.changes, fired: fired)))
         }
     }
 

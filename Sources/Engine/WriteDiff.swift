@@ -38,9 +38,11 @@ extension RuleSet {
 }
 
 /// One write's `WriteDiff`, computed by the store's early work or else by the completion, never both to the end:
-/// whichever comes second uses or drops the other's.
-final class EarlyWriteDiff: Sendable {
-    private enum State {
+/// whichever comes second uses or drops the other's. Held in place by the write it belongs to (`WriteInFlight`),
+/// which is why it cannot be copied: a copy would be a second, unrelated state.
+struct EarlyWriteDiff: ~Copyable, Sendable {
+    // Not private: a private type nested in this noncopyable struct broke the compiler (Swift 6.3, unlinked metadata).
+    enum State {
         case waiting
         case computing
         case ready(WriteDiff)
@@ -48,31 +50,22 @@ final class EarlyWriteDiff: Sendable {
     }
 
     private let state = Mutex(State.waiting)
-    /// What the store's early work computes the diff from, besides the applied write: held here, so that the work
-    /// handed to the store captures this one reference (no closure context of its own is allocated per write).
-    private let inputs: (served: RulesHost.Served, now: Instant, request: RequestAttributes)?
 
-    /// A diff the caller computes itself (`compute(_:)`).
-    init() { inputs = nil }
+    init() {}
 
-    /// A write's diff, computed from its applied state by `compute(of:)`.
-    init(served: RulesHost.Served, now: Instant, request: RequestAttributes) { inputs = (served, now, request) }
-
-    /// The store's early work for the write this diff was made for.
-    func compute(of applied: UserStore.Applied) {
-        guard let inputs else { return }
-        compute { inputs.served.rules.diff(of: applied, now: inputs.now, request: inputs.request) }
-    }
-
-    /// Early work: computes the diff unless the completion already took its turn.
-    func compute(_ body: () -> WriteDiff) {
-        let proceed = state.withLock { state -> Bool in
+    /// Early work, first step: whether it is to compute the diff (the completion has not taken its turn), which it
+    /// then hands to `store`. Two steps rather than one taking a closure: the work reads the write's rules in place,
+    /// and read inside a closure the whole rule set was copied.
+    func claim() -> Bool {
+        state.withLock { state -> Bool in
             guard case .waiting = state else { return false }
             state = .computing
             return true
         }
-        guard proceed else { return }
-        let diff = body()
+    }
+
+    /// The diff the early work computed after `claim`; dropped if the completion took its turn meanwhile.
+    func store(_ diff: WriteDiff) {
         state.withLock { state in
             if case .computing = state { state = .ready(diff) }
         }
