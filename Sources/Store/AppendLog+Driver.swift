@@ -240,7 +240,10 @@ extension AppendLog {
             let batch = settled.completions.map { (waiter: $0.waiter, outcome: $0.outcome) }
             completions.async { for completion in batch { completion.waiter.call(completion.outcome) } }
         } else {
-            for completion in settled.completions { completion.waiter.call(completion.outcome) }
+            // Called where they lie: a loop's `for completion in` copied each one, its waiter retained and released.
+            settled.completions.withUnsafeBufferPointer { batch in
+                for index in batch.indices { batch[index].waiter.call(batch[index].outcome) }
+            }
         }
     }
 

@@ -214,7 +214,11 @@ struct GroupCommit<Waiter> {
 
     /// Waiters register in whatever order their threads get the lock; they are told in seq order.
     private static func inSeqOrder(_ completions: [Completion]) -> [Completion] {
-        guard zip(completions, completions.dropFirst()).contains(where: { $0.seq > $1.seq }) else { return completions }
+        // Read in place: the pairs a `zip` made were copies of both completions, each retaining its waiter.
+        let ordered = completions.withUnsafeBufferPointer { buffer in
+            buffer.indices.dropFirst().allSatisfy { buffer[$0 - 1].seq <= buffer[$0].seq }
+        }
+        guard !ordered else { return completions }
         return completions.enumerated().sorted { ($0.element.seq, $0.offset) < ($1.element.seq, $1.offset) }.map(\.element)
     }
 

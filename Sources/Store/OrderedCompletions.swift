@@ -18,7 +18,8 @@ final class OrderedCompletions: Sendable {
     private struct State {
         var order = CompletionOrder<Work>()
         var queue: [Work] = []
-        var head = 0
+        /// The drainer's emptied buffer, kept for its next drain: each drain would otherwise allocate one.
+        var spare: [Work] = []
         var draining = false
     }
 
@@ -32,24 +33,35 @@ final class OrderedCompletions: Sendable {
     func complete(_ seq: UInt64, _ completion: @escaping Completion, _ outcome: Result<UserStore.Applied, StoreError>) {
         let drains = state.withLock { state -> Bool in
             state.order.complete(seq, Work(completion: completion, outcome: outcome), into: &state.queue)
-            guard !state.draining, state.head < state.queue.count else { return false }
+            guard !state.draining, !state.queue.isEmpty else { return false }
             state.draining = true
             return true
         }
         guard drains else { return }
-        while let next = nextWork() { next.completion(next.outcome) }
+        // The drainer takes the whole queue at a time and runs it where it lies: handed out one at a time, each
+        // completion was copied out of the queue (its closure and its outcome retained, later released) and cost
+        // a lock of its own. Completions released meanwhile queue behind, for the next take.
+        var batch: [Work] = []
+        while take(into: &batch) {
+            batch.withUnsafeBufferPointer { works in
+                for index in works.indices { works[index].completion(works[index].outcome) }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
     }
 
-    private func nextWork() -> Work? {
-        state.withLock { state -> Work? in
-            guard state.head < state.queue.count else {
-                state.queue.removeAll(keepingCapacity: true)
-                state.head = 0
+    /// Swaps the queued work into `batch` (empty), or ends the drain when nothing is queued, keeping the emptied
+    /// buffer for the next drain.
+    private func take(into batch: inout [Work]) -> Bool {
+        state.withLock { state -> Bool in
+            guard !state.queue.isEmpty else {
                 state.draining = false
-                return nil
+                if state.spare.capacity < batch.capacity { swap(&state.spare, &batch) }
+                return false
             }
-            defer { state.head += 1 }
-            return state.queue[state.head]
+            if batch.capacity == 0 { swap(&batch, &state.spare) }
+            swap(&state.queue, &batch)
+            return true
         }
     }
 }
