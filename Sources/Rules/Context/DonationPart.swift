@@ -19,6 +19,15 @@ public enum DonationPart: Int, Hashable, Sendable, CaseIterable {
     /// Every part, made once: `allCases` built a new array at each use, once per write.
     static let all = allCases
 
+    /// The parts that differ between two summaries of one event, as a set of `rawValue` bits. One call for every
+    /// part: a caller asking part by part through a function of its own had both summaries copied (their strings
+    /// and recent instants retained, then released) to pass them on.
+    static func differing(_ a: DonationSummary, _ b: DonationSummary) -> UInt8 {
+        var bits: UInt8 = 0
+        for part in all where part.differs(a, b) { bits |= 1 << part.rawValue }
+        return bits
+    }
+
     /// Whether this part differs between two summaries of one event.
     func differs(_ a: DonationSummary, _ b: DonationSummary) -> Bool {
         switch self {

@@ -117,27 +117,32 @@ struct InputIndex: Sendable {
         _ a: CompactMap<DonationSummary>, _ b: CompactMap<DonationSummary>, _ reached: inout FlagBits, _ changed: inout Bool
     ) {
         if a.sharesStorage(with: b) { return }
-        // Summaries are borrowed, not passed as optionals: wrapping each in an optional copied it (its arrays
+        // Summaries are compared where they lie (`DonationPart.differing`), and only the differing parts passed
+        // on: wrapping each in an optional, or handing both to a nested function, copied them (their arrays
         // retained and released) twice per write.
         func reachAll(_ key: String) {
             changed = true
             if let readers = donations[key] { reached.formUnion(readers.all) }
         }
-        func reachParts(_ key: String, _ before: borrowing DonationSummary, _ after: borrowing DonationSummary) {
+        func reachParts(_ key: String, _ differing: UInt8) {
             changed = true
-            guard let readers = donations[key] else { return }
-            for part in DonationPart.all where part.differs(before, after) { reached.formUnion(readers.parts[part.rawValue]) }
+            // Read in place: a copy of the readers retained their arrays.
+            donations.withValue(forKey: key) { readers in
+                for part in DonationPart.all where differing & (1 << part.rawValue) != 0 { reached.formUnion(readers.parts[part.rawValue]) }
+            }
         }
         // Pairwise up to the first position where the keys differ, as `compare` above.
         let before = a.entries, after = b.entries
         var common = 0
         while common < before.count, common < after.count, sameUTF8(before[common].key, after[common].key) {
-            if before[common].value != after[common].value { reachParts(before[common].key, before[common].value, after[common].value) }
+            if before[common].value != after[common].value {
+                reachParts(before[common].key, DonationPart.differing(before[common].value, after[common].value))
+            }
             common += 1
         }
         for entry in before[common...] {
             if let other = b[entry.key] {
-                if other != entry.value { reachParts(entry.key, entry.value, other) }
+                if other != entry.value { reachParts(entry.key, DonationPart.differing(entry.value, other)) }
             } else {
                 reachAll(entry.key)
             }
