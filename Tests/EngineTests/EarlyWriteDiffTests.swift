@@ -120,10 +120,7 @@ import Testing
     /// The write in flight computes its diff early from the applied write, once, by the rules it was made with;
     /// its completion takes that diff instead of computing another.
     @Test func aWriteInFlight_computesItsDiffEarly_fromTheAppliedWrite_once() throws {
-        let rules = try RuleSetCompiler.compile(JSONParser().parse(#"{"flags": {"staff": {"when": {"segment": "s"}}}}"#)).get()
-        let write = WriteInFlight(
-            engine: try Self.engine(), served: RulesHost(rules, path: nil).served, now: Instant(milliseconds: 0),
-            request: RequestAttributes(userID: "u"), kind: .contextUpdate, completion: { _ in })
+        let write = try Self.staffWrite()
         write.computeDiff(of: Self.applied)
         let first = write.diff.take(), second = write.diff.take()
         let diff = try #require(first)
@@ -133,14 +130,19 @@ import Testing
 
     /// Its completion came first: the diff is computed then, and the early work, arriving late, computes nothing.
     @Test func aWriteInFlight_completedFirst_computesTheDiffItself_andNotAgainEarly() throws {
-        let rules = try RuleSetCompiler.compile(JSONParser().parse(#"{"flags": {"staff": {"when": {"segment": "s"}}}}"#)).get()
-        let write = WriteInFlight(
-            engine: try Self.engine(), served: RulesHost(rules, path: nil).served, now: Instant(milliseconds: 0),
-            request: RequestAttributes(userID: "u"), kind: .contextUpdate, completion: { _ in })
+        let write = try Self.staffWrite()
         #expect(write.takeDiff(of: Self.applied).changes.map(\.key) == ["staff"])
         write.computeDiff(of: Self.applied)
         let late = write.diff.take()
         #expect(late == nil)
+    }
+
+    /// A write in flight judged by one flag, `staff`, which the segment `s` turns on (`applied` adds it).
+    static func staffWrite() throws -> WriteInFlight {
+        let rules = try RuleSetCompiler.compile(JSONParser().parse(#"{"flags": {"staff": {"when": {"segment": "s"}}}}"#)).get()
+        return WriteInFlight(
+            engine: try engine(), served: RulesHost(rules, path: nil).served, now: Instant(milliseconds: 0),
+            request: RequestAttributes(userID: "u"), kind: .contextUpdate, completion: { _ in })
     }
 
     static func engine() throws -> Engine {
