@@ -37,6 +37,15 @@ extension RuleSet {
     }
 }
 
+extension RulesHost.Served {
+    /// The write's diff under the rules served, read where they lie. The same call made on `served.rules` from
+    /// the code around a write (a closure, the write's completion) copied the whole set first, every field
+    /// retained and then released: in a method of the served rules, `rules` is read through `self`.
+    func diff(of applied: UserStore.Applied, now: Instant, request: RequestAttributes) -> WriteDiff {
+        rules.diff(of: applied, now: now, request: request)
+    }
+}
+
 /// One write's `WriteDiff`, computed by the store's early work or else by the completion, never both to the end:
 /// whichever comes second uses or drops the other's. Held in place by the write it belongs to (`WriteInFlight`),
 /// which is why it cannot be copied: a copy would be a second, unrelated state.

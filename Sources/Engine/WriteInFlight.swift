@@ -37,19 +37,15 @@ final class WriteInFlight: Sendable {
     }
 
     /// The store's early work: the write's diff from its applied state, unless the completion came first.
-    /// Reads the rules through a local reference, in no closure: read through `self` inside one, the whole set
-    /// was copied (every field retained, then released) for each call.
     func computeDiff(of applied: UserStore.Applied) {
         guard diff.claim() else { return }
-        let served = served
-        diff.store(served.rules.diff(of: applied, now: now, request: request))
+        diff.store(served.diff(of: applied, now: now, request: request))
     }
 
     /// The diff for the completion: the early work's, or computed now.
     func takeDiff(of applied: UserStore.Applied) -> WriteDiff {
         if let early = diff.take() { return early }
-        let served = served
-        return served.rules.diff(of: applied, now: now, request: request)
+        return served.diff(of: applied, now: now, request: request)
     }
 
     /// The store completed the write (after its acknowledgement, or with its failure).
