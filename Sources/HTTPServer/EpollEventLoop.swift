@@ -45,11 +45,17 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private let running = Atomic<Bool>(true)
     private let stopped = DispatchSemaphore(value: 0)
     private let tickInterval: Duration
+    /// How long an idle loop polls before it sleeps (see `IdlePoll`); loop thread only.
+    @exclusivity(unchecked) private var idlePoll: IdlePoll
+    /// Idle stretches so far, and those a poll ended (not a sleep): written by the loop, read by tests.
+    let idleStretches = Atomic<Int>(0)
+    let idleStretchesEndedPolling = Atomic<Int>(0)
 
-    init(tickInterval: Duration = .milliseconds(50)) {
+    init(tickInterval: Duration = .milliseconds(50), idlePoll: Duration = IdlePoll.defaultLimit) {
         epollFD = specd_epoll_create()
         wakeFD = specd_eventfd()
         self.tickInterval = tickInterval
+        self.idlePoll = IdlePoll(limit: idlePoll)
         specd_epoll_ctl(epollFD, 0, wakeFD, UInt32(SPECD_EV_READ))
     }
 
@@ -182,7 +188,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         while running.load(ordering: .acquiring) {
             mayBlock.store(true, ordering: .sequentiallyConsistent)
             let wait = hasPendingTasks.load(ordering: .sequentiallyConsistent) ? 0 : timeoutMilliseconds
-            var count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), wait)
+            var count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), wait == 0 || idlePoll.limit == 0 ? wait : 0)
+            if count == 0, wait != 0, idlePoll.limit > 0 {
+                count = waitIdle(readyFDs, readyEvents, capacity, timeout: wait)
+            }
             mayBlock.store(false, ordering: .relaxed)
             readClock()
             var gathered = 0
@@ -238,6 +247,35 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         runPendingTasks()
         sendQueuedOutput()
         stopped.signal()
+    }
+
+    /// The loop found nothing ready: polls for `idlePoll.window`, then blocks for up to `timeout` milliseconds, and
+    /// tells `idlePoll` how the stretch ended. Tasks handed over meanwhile write the `eventfd` (`mayBlock` is set),
+    /// so a poll sees them as it sees sockets.
+    private func waitIdle(
+        _ readyFDs: UnsafeMutablePointer<Int32>, _ readyEvents: UnsafeMutablePointer<UInt32>, _ capacity: Int, timeout: Int32
+    ) -> Int32 {
+        let start = MonotonicInstant.now.nanoseconds
+        let window = idlePoll.window
+        idleStretches.add(1, ordering: .relaxed)
+        if window > 0 {
+            while true {
+                let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), 0)
+                if count != 0 {
+                    idleStretchesEndedPolling.add(1, ordering: .relaxed)
+                    idlePoll.idleEnded(after: MonotonicInstant.now.nanoseconds - start, foundWhilePolling: true)
+                    return count
+                }
+                if MonotonicInstant.now.nanoseconds - start >= window { break }
+                // Another thread of this process woken on this CPU (under `--fsync always` on one core, the helper
+                // back from its fsync) runs now, not when the scheduler would preempt a polling loop.
+                sched_yield()
+            }
+        }
+        let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), timeout)
+        // A tick's timeout (no event) ends a long stretch just as an event after it would.
+        idlePoll.idleEnded(after: MonotonicInstant.now.nanoseconds - start, foundWhilePolling: false)
+        return count
     }
 
     /// Read by index: a channel that queued again while sending (it should not) is still sent in this pass.

@@ -22,6 +22,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Paths still answered over the connection cap, so liveness and readiness probes keep working when clients
     /// hold every slot.
     public var probePaths: Set<String> = ["/healthz", "/readyz"]
+    /// Longest an idle epoll loop polls for events before it sleeps, adapted to the load (see `IdlePoll`); zero
+    /// never polls.
+    public var idlePoll = IdlePoll.defaultLimit
     /// Longest a graceful shutdown waits for in-flight requests.
     public var drainTimeout: Duration
     /// Bytes a stream may have waiting for a slow client before it is dropped: one slow reader must not

@@ -270,6 +270,7 @@ public final class Daemon: Sendable {
                 "eventLoop": .string(options.server.eventLoop.rawValue),
                 "loops": .int(options.server.loopCount), "loopsFrom": .string(options.loopsSource),
                 "logCommit": .string(options.resolvedLogCommit.rawValue),
+                "idlePollMicroseconds": .int(Int(options.server.idlePoll.saturatingNanoseconds / 1000)),
                 "allocator": .string(AllocatorTuning.describe(ProcessInfo.processInfo.environment)),
                 "version": .string(Daemon.version)
             ])

@@ -148,6 +148,12 @@ public struct DaemonOptions: Sendable, Equatable {
             options.loopsSource = "set"
         },
         Setting(
+            flag: "--idle-poll", configKey: "idlePollMicroseconds", environment: "SPECD_IDLE_POLL",
+            help: "microseconds an idle event loop may poll before it sleeps, adapted to the load; 0 never polls (default 200, at most 10000)"
+        ) { options, value throws(UsageError) in
+            options.server.idlePoll = .microseconds(try integer(value, "idlePollMicroseconds", 0...10_000))
+        },
+        Setting(
             flag: "--max-connections", configKey: "limits.maxConnections", environment: "SPECD_MAX_CONNECTIONS",
             help: "open connections allowed at once (default 10000)"
         ) { options, value throws(UsageError) in

@@ -10,8 +10,10 @@ import Testing
 /// `eventfd` is written only while the loop may block. The tick is 60 s here, so a task left asleep would wait
 /// that long, and the timeouts turn it into a failure.
 @Suite struct LoopWakeTests {
-    @Test func tasksQueuedWhileTheLoopSleepsOrWorks_allRun_promptly() {
-        let loop = EpollEventLoop(tickInterval: .seconds(60))
+    /// With no idle polling, with the default, and with the longest: a task queued during a poll is found by it.
+    @Test(arguments: [Duration.zero, IdlePoll.defaultLimit, IdlePoll.largestLimit])
+    func tasksQueuedWhileTheLoopSleepsPollsOrWorks_allRun_promptly(idlePoll: Duration) {
+        let loop = EpollEventLoop(tickInterval: .seconds(60), idlePoll: idlePoll)
         loop.start()
         defer { loop.stop() }
         let ran = DispatchSemaphore(value: 0)
@@ -44,6 +46,30 @@ import Testing
             if lost > 0 { break }
         }
         #expect(lost == 0, "a task queued to the loop did not run")
+    }
+
+    /// Tasks 50 µs apart: with polling allowed the loop soon finds them while it polls (the window grew to cover
+    /// the gaps), where without it every one ends a sleep.
+    @Test(arguments: [(Duration.zero, false), (IdlePoll.largestLimit, true)])
+    func tasksComingFasterThanTheLimit_areFoundWhileThePollRuns(idlePoll: Duration, polls: Bool) {
+        let loop = EpollEventLoop(tickInterval: .seconds(60), idlePoll: idlePoll)
+        loop.start()
+        let ran = DispatchSemaphore(value: 0)
+        for _ in 0..<2_000 {
+            let start = MonotonicInstant.now
+            while MonotonicInstant.now - start < .microseconds(50) {}
+            loop.execute { ran.signal() }
+            _ = ran.wait(timeout: .now() + 5)
+        }
+        loop.stop()
+        let stretches = loop.idleStretches.load(ordering: .relaxed)
+        let polled = loop.idleStretchesEndedPolling.load(ordering: .relaxed)
+        if polls {
+            // Most, not all: the test's own thread shares the machine's CPUs with the loop.
+            #expect(stretches > 0 && polled * 2 > stretches, "\(polled) of \(stretches) idle stretches ended while polling")
+        } else {
+            #expect(polled == 0)
+        }
     }
 }
 #endif

@@ -138,6 +138,21 @@ import Testing
         #expect(defaults.server.maxConnectionsPerClient == 256)
     }
 
+    /// Idle polling: 200 µs unless set, 0 turns it off, the bound is 10 ms, and a value out of range is refused
+    /// with the setting named.
+    @Test func idlePoll_defaultsTo200Microseconds_zeroTurnsItOff_overTenMillisecondsIsRefused() throws {
+        #expect(try DaemonOptions.resolve(arguments: [], environment: [:]).server.idlePoll == .microseconds(200))
+        #expect(try DaemonOptions.resolve(arguments: ["--idle-poll", "0"], environment: [:]).server.idlePoll == .zero)
+        #expect(try DaemonOptions.resolve(arguments: [], environment: ["SPECD_IDLE_POLL": "10000"]).server.idlePoll == .milliseconds(10))
+        let path = try writeConfig(#"{"idlePollMicroseconds": 50}"#)
+        #expect(try DaemonOptions.resolve(arguments: ["--config", path], environment: [:]).server.idlePoll == .microseconds(50))
+        for bad in ["10001", "-1", "fast"] {
+            #expect(throws: UsageError("idlePollMicroseconds must be an integer in 0...10000, not '\(bad)'")) {
+                try DaemonOptions.resolve(arguments: ["--idle-poll", bad], environment: [:])
+            }
+        }
+    }
+
     /// The answer cache's budget: 8 MiB unless the config file says otherwise; 0 turns it off, as no other limit
     /// may be; a negative or fractional budget is refused with the key named.
     @Test func answerCacheBytes_defaultsToEightMiB_zeroTurnsItOff_negativeIsRefused() throws {
