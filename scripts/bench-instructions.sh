@@ -53,7 +53,9 @@ run() {
   # Deterministic hashing: with a random seed per process, which keys collide in a dictionary differed from run
   # to run, and one lookup's count by a couple of hundred instructions. The allocator count `serve` would set by
   # executing itself again (README, "The allocator") is set here instead: valgrind does not follow that exec.
-  SWIFT_DETERMINISTIC_HASHING=1 GLIBC_TUNABLES=glibc.malloc.tcache_count=128 "${PIN[@]}" valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" serve --port 0 \
+  # No idle polling: its instructions would count how long the client took between requests. Set through the
+  # environment, which a binary from before `--idle-poll` ignores, where it would refuse the flag.
+  SPECD_IDLE_POLL=0 SWIFT_DETERMINISTIC_HASHING=1 GLIBC_TUNABLES=glibc.malloc.tcache_count=128 "${PIN[@]}" valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" serve --port 0 \
     --port-file "$dir/port" --data-dir "$dir/data" --log-level warn --loops 1 --fsync "$FSYNC" >/dev/null 2>"$dir/err" &
   pid=$!
   for _ in $(seq 600); do [ -s "$dir/port" ] && break; sleep 0.1; done

@@ -49,6 +49,21 @@ int specd_affinity_cpu_count(void) {
     return CPU_COUNT(&set);
 }
 
+int specd_cpu_allowed(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+    return CPU_ISSET(cpu, &set) ? 1 : 0;
+}
+
+int specd_pin_current_thread(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return -1;
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof(set), &set);
+}
+
 int specd_name_current_thread(const char *name) {
     char kept[16];
     size_t length = strlen(name);
@@ -69,4 +84,6 @@ int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_
 int specd_eventfd(void) { return -1; }
 int specd_accept4(int fd, struct sockaddr *address, socklen_t *length) { return -1; }
 int specd_affinity_cpu_count(void) { return -1; }
+int specd_cpu_allowed(int cpu) { return 0; }
+int specd_pin_current_thread(int cpu) { return -1; }
 #endif

@@ -10,6 +10,9 @@ public struct CPUBudget: Sendable, Equatable {
     public let loops: Int
     /// Why, for the first log line: e.g. `"affinity 1 of 2 online"` or `"cgroup quota 1.50 CPUs"`.
     public let reason: String
+    /// Whether a cgroup CPU quota applies at all (whether or not it decided `loops`): CPU time spent polling is
+    /// then quota spent, and throttled (see `IdlePoll`).
+    public var hasQuota = false
 
     /// Reads the machine: online CPUs, the affinity mask, then the cgroup quota.
     public static func current() -> CPUBudget {
@@ -52,14 +55,17 @@ public struct CPUBudget: Sendable, Equatable {
             loops = affinity
             reason = "affinity \(affinity) of \(max(1, online)) online"
         }
-        if let quota = quota(cpuMax: cpuMax, cfs: cfs) {
+        let quota = quota(cpuMax: cpuMax, cfs: cfs)
+        if let quota {
             let cpus = Int(quota.rounded(.up))
             if cpus < loops {
                 loops = max(1, cpus)
                 reason = "cgroup quota " + String(format: "%.2f", quota) + " CPUs"
             }
         }
-        return CPUBudget(loops: min(64, loops), reason: reason)
+        var budget = CPUBudget(loops: min(64, loops), reason: reason)
+        budget.hasQuota = quota != nil
+        return budget
     }
 
     /// CPUs allowed by the quota: `"150000 100000"` → 1.5; `"max 100000"`, `-1` or garbage → no quota.

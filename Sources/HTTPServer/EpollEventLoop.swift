@@ -47,15 +47,19 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private let tickInterval: Duration
     /// How long an idle loop polls before it sleeps (see `IdlePoll`); loop thread only.
     @exclusivity(unchecked) private var idlePoll: IdlePoll
-    /// Idle stretches so far, and those a poll ended (not a sleep): written by the loop, read by tests.
+    /// Idle stretches so far, those a poll ended (not a sleep), and the window the next one polls: written by the
+    /// loop alone (a load and a store, no locked add), read by tests.
     let idleStretches = Atomic<Int>(0)
     let idleStretchesEndedPolling = Atomic<Int>(0)
+    let idlePollWindow = Atomic<Int64>(0)
+    /// Times polling stopped because a yield found another task wanting the CPU (see `IdlePoll.yielded`).
+    let idlePollPauses = Atomic<Int>(0)
 
-    init(tickInterval: Duration = .milliseconds(50), idlePoll: Duration = IdlePoll.defaultLimit) {
+    init(tickInterval: Duration = .milliseconds(50), idlePoll: IdlePoll = IdlePoll(limit: IdlePoll.defaultLimit)) {
         epollFD = specd_epoll_create()
         wakeFD = specd_eventfd()
         self.tickInterval = tickInterval
-        self.idlePoll = IdlePoll(limit: idlePoll)
+        self.idlePoll = idlePoll
         specd_epoll_ctl(epollFD, 0, wakeFD, UInt32(SPECD_EV_READ))
     }
 
@@ -188,10 +192,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         while running.load(ordering: .acquiring) {
             mayBlock.store(true, ordering: .sequentiallyConsistent)
             let wait = hasPendingTasks.load(ordering: .sequentiallyConsistent) ? 0 : timeoutMilliseconds
-            var count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), wait == 0 || idlePoll.limit == 0 ? wait : 0)
-            if count == 0, wait != 0, idlePoll.limit > 0 {
-                count = waitIdle(readyFDs, readyEvents, capacity, timeout: wait)
-            }
+            var count =
+                wait != 0 && idlePoll.limit > 0
+                ? waitIdle(readyFDs, readyEvents, capacity, timeout: wait)
+                : specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), wait)
             mayBlock.store(false, ordering: .relaxed)
             readClock()
             var gathered = 0
@@ -249,32 +253,55 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         stopped.signal()
     }
 
-    /// The loop found nothing ready: polls for `idlePoll.window`, then blocks for up to `timeout` milliseconds, and
-    /// tells `idlePoll` how the stretch ended. Tasks handed over meanwhile write the `eventfd` (`mayBlock` is set),
-    /// so a poll sees them as it sees sockets.
+    /// The round ended with no task waiting: polls for the window `idlePoll` gives, then blocks for up to `timeout`
+    /// milliseconds, and tells `idlePoll` how the stretch ended. Returns what `epoll_wait` returned, or 0 when a task
+    /// handed over ended the poll (the round then runs it).
     private func waitIdle(
         _ readyFDs: UnsafeMutablePointer<Int32>, _ readyEvents: UnsafeMutablePointer<UInt32>, _ capacity: Int, timeout: Int32
     ) -> Int32 {
         let start = MonotonicInstant.now.nanoseconds
-        let window = idlePoll.window
-        idleStretches.add(1, ordering: .relaxed)
+        let window = idlePoll.window(at: start)
+        idleStretches.store(idleStretches.load(ordering: .relaxed) + 1, ordering: .relaxed)
+        defer { idlePollWindow.store(idlePoll.window(at: now.nanoseconds), ordering: .relaxed) }
         if window > 0 {
+            // Awake while it polls: a task handed over only joins the list, which each pass reads, instead of
+            // writing the `eventfd` too (two system calls). `mayBlock` is set again before the sleep, then the list
+            // read once more: the protocol of `execute` (see `mayBlock`).
+            mayBlock.store(false, ordering: .sequentiallyConsistent)
             while true {
                 let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), 0)
-                if count != 0 {
-                    idleStretchesEndedPolling.add(1, ordering: .relaxed)
-                    idlePoll.idleEnded(after: MonotonicInstant.now.nanoseconds - start, foundWhilePolling: true)
+                if count < 0 { return count }
+                let polled = readClock().nanoseconds
+                if count > 0 || hasPendingTasks.load(ordering: .sequentiallyConsistent) {
+                    // Found after the window ran out (the loop was kept off the CPU): a miss, not a hit.
+                    let inTime = polled - start <= window
+                    if inTime {
+                        idleStretchesEndedPolling.store(idleStretchesEndedPolling.load(ordering: .relaxed) + 1, ordering: .relaxed)
+                    }
+                    idlePoll.idleEnded(after: polled - start, foundWhilePolling: inTime, at: polled)
                     return count
                 }
-                if MonotonicInstant.now.nanoseconds - start >= window { break }
-                // Another thread of this process woken on this CPU (under `--fsync always` on one core, the helper
-                // back from its fsync) runs now, not when the scheduler would preempt a polling loop.
+                if polled - start >= window { break }
+                // A thread woken on this CPU (under `--fsync always` on one core, the helper back from its fsync)
+                // runs now, not when the scheduler would preempt a polling loop; a yield that took long found a
+                // task that wants the CPU, and polling stops for a while (see `IdlePoll`).
                 sched_yield()
+                let resumed = MonotonicInstant.now.nanoseconds
+                let pausedUntil = idlePoll.pausedUntil
+                idlePoll.yielded(resumed - polled, at: resumed)
+                if idlePoll.pausedUntil != pausedUntil {
+                    idlePollPauses.store(idlePollPauses.load(ordering: .relaxed) + 1, ordering: .relaxed)
+                }
+                if idlePoll.window(at: resumed) == 0 { break }
             }
+            mayBlock.store(true, ordering: .sequentiallyConsistent)
+            if hasPendingTasks.load(ordering: .sequentiallyConsistent) { return 0 }
         }
         let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), timeout)
-        // A tick's timeout (no event) ends a long stretch just as an event after it would.
-        idlePoll.idleEnded(after: MonotonicInstant.now.nanoseconds - start, foundWhilePolling: false)
+        if count < 0 { return count }
+        let woken = readClock().nanoseconds
+        // A sleep that timed out (the tick) was a long stretch, however short the tick.
+        idlePoll.idleEnded(after: count == 0 ? .max : woken - start, foundWhilePolling: false, at: woken)
         return count
     }
 

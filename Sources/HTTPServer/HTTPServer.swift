@@ -23,7 +23,7 @@ public final class HTTPServer: Sendable, ServerStatus {
         switch configuration.eventLoop {
         case .epoll:
             #if canImport(Glibc)
-            loops = (0..<count).map { _ in EpollEventLoop(idlePoll: configuration.idlePoll) }
+            loops = (0..<count).map { _ in EpollEventLoop(idlePoll: IdlePoll(limit: configuration.idlePoll)) }
             #else
             loops = (0..<count).map { DispatchEventLoop(label: "specd.loop.\($0)") }
             #endif

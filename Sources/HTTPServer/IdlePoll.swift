@@ -7,17 +7,26 @@
 /// it awake. Why adapt: polling burns the CPU it waits on, which pays only when the wait is short. So the window
 /// grows while idle stretches end within `limit` (a longer poll would have caught them) and halves when one runs
 /// past it (the poll was wasted): a daemon serving sparse requests settles at no polling, one at full load at the
-/// window its gaps need, never over `limit`.
+/// window its gaps need, never over `limit`. Unlike the governor, which counts only the time halted, a stretch here
+/// is the poll and the sleep together: it grows a little sooner and shrinks a little sooner.
 ///
-/// A value type with no clock of its own: the loop measures, this decides. Loop thread only.
+/// Why stop for a while: a poll is runnable, not asleep, so when another task wants the same CPU (a busy thread, a
+/// neighbour process) the scheduler gives it whole slices and an arriving request waits them out, milliseconds
+/// where a sleeping loop would have been woken at once. The loop yields between polls; a yield that took long
+/// (`cpuTaken`) means such a task exists, and polling stops for `pause`.
+///
+/// A value type with no clock of its own: the loop measures (nanoseconds on one monotonic clock), this decides.
+/// Loop thread only.
 public struct IdlePoll: Sendable, Equatable {
     /// The longest window, in nanoseconds; 0 turns polling off.
     public let limit: Int64
-    /// How long the next idle stretch polls before it blocks, in nanoseconds (0: it blocks at once).
-    public private(set) var window: Int64 = 0
+    /// The window grown so far, in nanoseconds (`window(at:)` is what the next stretch polls).
+    public private(set) var grown: Int64 = 0
+    /// Until when polling is stopped because another task wanted the CPU (`cpuTaken`).
+    public private(set) var pausedUntil = Int64.min
 
     /// The smallest window that polls: a shorter one is not worth its system calls, so the window grows from here
-    /// and falls to 0 below it.
+    /// and falls to 0 below it; a `limit` under it turns polling off.
     public static let smallestWindow: Int64 = 10_000
 
     /// The default `limit`: it took the read row's p99 down by about a tenth on a virtual machine (scripts/bench.sh),
@@ -27,22 +36,46 @@ public struct IdlePoll: Sendable, Equatable {
     /// The largest `limit` a configuration may set (10 ms): past it a loop would burn whole ticks.
     public static let largestLimit = Duration.milliseconds(10)
 
-    /// `limit` is clamped to 0...`largestLimit`.
-    public init(limit: Duration) {
-        self.limit = min(max(0, limit.saturatingNanoseconds), Self.largestLimit.saturatingNanoseconds)
+    /// A yield that kept the loop off the CPU longer than this (20 µs by default) gave it to a task that wanted it.
+    public let longYield: Int64
+    /// How long polling stays off after a long yield (1 s by default): the task that took the CPU is likely still
+    /// there.
+    public let pause: Int64
+
+    /// `limit` is clamped to `largestLimit`; under `smallestWindow` (negative included) it is 0.
+    public init(limit: Duration, longYield: Int64 = 20_000, pause: Int64 = 1_000_000_000) {
+        let nanoseconds = min(limit.saturatingNanoseconds, Self.largestLimit.saturatingNanoseconds)
+        self.limit = nanoseconds < Self.smallestWindow ? 0 : nanoseconds
+        self.longYield = longYield
+        self.pause = pause
     }
 
-    /// An idle stretch ended after `idle` nanoseconds (from the first poll to the event that ended it, blocked
-    /// time included); `polling` says whether the poll found the event before the window ran out.
-    public mutating func idleEnded(after idle: Int64, foundWhilePolling polling: Bool) {
+    /// How long a stretch starting at `now` polls before it blocks (0: it blocks at once).
+    public func window(at now: Int64) -> Int64 {
+        now < pausedUntil ? 0 : grown
+    }
+
+    /// An idle stretch ended after `idle` nanoseconds (from its start to the event that ended it, blocked time
+    /// included; `Int64.max` when the sleep timed out); `polling` says whether the poll found the event within its
+    /// window. While paused the window does not grow.
+    public mutating func idleEnded(after idle: Int64, foundWhilePolling polling: Bool, at now: Int64) {
         guard limit > 0, !polling else { return }
         if idle <= limit {
             // Woken soon after it gave up: a longer window would have found the event awake.
-            window = min(limit, max(Self.smallestWindow, window.multipliedReportingOverflow(by: 2).partialValue))
+            guard now >= pausedUntil else { return }
+            grown = min(limit, max(Self.smallestWindow, grown.multipliedReportingOverflow(by: 2).partialValue))
         } else {
             // A long stretch: the poll bought nothing.
-            window /= 2
-            if window < Self.smallestWindow { window = 0 }
+            grown /= 2
+            if grown < Self.smallestWindow { grown = 0 }
         }
+    }
+
+    /// A yield at `now` kept the loop off the CPU for `yielded` nanoseconds; past `longYield` another task wants the
+    /// CPU, and polling stops for `pause`, its window back to nothing.
+    public mutating func yielded(_ yielded: Int64, at now: Int64) {
+        guard yielded > longYield else { return }
+        grown = 0
+        pausedUntil = now.addingReportingOverflow(pause).overflow ? .max : now + pause
     }
 }

@@ -270,7 +270,10 @@ public final class Daemon: Sendable {
                 "eventLoop": .string(options.server.eventLoop.rawValue),
                 "loops": .int(options.server.loopCount), "loopsFrom": .string(options.loopsSource),
                 "logCommit": .string(options.resolvedLogCommit.rawValue),
-                "idlePollMicroseconds": .int(Int(options.server.idlePoll.saturatingNanoseconds / 1000)),
+                // The dispatch loop has no wait of its own to poll in.
+                "idlePollMicroseconds": .int(
+                    options.server.eventLoop == .epoll ? Int(options.server.idlePoll.saturatingNanoseconds / 1000) : 0),
+                "idlePollFrom": .string(options.server.eventLoop == .epoll ? options.idlePollSource : "dispatch event loop"),
                 "allocator": .string(AllocatorTuning.describe(ProcessInfo.processInfo.environment)),
                 "version": .string(Daemon.version)
             ])

@@ -38,6 +38,7 @@ extension DaemonOptions {
             if let value = environment[setting.environment] { try setting.apply(&options, value) }
         }
         for (setting, value) in flags { try setting.apply(&options, value) }
+        options.settleIdlePoll()
         try options.validateCluster()
         // Without tokens anyone who can connect could write; so without tokens, loopback only (docs/api.md,
         // "Conventions").

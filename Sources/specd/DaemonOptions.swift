@@ -7,9 +7,11 @@ import Store
 
 /// The resolved settings for `specd serve`: built-in defaults < config file < `SPECD_*` environment < flags.
 public struct DaemonOptions: Sendable, Equatable {
-    public var server = ServerConfiguration()
+    public var server = DaemonOptions.defaultServer(CPUBudget.current())
     /// Why `server.loopCount` is what it is, for the first log line: the CPU budget's reason, or the setting.
     public var loopsSource = CPUBudget.current().reason
+    /// Why `server.idlePoll` is what it is, for the first log line.
+    public var idlePollSource = DaemonOptions.defaultIdlePollSource(CPUBudget.current())
     public var logLevel: Logger.Level = .info
     public var portFile: String?
     public var configFile: String?
@@ -149,9 +151,16 @@ public struct DaemonOptions: Sendable, Equatable {
         },
         Setting(
             flag: "--idle-poll", configKey: "idlePollMicroseconds", environment: "SPECD_IDLE_POLL",
-            help: "microseconds an idle event loop may poll before it sleeps, adapted to the load; 0 never polls (default 200, at most 10000)"
+            help:
+                "microseconds an idle epoll loop may poll before it sleeps, adapted to the load; 0 never polls "
+                + "(default 200, 0 under a cgroup CPU quota; 10...10000)"
         ) { options, value throws(UsageError) in
-            options.server.idlePoll = .microseconds(try integer(value, "idlePollMicroseconds", 0...10_000))
+            // Under 10 µs a poll is not worth its system calls (`IdlePoll.smallestWindow`): refused, not ignored.
+            guard let microseconds = Int(value), microseconds == 0 || (10...10_000).contains(microseconds) else {
+                throw UsageError("idlePollMicroseconds must be 0 or an integer in 10...10000, not '\(value)'")
+            }
+            options.server.idlePoll = .microseconds(microseconds)
+            options.idlePollSource = "set"
         },
         Setting(
             flag: "--max-connections", configKey: "limits.maxConnections", environment: "SPECD_MAX_CONNECTIONS",
@@ -215,6 +224,27 @@ public struct DaemonOptions: Sendable, Equatable {
         "retainBytes": { $0.streams.retainBytes = $1 },
         "resumeUsers": { $0.streams.resumeUsers = $1 }
     ]
+
+    /// The server's defaults, but no idle polling under a cgroup CPU quota: the time a loop polls is quota spent,
+    /// and a throttled loop serves nothing until its next period.
+    static func defaultServer(_ budget: CPUBudget) -> ServerConfiguration {
+        var server = ServerConfiguration()
+        if budget.hasQuota { server.idlePoll = .zero }
+        return server
+    }
+
+    static func defaultIdlePollSource(_ budget: CPUBudget) -> String {
+        budget.hasQuota ? "off under a cgroup CPU quota" : "default"
+    }
+
+    /// Unless set, no idle polling where the loop commits its own rounds under `--fsync always`: its idle stretches
+    /// are mostly its fsync, which the helper thread makes on the same CPU, and polling through them measured 4 %
+    /// fewer donations a second in both start orders (`scripts/bench-ab.sh`, write-always, pinned to one CPU).
+    mutating func settleIdlePoll() {
+        guard idlePollSource == "default", fsync == .always, resolvedLogCommit == .loop else { return }
+        server.idlePoll = .zero
+        idlePollSource = "off under --fsync always with the loop committing"
+    }
 
     static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
         guard let value = Int(text), range.contains(value) else {

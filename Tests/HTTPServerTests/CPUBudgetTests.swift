@@ -32,5 +32,9 @@ import Testing
         #expect(CPUBudget.budget(online: 2, affinity: 1, cpuMax: nil, cfs: nil).reason == "affinity 1 of 2 online")
         #expect(CPUBudget.budget(online: 8, affinity: 8, cpuMax: "150000 100000", cfs: nil).reason == "cgroup quota 1.50 CPUs")
         #expect(CPUBudget.budget(online: 2, affinity: 2, cpuMax: nil, cfs: nil).reason == "2 online CPUs")
+        // Any quota counts for idle polling, even one that leaves the loops to the affinity mask.
+        #expect(CPUBudget.budget(online: 8, affinity: 1, cpuMax: "400000 100000", cfs: nil).hasQuota)
+        #expect(CPUBudget.budget(online: 8, affinity: 8, cpuMax: nil, cfs: ("50000", "100000")).hasQuota)
+        #expect(!CPUBudget.budget(online: 8, affinity: 8, cpuMax: "max 100000", cfs: nil).hasQuota)
     }
 }

@@ -3,80 +3,108 @@ import Testing
 
 @testable import HTTPServer
 
-/// The idle loop's polling window as the halt-polling governor keeps it: pure arithmetic on measured stretches.
+/// The idle loop's polling window as the halt-polling governor keeps it, and its pause when another task wants the
+/// CPU: pure arithmetic on measured stretches.
 @Suite struct IdlePollTests {
     let limit: Int64 = 200_000
+    let now: Int64 = 5_000_000_000
+
+    func grown(to count: Int) -> IdlePoll {
+        var poll = IdlePoll(limit: .microseconds(200))
+        for _ in 0..<count { poll.idleEnded(after: 1_000, foundWhilePolling: false, at: now) }
+        return poll
+    }
 
     @Test func aNewLoop_sleepsAtOnce() {
-        #expect(IdlePoll(limit: .microseconds(200)).window == 0)
+        #expect(IdlePoll(limit: .microseconds(200)).window(at: now) == 0)
     }
 
     @Test func stretchesEndingWithinTheLimit_growTheWindow_fromTheSmallest_doubling_upToTheLimit() {
         var poll = IdlePoll(limit: .microseconds(200))
         var windows: [Int64] = []
         for _ in 0..<7 {
-            poll.idleEnded(after: 150_000, foundWhilePolling: false)
-            windows.append(poll.window)
+            poll.idleEnded(after: 150_000, foundWhilePolling: false, at: now)
+            windows.append(poll.window(at: now))
         }
         #expect(windows == [10_000, 20_000, 40_000, 80_000, 160_000, 200_000, 200_000])
     }
 
     @Test func aStretchEndingExactlyAtTheLimit_stillGrowsIt_oneNanosecondPast_shrinksIt() {
         var poll = IdlePoll(limit: .microseconds(200))
-        poll.idleEnded(after: limit, foundWhilePolling: false)
-        #expect(poll.window == 10_000)
-        poll.idleEnded(after: limit, foundWhilePolling: false)
-        #expect(poll.window == 20_000)
-        poll.idleEnded(after: limit + 1, foundWhilePolling: false)
-        #expect(poll.window == 10_000)
+        poll.idleEnded(after: limit, foundWhilePolling: false, at: now)
+        #expect(poll.window(at: now) == 10_000)
+        poll.idleEnded(after: limit, foundWhilePolling: false, at: now)
+        #expect(poll.window(at: now) == 20_000)
+        poll.idleEnded(after: limit + 1, foundWhilePolling: false, at: now)
+        #expect(poll.window(at: now) == 10_000)
     }
 
     @Test func longStretches_halveTheWindow_andBelowTheSmallest_pollingStops() {
-        var poll = IdlePoll(limit: .microseconds(200))
-        for _ in 0..<6 { poll.idleEnded(after: 1_000, foundWhilePolling: false) }
-        #expect(poll.window == limit)
+        var poll = grown(to: 6)
+        #expect(poll.window(at: now) == limit)
         var windows: [Int64] = []
         for _ in 0..<6 {
-            poll.idleEnded(after: 5_000_000, foundWhilePolling: false)
-            windows.append(poll.window)
+            poll.idleEnded(after: 5_000_000, foundWhilePolling: false, at: now)
+            windows.append(poll.window(at: now))
         }
         #expect(windows == [100_000, 50_000, 25_000, 12_500, 0, 0])
     }
 
+    /// The loop reports a sleep that timed out (the tick) as `Int64.max`: a long stretch, whatever the tick.
+    @Test func aSleepThatTimedOut_shrinksTheWindow() {
+        var poll = grown(to: 6)
+        poll.idleEnded(after: .max, foundWhilePolling: false, at: now)
+        #expect(poll.window(at: now) == 100_000)
+    }
+
     @Test func aPollThatFoundItsEvent_keepsTheWindow() {
-        var poll = IdlePoll(limit: .microseconds(200))
-        for _ in 0..<3 { poll.idleEnded(after: 100_000, foundWhilePolling: false) }
-        let window = poll.window
-        for idle in [Int64(0), 1, 39_999] { poll.idleEnded(after: idle, foundWhilePolling: true) }
-        #expect(poll.window == window)
+        var poll = grown(to: 3)
+        let window = poll.window(at: now)
+        for idle in [Int64(0), 1, 39_999] { poll.idleEnded(after: idle, foundWhilePolling: true, at: now) }
+        #expect(poll.window(at: now) == window)
     }
 
     /// Requests further apart than the limit: whatever the window was, the loop soon stops burning CPU for them.
     @Test func sparseRequests_settleAtNoPolling() {
-        var poll = IdlePoll(limit: .microseconds(200))
-        for _ in 0..<10 { poll.idleEnded(after: 50_000, foundWhilePolling: false) }
-        for _ in 0..<5 { poll.idleEnded(after: 250_000, foundWhilePolling: false) }
-        #expect(poll.window == 0)
+        var poll = grown(to: 10)
+        for _ in 0..<5 { poll.idleEnded(after: 250_000, foundWhilePolling: false, at: now) }
+        #expect(poll.window(at: now) == 0)
+    }
+
+    /// A yield that kept the loop off the CPU past 20 µs: another task wants it, and a polling loop would wait out
+    /// its slices; polling stops for a second, the window does not grow meanwhile, and afterwards it starts over.
+    @Test func aLongYield_stopsPollingForThePause_thenItGrowsAgainFromNothing() {
+        var poll = grown(to: 6)
+        poll.yielded(poll.longYield, at: now)
+        #expect(poll.window(at: now) == limit, "a yield of exactly 20 µs is not long")
+        poll.yielded(poll.longYield + 1, at: now)
+        #expect(poll.window(at: now) == 0)
+        poll.idleEnded(after: 1_000, foundWhilePolling: false, at: now + poll.pause - 1)
+        #expect(poll.window(at: now + poll.pause - 1) == 0)
+        #expect(poll.window(at: now + poll.pause) == 0, "nothing grown while paused")
+        poll.idleEnded(after: 1_000, foundWhilePolling: false, at: now + poll.pause)
+        #expect(poll.window(at: now + poll.pause) == IdlePoll.smallestWindow)
+    }
+
+    @Test func aPauseAtTheEndOfTime_doesNotOverflow() {
+        var poll = grown(to: 2)
+        poll.yielded(1_000_000, at: .max - 10)
+        #expect(poll.pausedUntil == .max)
+        #expect(poll.window(at: .max - 1) == 0)
     }
 
     @Test func aZeroLimit_neverPolls() {
         var poll = IdlePoll(limit: .zero)
-        for idle in [Int64(0), 1_000, 100_000, 10_000_000] { poll.idleEnded(after: idle, foundWhilePolling: false) }
-        #expect(poll.window == 0)
+        for idle in [Int64(0), 1_000, 100_000, 10_000_000] { poll.idleEnded(after: idle, foundWhilePolling: false, at: now) }
+        #expect(poll.window(at: now) == 0)
         #expect(poll.limit == 0)
     }
 
-    @Test func theLimit_isClampedToTenMilliseconds_andANegativeOneToZero() {
+    @Test func theLimit_isClampedToTenMilliseconds_andUnderTheSmallestWindowItIsZero() {
         #expect(IdlePoll(limit: .seconds(5)).limit == 10_000_000)
         #expect(IdlePoll(limit: .seconds(Int64.max)).limit == 10_000_000)
         #expect(IdlePoll(limit: .microseconds(-3)).limit == 0)
-        #expect(IdlePoll(limit: .nanoseconds(1)).limit == 1)
-    }
-
-    /// A limit under the smallest window: a stretch within it grows the window to the limit, never past it.
-    @Test func aLimitBelowTheSmallestWindow_isTheWindow() {
-        var poll = IdlePoll(limit: .microseconds(4))
-        poll.idleEnded(after: 3_000, foundWhilePolling: false)
-        #expect(poll.window == 4_000)
+        #expect(IdlePoll(limit: .nanoseconds(9_999)).limit == 0)
+        #expect(IdlePoll(limit: .microseconds(10)).limit == 10_000)
     }
 }

@@ -138,19 +138,48 @@ import Testing
         #expect(defaults.server.maxConnectionsPerClient == 256)
     }
 
-    /// Idle polling: 200 µs unless set, 0 turns it off, the bound is 10 ms, and a value out of range is refused
-    /// with the setting named.
-    @Test func idlePoll_defaultsTo200Microseconds_zeroTurnsItOff_overTenMillisecondsIsRefused() throws {
-        #expect(try DaemonOptions.resolve(arguments: [], environment: [:]).server.idlePoll == .microseconds(200))
+    /// Idle polling: 200 µs unless set (or under a CPU quota), 0 turns it off, 10 µs to 10 ms otherwise, and a value
+    /// out of range is refused with the setting named.
+    @Test func idlePoll_defaultsTo200Microseconds_zeroTurnsItOff_underTenOrOverTenThousandIsRefused() throws {
+        let defaults = try DaemonOptions.resolve(arguments: [], environment: [:])
+        #expect(defaults.server.idlePoll == DaemonOptions.defaultServer(CPUBudget.current()).idlePoll)
+        #expect(DaemonOptions.defaultServer(CPUBudget.budget(online: 2, affinity: 2, cpuMax: nil, cfs: nil)).idlePoll == .microseconds(200))
         #expect(try DaemonOptions.resolve(arguments: ["--idle-poll", "0"], environment: [:]).server.idlePoll == .zero)
         #expect(try DaemonOptions.resolve(arguments: [], environment: ["SPECD_IDLE_POLL": "10000"]).server.idlePoll == .milliseconds(10))
         let path = try writeConfig(#"{"idlePollMicroseconds": 50}"#)
         #expect(try DaemonOptions.resolve(arguments: ["--config", path], environment: [:]).server.idlePoll == .microseconds(50))
-        for bad in ["10001", "-1", "fast"] {
-            #expect(throws: UsageError("idlePollMicroseconds must be an integer in 0...10000, not '\(bad)'")) {
+        #expect(try DaemonOptions.resolve(arguments: ["--idle-poll", "10"], environment: [:]).server.idlePoll == .microseconds(10))
+        for bad in ["10001", "-1", "fast", "1", "9"] {
+            #expect(throws: UsageError("idlePollMicroseconds must be 0 or an integer in 10...10000, not '\(bad)'")) {
                 try DaemonOptions.resolve(arguments: ["--idle-poll", bad], environment: [:])
             }
         }
+    }
+
+    /// Where the loop commits its own rounds under `always` (one CPU, one loop) it polls through its fsyncs: off
+    /// unless set; under the other policies, or with the writer thread committing, the default stands.
+    @Test func idlePoll_isOffByDefault_whenTheLoopCommitsUnderFsyncAlways_unlessSet() throws {
+        let quota = CPUBudget.current().hasQuota
+        let always = try DaemonOptions.resolve(arguments: ["--fsync", "always", "--loops", "1", "--log-commit", "loop"], environment: [:])
+        #expect(always.server.idlePoll == .zero)
+        #expect(always.idlePollSource == (quota ? "off under a cgroup CPU quota" : "off under --fsync always with the loop committing"))
+        let set = try DaemonOptions.resolve(
+            arguments: ["--fsync", "always", "--loops", "1", "--log-commit", "loop", "--idle-poll", "200"], environment: [:])
+        #expect(set.server.idlePoll == .microseconds(200))
+        let writer = try DaemonOptions.resolve(arguments: ["--fsync", "always", "--log-commit", "writer"], environment: [:])
+        #expect(writer.server.idlePoll == (quota ? .zero : IdlePoll.defaultLimit))
+        let never = try DaemonOptions.resolve(arguments: ["--fsync", "never", "--loops", "1", "--log-commit", "loop"], environment: [:])
+        #expect(never.server.idlePoll == (quota ? .zero : IdlePoll.defaultLimit))
+    }
+
+    /// Under a cgroup CPU quota the time a loop polls is quota spent: off unless set, and the log says why.
+    @Test func idlePoll_isOffByDefault_underACPUQuota() {
+        let quota = CPUBudget.budget(online: 4, affinity: 4, cpuMax: "150000 100000", cfs: nil)
+        #expect(DaemonOptions.defaultServer(quota).idlePoll == .zero)
+        #expect(DaemonOptions.defaultIdlePollSource(quota) == "off under a cgroup CPU quota")
+        let none = CPUBudget.budget(online: 4, affinity: 4, cpuMax: nil, cfs: nil)
+        #expect(DaemonOptions.defaultServer(none).idlePoll == IdlePoll.defaultLimit)
+        #expect(DaemonOptions.defaultIdlePollSource(none) == "default")
     }
 
     /// The answer cache's budget: 8 MiB unless the config file says otherwise; 0 turns it off, as no other limit

@@ -92,6 +92,7 @@ import Testing
         let first = log.split(separator: "\n").first.map(String.init) ?? ""
         #expect(first.contains(#""loops":1,"#), "\(first)")
         #expect(first.contains(#""loopsFrom":"#))
+        #expect(first.contains(#""idlePollMicroseconds":"#) && first.contains(#""idlePollFrom":"#), "\(first)")
         #expect(first.contains(#""logCommit":"\#(commit)""#), "\(first)")
         if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(first.contains("affinity 1 of")) }
     }

@@ -23,6 +23,12 @@ int specd_eventfd(void);
 int specd_accept4(int fd, struct sockaddr *address, socklen_t *length);
 /* CPUs this process may run on (sched_getaffinity), or -1 when it cannot be read. */
 int specd_affinity_cpu_count(void);
+
+/* Whether this thread may run on `cpu` (1) or not (0). */
+int specd_cpu_allowed(int cpu);
+
+/* Pins the calling thread to `cpu` (sched_setaffinity on the thread); 0, or -1 on failure. For tests. */
+int specd_pin_current_thread(int cpu);
 /* Names the calling thread as `top -H`, `ps -L` and profilers show it (/proc/self/task/N/comm). The kernel keeps
    15 bytes: a longer name is cut there, at a UTF-8 character boundary, where pthread_setname_np would refuse it
    whole. Returns 0, or the error. */
