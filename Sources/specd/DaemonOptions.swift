@@ -12,6 +12,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var loopsSource = CPUBudget.current().reason
     /// Why `server.idlePoll` is what it is, for the first log line.
     public var idlePollSource = DaemonOptions.defaultIdlePollSource(CPUBudget.current())
+    /// Whether a setting (flag, environment, config file) chose `server.idlePoll`: then no default rule applies.
+    public var idlePollSet = false
     public var logLevel: Logger.Level = .info
     public var portFile: String?
     public var configFile: String?
@@ -153,7 +155,7 @@ public struct DaemonOptions: Sendable, Equatable {
             flag: "--idle-poll", configKey: "idlePollMicroseconds", environment: "SPECD_IDLE_POLL",
             help:
                 "microseconds an idle epoll loop may poll before it sleeps, adapted to the load; 0 never polls "
-                + "(default 200, 0 under a cgroup CPU quota; 10...10000)"
+                + "(default 200; 0 under a cgroup CPU quota, and under --fsync always with the loop committing; 10...10000)"
         ) { options, value throws(UsageError) in
             // Under 10 µs a poll is not worth its system calls (`IdlePoll.smallestWindow`): refused, not ignored.
             guard let microseconds = Int(value), microseconds == 0 || (10...10_000).contains(microseconds) else {
@@ -161,6 +163,7 @@ public struct DaemonOptions: Sendable, Equatable {
             }
             options.server.idlePoll = .microseconds(microseconds)
             options.idlePollSource = "set"
+            options.idlePollSet = true
         },
         Setting(
             flag: "--max-connections", configKey: "limits.maxConnections", environment: "SPECD_MAX_CONNECTIONS",
@@ -241,7 +244,7 @@ public struct DaemonOptions: Sendable, Equatable {
     /// are mostly its fsync, which the helper thread makes on the same CPU, and polling through them measured 4 %
     /// fewer donations a second in both start orders (`scripts/bench-ab.sh`, write-always, pinned to one CPU).
     mutating func settleIdlePoll() {
-        guard idlePollSource == "default", fsync == .always, resolvedLogCommit == .loop else { return }
+        guard !idlePollSet, server.idlePoll != .zero, fsync == .always, resolvedLogCommit == .loop else { return }
         server.idlePoll = .zero
         idlePollSource = "off under --fsync always with the loop committing"
     }

@@ -10,7 +10,7 @@ import Testing
 /// A task handed to the loop from another thread runs whether the loop was asleep in its wait or busy: the
 /// `eventfd` is written only while the loop may block. The tick is 60 s here, so a task left asleep would wait
 /// that long, and the timeouts turn it into a failure.
-@Suite struct LoopWakeTests {
+@Suite(.serialized) struct LoopWakeTests {
     /// With no idle polling, with the default, and with the longest: a task queued while the loop polls, sleeps or
     /// works runs.
     @Test(arguments: [Duration.zero, IdlePoll.defaultLimit, IdlePoll.largestLimit])
@@ -69,8 +69,9 @@ import Testing
         // Most, not all: the test's own thread shares the machine's CPUs with the loop.
         #expect(stretches > 0 && polled * 2 > stretches, "\(polled) of \(stretches) idle stretches ended while polling")
         #expect(loop.idlePollWindow.load(ordering: .relaxed) > 0)
-        // Each tick that passes with nothing to do halves the window: 10 ms is gone after ten ticks.
-        Thread.sleep(forTimeInterval: 0.5)
+        // Each tick that passes with nothing to do halves the window: 10 ms is gone after ten ticks (0.2 s).
+        let deadline = MonotonicInstant.now + .seconds(5)
+        while loop.idlePollWindow.load(ordering: .relaxed) != 0, MonotonicInstant.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
         #expect(loop.idlePollWindow.load(ordering: .relaxed) == 0)
     }
 
@@ -78,21 +79,25 @@ import Testing
     /// waits out the busy thread's slices (measured by review at 3.9 ms median, where a sleeping loop is woken in
     /// microseconds). The loop sees its yield take long and stops polling. Loop and busy thread pinned to one CPU,
     /// the producer to another.
-    @Test func aBusyThreadOnTheLoopsCPU_stopsPolling_soTasksAreNotKeptWaiting() throws {
-        try #require(ProcessInfo.processInfo.activeProcessorCount >= 2 && Self.cpuAllowed(0) && Self.cpuAllowed(1))
+    @Test(.enabled(if: LoopWakeTests.twoAllowedCPUs() != nil, "needs two CPUs"))
+    func aBusyThreadOnTheLoopsCPU_stopsPolling_soTasksAreNotKeptWaiting() throws {
+        let (loopCPU, producerCPU) = try #require(Self.twoAllowedCPUs())
         let loop = EpollEventLoop(tickInterval: .seconds(60), idlePoll: IdlePoll(limit: IdlePoll.defaultLimit))
         loop.start()
         defer { loop.stop() }
         let pinned = DispatchSemaphore(value: 0)
+        let loopPinned = Atomic<Bool>(false)
         loop.execute {
-            Self.pinCurrentThread(to: 0)
+            loopPinned.store(Self.pinCurrentThread(to: loopCPU), ordering: .relaxed)
             pinned.signal()
         }
         _ = pinned.wait(timeout: .now() + 5)
+        let loopIsPinned = loopPinned.load(ordering: .relaxed)
+        try #require(loopIsPinned, "the loop thread could not be pinned")
         let stop = Atomic<Bool>(false)
         let busyDone = DispatchSemaphore(value: 0)
         Thread {
-            Self.pinCurrentThread(to: 0)
+            _ = Self.pinCurrentThread(to: loopCPU)
             let start = MonotonicInstant.now
             while !stop.load(ordering: .relaxed), MonotonicInstant.now - start < .seconds(5) {}
             busyDone.signal()
@@ -100,7 +105,7 @@ import Testing
         let latencies = Mutex<[Int64]>([])
         let measured = DispatchSemaphore(value: 0)
         Thread {
-            Self.pinCurrentThread(to: 1)
+            _ = Self.pinCurrentThread(to: producerCPU)
             let ran = DispatchSemaphore(value: 0)
             for _ in 0..<300 {
                 let pause = MonotonicInstant.now
@@ -125,8 +130,14 @@ import Testing
         #expect(sorted[150] < 1_000_000, "median wait \(sorted[150] / 1000) µs with a busy thread on the loop's CPU")
     }
 
-    static func cpuAllowed(_ cpu: Int32) -> Bool { specd_cpu_allowed(cpu) == 1 }
+    /// The first two CPUs this process may use, whatever their numbers (a cpuset may start past 0).
+    static func twoAllowedCPUs() -> (Int32, Int32)? {
+        let allowed = (0..<Int32(1024)).lazy.filter { specd_cpu_allowed($0) == 1 }.prefix(2)
+        let cpus = Array(allowed)
+        return cpus.count == 2 ? (cpus[0], cpus[1]) : nil
+    }
 
-    static func pinCurrentThread(to cpu: Int32) { _ = specd_pin_current_thread(cpu) }
+    /// Whether the calling thread now runs on `cpu` alone.
+    static func pinCurrentThread(to cpu: Int32) -> Bool { specd_pin_current_thread(cpu) == 0 }
 }
 #endif

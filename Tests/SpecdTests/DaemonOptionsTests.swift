@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import Testing
 
 @testable import API
@@ -170,6 +171,25 @@ import Testing
         #expect(writer.server.idlePoll == (quota ? .zero : IdlePoll.defaultLimit))
         let never = try DaemonOptions.resolve(arguments: ["--fsync", "never", "--loops", "1", "--log-commit", "loop"], environment: [:])
         #expect(never.server.idlePoll == (quota ? .zero : IdlePoll.defaultLimit))
+    }
+
+    /// The same rule on options whose default polls, whatever quota the machine running the test has.
+    @Test func settleIdlePoll_turnsTheDefaultOff_underFsyncAlwaysWithTheLoopCommitting_only() {
+        func settled(_ fsync: FsyncPolicy, _ commit: LogCommit, set: Bool = false) -> DaemonOptions {
+            var options = DaemonOptions()
+            options.server.idlePoll = IdlePoll.defaultLimit
+            options.idlePollSet = set
+            options.fsync = fsync
+            options.logCommit = commit
+            options.settleIdlePoll()
+            return options
+        }
+        #expect(settled(.always, .loop).server.idlePoll == .zero)
+        #expect(settled(.always, .loop).idlePollSource == "off under --fsync always with the loop committing")
+        #expect(settled(.always, .loop, set: true).server.idlePoll == IdlePoll.defaultLimit)
+        #expect(settled(.always, .writerThread).server.idlePoll == IdlePoll.defaultLimit)
+        #expect(settled(.interval, .loop).server.idlePoll == IdlePoll.defaultLimit)
+        #expect(settled(.never, .loop).server.idlePoll == IdlePoll.defaultLimit)
     }
 
     /// Under a cgroup CPU quota the time a loop polls is quota spent: off unless set, and the log says why.
