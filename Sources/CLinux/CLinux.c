@@ -2,6 +2,7 @@
 #include "CLinux.h"
 
 #ifdef __linux__
+#include <sys/resource.h>
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -56,6 +57,12 @@ int specd_cpu_allowed(int cpu) {
     return CPU_ISSET(cpu, &set) ? 1 : 0;
 }
 
+long specd_thread_involuntary_switches(void) {
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
+    return usage.ru_nivcsw;
+}
+
 int specd_pin_current_thread(int cpu) {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -86,4 +93,5 @@ int specd_accept4(int fd, struct sockaddr *address, socklen_t *length) { return 
 int specd_affinity_cpu_count(void) { return -1; }
 int specd_cpu_allowed(int cpu) { return 0; }
 int specd_pin_current_thread(int cpu) { return -1; }
+long specd_thread_involuntary_switches(void) { return -1; }
 #endif

@@ -268,6 +268,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             // writing the `eventfd` too (two system calls). `mayBlock` is set again before the sleep, then the list
             // read once more: the protocol of `execute` (see `mayBlock`).
             mayBlock.store(false, ordering: .sequentiallyConsistent)
+            // Read once a polling stretch; again only after a yield that took long (see below).
+            let switchedOut = specd_thread_involuntary_switches()
             while true {
                 let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), 0)
                 if count < 0 { return count }
@@ -283,12 +285,16 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 }
                 if polled - start >= window { break }
                 // A thread woken on this CPU (under `--fsync always` on one core, the helper back from its fsync)
-                // runs now, not when the scheduler would preempt a polling loop; a yield that took long found a
-                // task that wants the CPU, and polling stops for a while (see `IdlePoll`).
+                // runs now, not when the scheduler would preempt a polling loop; a yield that took long and let
+                // another task run found one that wants the CPU, and polling stops for a while (see `IdlePoll`).
+                // Both, not the time alone: the kernel's receive work for arriving packets runs in the yield's
+                // system call, tens of microseconds with no other task anywhere.
                 sched_yield()
                 let resumed = MonotonicInstant.now.nanoseconds
                 let pausedUntil = idlePoll.pausedUntil
-                idlePoll.yielded(resumed - polled, at: resumed)
+                if resumed - polled > idlePoll.longYield, specd_thread_involuntary_switches() != switchedOut {
+                    idlePoll.yielded(resumed - polled, at: resumed)
+                }
                 if idlePoll.pausedUntil != pausedUntil {
                     idlePollPauses.store(idlePollPauses.load(ordering: .relaxed) + 1, ordering: .relaxed)
                 }

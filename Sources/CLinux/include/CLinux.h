@@ -27,6 +27,10 @@ int specd_affinity_cpu_count(void);
 /* Whether this thread may run on `cpu` (1) or not (0). */
 int specd_cpu_allowed(int cpu);
 
+/* How many times the calling thread was switched out while runnable (getrusage RUSAGE_THREAD, ru_nivcsw): a
+   yield that let another task run counts one. -1 when it cannot be read. */
+long specd_thread_involuntary_switches(void);
+
 /* Pins the calling thread to `cpu` (sched_setaffinity on the thread); 0, or -1 on failure. For tests. */
 int specd_pin_current_thread(int cpu);
 /* Names the calling thread as `top -H`, `ps -L` and profilers show it (/proc/self/task/N/comm). The kernel keeps
