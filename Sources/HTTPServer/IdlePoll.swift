@@ -12,8 +12,8 @@
 ///
 /// Why stop for a while: a poll is runnable, not asleep, so when another task wants the same CPU (a busy thread, a
 /// neighbour process) the scheduler gives it whole slices and an arriving request waits them out, milliseconds
-/// where a sleeping loop would have been woken at once. The loop yields between polls; a yield that took long
-/// (`cpuTaken`) means such a task exists, and polling stops for `pause`.
+/// where a sleeping loop would have been woken at once. The loop yields between polls; a yield that took long and
+/// let another task run (`yielded`) means such a task exists, and polling stops for `pause`.
 ///
 /// A value type with no clock of its own: the loop measures (nanoseconds on one monotonic clock), this decides.
 /// Loop thread only.
@@ -22,7 +22,7 @@ public struct IdlePoll: Sendable, Equatable {
     public let limit: Int64
     /// The window grown so far, in nanoseconds (`window(at:)` is what the next stretch polls).
     public private(set) var grown: Int64 = 0
-    /// Until when polling is stopped because another task wanted the CPU (`cpuTaken`).
+    /// Until when polling is stopped because another task wanted the CPU (`yielded`).
     public private(set) var pausedUntil = Int64.min
 
     /// The smallest window that polls: a shorter one is not worth its system calls, so the window grows from here
@@ -71,8 +71,8 @@ public struct IdlePoll: Sendable, Equatable {
         }
     }
 
-    /// A yield at `now` kept the loop off the CPU for `yielded` nanoseconds; past `longYield` another task wants the
-    /// CPU, and polling stops for `pause`, its window back to nothing.
+    /// A yield at `now` that let another task run kept the loop off the CPU for `yielded` nanoseconds; past
+    /// `longYield` that task wants the CPU, and polling stops for `pause`, its window back to nothing.
     public mutating func yielded(_ yielded: Int64, at now: Int64) {
         guard yielded > longYield else { return }
         grown = 0
