@@ -29,8 +29,8 @@ public struct IdlePoll: Sendable, Equatable {
     /// and falls to 0 below it; a `limit` under it turns polling off.
     public static let smallestWindow: Int64 = 10_000
 
-    /// The default `limit`: it took the read row's p99 down by about a tenth on a virtual machine (scripts/bench.sh),
-    /// and a loop with gaps longer than it never polls.
+    /// The default `limit`: it took the read row's p99 down by about a tenth on a virtual machine in its slow phases
+    /// (runs alternated with nginx; README, "Event loop"), and a loop with gaps longer than it never polls.
     public static let defaultLimit = Duration.microseconds(200)
 
     /// The largest `limit` a configuration may set (10 ms): past it a loop would burn whole ticks.
