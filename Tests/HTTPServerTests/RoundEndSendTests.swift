@@ -48,6 +48,53 @@ import Testing
         #expect(Set(entries.suffix(2)) == ["send a", "send b"])
     }
 
+    /// A round reads at most `roundLimit` ready channels and sends their replies before it reads more: with no
+    /// bound, the first reply of a busy client waited for every connection it had. Those left over are all read
+    /// by the rounds that follow.
+    @Test func moreChannelsReadyThanARoundTakes_theFirstRoundsRepliesGoOutBeforeTheRestAreRead() throws {
+        let loop = EpollEventLoop()
+        let log = LoopLog()
+        // 37 connections, more than a round takes (the benchmark's client has 32); 16 a round is what was measured.
+        #expect(EpollEventLoop.roundLimit == 16)
+        let count = 37
+        let pipes = (0..<count).map { _ in nonBlockingPipe() }
+        defer {
+            for pipe in pipes {
+                _ = Glibc.close(pipe.write)
+                _ = Glibc.close(pipe.read)
+            }
+        }
+        // All ready before the loop first waits.
+        var byte: UInt8 = 1
+        for (index, pipe) in pipes.enumerated() {
+            _ = Glibc.write(pipe.write, &byte, 1)
+            loop.add(asking(pipe.read, "\(index)", log, loop))
+        }
+        loop.start()
+        let entries = waitFor(count * 2, in: log)
+        loop.stop()
+        #expect(entries.count == count * 2)
+        // Rounds of 16, 16 and 5 channels: each reads its channels, then sends their replies.
+        var rounds: [(reads: Int, sends: Int)] = []
+        for entry in entries {
+            let isRead = entry.hasPrefix("read")
+            if isRead, rounds.last.map({ $0.sends == 0 }) ?? false {
+                rounds[rounds.count - 1].reads += 1
+            } else if isRead {
+                rounds.append((1, 0))
+            } else if !rounds.isEmpty {
+                rounds[rounds.count - 1].sends += 1
+            }
+        }
+        #expect(rounds.map(\.reads) == [16, 16, 5])
+        #expect(rounds.map(\.sends) == [16, 16, 5])
+        #expect(Set(entries.filter { $0.hasPrefix("read") }).count == count)
+        #expect(Set(entries.filter { $0.hasPrefix("send") }).count == count)
+        // The leftovers of a full round are no idle stretch: only the first wait, and the last (if the loop got to
+        // it before it stopped), were one.
+        #expect(loop.idleStretches.load(ordering: .relaxed) <= 2)
+    }
+
     @Test func aChannelQueuedInOneRound_sendsBeforeTheNextRoundReadsIt() throws {
         let loop = EpollEventLoop()
         let log = LoopLog()
