@@ -16,11 +16,14 @@
 #
 # The server under test runs on SERVER_CPU (1) and the load generator on LOAD_CPU (0); PIN=0 turns pinning off.
 # Medians over ROUNDS. Loopback only; every load loop is bounded in time and count. Peers come from apt.
-#   ROUNDS=2 DURATION=5 USERS=1000000 [SKIP="sse cold replay"] [SPECD_BIN=path SPECD_BENCH_BIN=path] scripts/bench.sh
+# The read row runs READ_PAIRS pairs a round (4), alternating which side goes first; every row's pairs are also
+# given as the median of their own ratios, which a drift of the host between pairs moves less than the medians.
+#   ROUNDS=2 DURATION=5 READ_PAIRS=4 USERS=1000000 [SKIP="sse cold replay"] [SPECD_BIN=path SPECD_BENCH_BIN=path] scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-5}
+READ_PAIRS=${READ_PAIRS:-4}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=1
 USERS=${USERS:-1000000}
@@ -149,14 +152,34 @@ redis_measured() {
   record "$1-user" peer "$(cpu_per_request "$user_before" "$user_after" "$4")"
   echo "$rps"
 }
-for round in $(seq "$ROUNDS"); do
-  stolen=$(steal_snapshot)
+# read_peer, read_specd: one read run of each side, recorded.
+read_peer() {
+  local rps p99
   read -r rps p99 _ <<<"$(measured read peer "${NGINX_WORKER_PIDS[@]}" -- wrk_measure "$NGINX_PORT" bench/wrk/users-get.lua)"
   record read peer "$rps"
   record read-p99 peer "$p99"
+}
+read_specd() {
+  local rps p99
   read -r rps p99 bad <<<"$(measured read specd "$NEVER_PID" -- wrk_measure "$NEVER_PORT" bench/wrk/users-get.lua)"
   record read specd "$rps"
   record read-p99 specd "$p99"
+  READ_BAD=$((READ_BAD + bad))
+}
+for round in $(seq "$ROUNDS"); do
+  stolen=$(steal_snapshot)
+  READ_BAD=0
+  # The read row in READ_PAIRS back-to-back pairs a round, each pair in the other order: one 5 s run's p99 moved by
+  # up to ×2 between runs on a shared host, and the side that ran first in a pair measured a few percent apart.
+  for pair in $(seq "$READ_PAIRS"); do
+    if [ $((pair % 2)) = 1 ]; then
+      read_peer
+      read_specd
+    else
+      read_specd
+      read_peer
+    fi
+  done
   read -r rps _ bad2 <<<"$(measured write-always specd "$ALWAYS_PID" -- wrk_measure "$ALWAYS_PORT" bench/wrk/users-donate.lua)"
   record write-always specd "$rps"
   settle "$ALWAYS_PID" "$ALWAYS_PORT"
@@ -166,7 +189,7 @@ for round in $(seq "$ROUNDS"); do
   settle "$NEVER_PID" "$NEVER_PORT"
   record write-never peer "$(redis_measured write-never "$REDIS_NONE_PID" "$REDIS_NONE" $((100000 * DURATION)))"
   record steal "read-write-round-$round" "$(steal_percent "$stolen")"
-  echo "round $round: non-2xx answers read $bad, durable $bad2, never $bad3" >&2
+  echo "round $round: non-2xx answers read $READ_BAD, durable $bad2, never $bad3" >&2
 done
 
 if [[ " $SKIP " != *" sse "* ]]; then
@@ -242,7 +265,7 @@ if [[ " $SKIP " != *" replay "* ]]; then
 fi
 
 # One table: medians per row and side, the ratio, and the goal it is held to.
-python3 - "$RESULTS" <<'PY'
+python3 - "$RESULTS" "$ROUNDS" "$READ_PAIRS" <<'PY'
 import statistics, sys
 values = {}
 for line in open(sys.argv[1]):
@@ -276,20 +299,25 @@ rows = [
 def spread(xs, unit):
     f = "%.3f" if unit in ("ms", "s") else "%.1f" if unit == "us/req" else "%.0f"
     return (f % min(xs)) + "-" + (f % max(xs)) if len(xs) > 1 else f % xs[0]
-print("\nmedians of %s rounds (each round's specd and peer measured back to back)" % max(len(v) for s in values.values() for v in s.values()))
-print("%-26s %12s %12s %8s  %-30s %-22s %-22s" % ("row", "specd", "peer", "ratio", "goal", "specd range", "peer range"))
+print("\nmedians of %s rounds (each round's specd and peer measured back to back; the read row %s pairs a round)" % (sys.argv[2], sys.argv[3]))
+# `paired`: the median of the ratios of each pair run back to back (one per round, READ_PAIRS a round for the read
+# row), where `ratio` divides the two sides' medians.
+def paired(sides):
+    ratios = [s / p for s, p in zip(sides.get("specd", []), sides.get("peer", [])) if p]
+    return statistics.median(ratios) if ratios else float("nan")
+print("%-26s %12s %12s %8s %8s  %-30s %-22s %-22s" % ("row", "specd", "peer", "ratio", "paired", "goal", "specd range", "peer range"))
 for row, unit, peer, _, goal in rows:
     sides = values.get(row, {})
     if "specd" not in sides or "peer" not in sides:
         continue
     s, p = statistics.median(sides["specd"]), statistics.median(sides["peer"])
     fmt = "%12.3f" if unit in ("ms", "s") else "%12.1f" if unit == "us/req" else "%12.0f"
-    print(("%-26s " + fmt + " " + fmt + " %8.2f  %-30s %-22s %-22s") % (
-        row + " (" + unit + ")", s, p, s / p if p else float("nan"), goal + " vs " + peer if goal != "(report)" else "vs " + peer,
-        spread(sides["specd"], unit), spread(sides["peer"], unit)))
+    print(("%-26s " + fmt + " " + fmt + " %8.2f %8.2f  %-30s %-22s %-22s") % (
+        row + " (" + unit + ")", s, p, s / p if p else float("nan"), paired(sides),
+        goal + " vs " + peer if goal != "(report)" else "vs " + peer, spread(sides["specd"], unit), spread(sides["peer"], unit)))
 # Each round's own ratio (its specd and peer ran back to back): a disk or a neighbour that stalls one round moves
 # that round's pair together more often than it moves the medians apart.
-print("\nper-round ratios (specd/peer, in round order)")
+print("\nper-pair ratios (specd/peer, in the order run)")
 for row, unit, _, _, _ in rows:
     sides = values.get(row, {})
     pairs = list(zip(sides.get("specd", []), sides.get("peer", [])))
