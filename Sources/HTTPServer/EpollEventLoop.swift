@@ -274,8 +274,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             // writing the `eventfd` too (two system calls). `mayBlock` is set again before the sleep, then the list
             // read once more: the protocol of `execute` (see `mayBlock`).
             mayBlock.store(false, ordering: .sequentiallyConsistent)
-            // Read once a polling stretch; again only after a yield that took long (see below).
-            let switchedOut = specd_thread_involuntary_switches()
+            // Read once a polling stretch, before its first yield (most stretches end at their first poll, and it
+            // is a system call); again only after a yield that took long (see below).
+            var switchedOut: Int?
             while true {
                 let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(limit), 0)
                 if count < 0 { return count }
@@ -295,10 +296,12 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 // another task run found one that wants the CPU, and polling stops for a while (see `IdlePoll`).
                 // Both, not the time alone: the kernel's receive work for arriving packets runs in the yield's
                 // system call, tens of microseconds with no other task anywhere.
+                let switchesBefore = switchedOut ?? specd_thread_involuntary_switches()
+                switchedOut = switchesBefore
                 sched_yield()
                 let resumed = MonotonicInstant.now.nanoseconds
                 let pausedUntil = idlePoll.pausedUntil
-                if resumed - polled > idlePoll.longYield, specd_thread_involuntary_switches() != switchedOut {
+                if resumed - polled > idlePoll.longYield, specd_thread_involuntary_switches() != switchesBefore {
                     idlePoll.yielded(resumed - polled, at: resumed)
                 }
                 if idlePoll.pausedUntil != pausedUntil {
