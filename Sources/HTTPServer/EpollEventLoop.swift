@@ -189,13 +189,17 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         let hangUpBits = UInt32(SPECD_EV_HANGUP | SPECD_EV_ERROR)
         var nextScan = MonotonicInstant.now + tickInterval
         let timeoutMilliseconds = Int32(clamping: max(1, tickInterval.millisecondsForTimers))
-        // Whether the last round took as many channels as a round may: others may still be ready.
+        // Whether the last round took as many descriptors as a wait may give: others may still be ready.
         var roundWasFull = false
         while running.load(ordering: .acquiring) {
-            mayBlock.store(true, ordering: .sequentiallyConsistent)
-            // What a full round left is taken at once: no idle stretch begins, and idle polling counts none.
-            let wait = roundWasFull || hasPendingTasks.load(ordering: .sequentiallyConsistent) ? 0 : timeoutMilliseconds
-            // At most `roundLimit` channels a round (see there); a round gathering for a commit takes the rest.
+            // What a full round left is taken at once: no idle stretch begins (idle polling counts none), and the
+            // loop stays awake, so a task handed over meanwhile only joins the list (see `mayBlock`).
+            var wait: Int32 = 0
+            if !roundWasFull {
+                mayBlock.store(true, ordering: .sequentiallyConsistent)
+                wait = hasPendingTasks.load(ordering: .sequentiallyConsistent) ? 0 : timeoutMilliseconds
+            }
+            // At most `roundLimit` descriptors a round (see there); a round gathering for a commit takes the rest.
             var count =
                 wait != 0 && idlePoll.limit > 0
                 ? waitIdle(readyFDs, readyEvents, Self.roundLimit, timeout: wait)
@@ -228,6 +232,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 gathered += 1
                 count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), 0)
                 if count > 0 { readClock() }
+                if count >= Int32(capacity) { roundWasFull = true }
             }
             runPendingTasks()
             // Work the round deferred, such as one log write for every request it read. It may queue tasks, and
@@ -355,14 +360,15 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// How many times a round looks again for ready sockets while a hook has a commit pending (see `runLoop`).
     static let gatherPolls = 3
 
-    /// The most ready channels a round reads before it ends and sends their replies. Replies wait for the round's
-    /// end (`sendAtRoundEnd`), so the first channel read in a round waits for every other one; with no bound, a
+    /// The most ready descriptors a round takes before it ends and sends its replies. Replies wait for the round's
+    /// end (`sendAtRoundEnd`), so the first connection read in a round waits for every other one; with no bound, a
     /// round held every connection of a busy client, which then got all its replies in one burst and sent its next
-    /// requests in one burst, each side idle while the other worked. Level-triggered, the channels left over are
-    /// reported by the next wait, ahead of those that became ready again. A round gathering for a commit (above)
-    /// still takes all that is ready, so a batch per fsync is as large as before. Measured pinned, 32 connections
-    /// reading (alternated runs, both start orders): wrk's p99 was 5–8 % lower than with no bound and 11–14 % lower
-    /// than with 32, at the same rate; 8 cost 2 % more CPU a request for no better p99.
+    /// requests in one burst, each side idle while the other worked. Level-triggered, the descriptors left over
+    /// are reported by the next wait, ahead of those that became ready again. A round gathering for its own commit
+    /// (one CPU, above) still takes all that is ready, so its fsync's batch is as large as before. Measured pinned,
+    /// 32 connections reading, alternated runs in both start orders (p99 on this host moves by up to ×2 between
+    /// runs, so only the direction is firm): wrk's p99 was lower than with no bound in every comparison (by 5 to
+    /// 14 %), and than with 32, at the same rate; 8 cost 2 % more CPU a request for no better p99.
     static let roundLimit = 16
 
     /// Returns whether it ran any task.

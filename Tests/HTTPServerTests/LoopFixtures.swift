@@ -22,16 +22,19 @@ final class PipeChannel: Channel, @unchecked Sendable {
     let name: String
     let log: LoopLog
     private let then: (PipeChannel) -> Void
+    /// Bytes a read takes: 1 leaves a channel written twice ready after its first read.
+    private let readSize: Int
 
-    init(fd: Int32, name: String, log: LoopLog, then: @escaping (PipeChannel) -> Void = { _ in }) {
+    init(fd: Int32, name: String, log: LoopLog, readSize: Int = 64, then: @escaping (PipeChannel) -> Void = { _ in }) {
         self.fd = fd
         self.name = name
         self.log = log
+        self.readSize = readSize
         self.then = then
     }
 
     func readable() {
-        var bytes = [UInt8](repeating: 0, count: 64)
+        var bytes = [UInt8](repeating: 0, count: readSize)
         _ = Glibc.read(fd, &bytes, bytes.count)
         log.append("read \(name)")
         then(self)
