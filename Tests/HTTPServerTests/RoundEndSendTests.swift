@@ -18,6 +18,21 @@ import Testing
         }
     }
 
+    /// `count` pipes, each holding `bytesEach` bytes: all ready before the loop first waits.
+    private func readyPipes(_ count: Int, bytesEach: Int) -> [(read: Int32, write: Int32)] {
+        let pipes = (0..<count).map { _ in nonBlockingPipe() }
+        let bytes = [UInt8](repeating: 1, count: bytesEach)
+        for pipe in pipes { _ = bytes.withUnsafeBytes { Glibc.write(pipe.write, $0.baseAddress, bytesEach) } }
+        return pipes
+    }
+
+    private func close(_ pipes: [(read: Int32, write: Int32)]) {
+        for pipe in pipes {
+            _ = Glibc.close(pipe.write)
+            _ = Glibc.close(pipe.read)
+        }
+    }
+
     /// Waits (bounded) until the log has `count` entries.
     private func waitFor(_ count: Int, in log: LoopLog) -> [String] {
         for _ in 0..<500 {
@@ -58,19 +73,9 @@ import Testing
         // 37 connections, more than a round takes (the benchmark's client has 32); 16 a round is what was measured.
         #expect(EpollEventLoop.roundLimit == 16)
         let count = 37
-        let pipes = (0..<count).map { _ in nonBlockingPipe() }
-        defer {
-            for pipe in pipes {
-                _ = Glibc.close(pipe.write)
-                _ = Glibc.close(pipe.read)
-            }
-        }
-        // All ready before the loop first waits.
-        var byte: UInt8 = 1
-        for (index, pipe) in pipes.enumerated() {
-            _ = Glibc.write(pipe.write, &byte, 1)
-            loop.add(asking(pipe.read, "\(index)", log, loop))
-        }
+        let pipes = readyPipes(count, bytesEach: 1)
+        defer { close(pipes) }
+        for (index, pipe) in pipes.enumerated() { loop.add(asking(pipe.read, "\(index)", log, loop)) }
         loop.start()
         let entries = waitFor(count * 2, in: log)
         loop.stop()
@@ -102,18 +107,9 @@ import Testing
         let loop = EpollEventLoop(tickInterval: .seconds(10))
         let log = LoopLog()
         let count = 37
-        let pipes = (0..<count).map { _ in nonBlockingPipe() }
-        defer {
-            for pipe in pipes {
-                _ = Glibc.close(pipe.write)
-                _ = Glibc.close(pipe.read)
-            }
-        }
-        var bytes: [UInt8] = [1, 2]
-        for (index, pipe) in pipes.enumerated() {
-            _ = Glibc.write(pipe.write, &bytes, 2)
-            loop.add(PipeChannel(fd: pipe.read, name: "\(index)", log: log, readSize: 1))
-        }
+        let pipes = readyPipes(count, bytesEach: 2)
+        defer { close(pipes) }
+        for (index, pipe) in pipes.enumerated() { loop.add(PipeChannel(fd: pipe.read, name: "\(index)", log: log, readSize: 1)) }
         loop.start()
         let entries = waitFor(count * 2, in: log)
         loop.stop()
