@@ -301,12 +301,11 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 // another task run found one that wants the CPU, and polling stops for a while (see `IdlePoll`).
                 // Both, not the time alone: the kernel's receive work for arriving packets runs in the yield's
                 // system call, tens of microseconds with no other task anywhere.
-                let switchesBefore = switchedOut ?? specd_thread_involuntary_switches()
-                switchedOut = switchesBefore
+                if switchedOut == nil { switchedOut = specd_thread_involuntary_switches() }
                 sched_yield()
                 let resumed = MonotonicInstant.now.nanoseconds
                 let pausedUntil = idlePoll.pausedUntil
-                if resumed - polled > idlePoll.longYield, specd_thread_involuntary_switches() != switchesBefore {
+                if resumed - polled > idlePoll.longYield, specd_thread_involuntary_switches() != switchedOut {
                     idlePoll.yielded(resumed - polled, at: resumed)
                 }
                 if idlePoll.pausedUntil != pausedUntil {
