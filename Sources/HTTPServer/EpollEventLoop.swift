@@ -367,7 +367,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// (one CPU, above) still takes all that is ready, so its fsync's batch is as large as before. Measured pinned,
     /// 32 connections reading, alternated runs in both start orders (p99 on this host moves by up to ×2 between
     /// runs, so only the direction is firm): wrk's p99 was lower than with no bound in every comparison (by 5 to
-    /// 14 %), and than with 32, at the same rate; 8 cost 2 % more CPU a request for no better p99.
+    /// 14 %), and than with 32, at the same rate; 8 measured no better.
     static let roundLimit = 16
 
     /// Returns whether it ran any task.
