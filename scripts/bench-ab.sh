@@ -3,7 +3,7 @@
 # user and kernel CPU per request and wrk's p99 latency; then each binary's medians and B/A. On a host whose neighbours take the CPU in
 # bursts (the `steal` of bench.sh), a burst lands on a run or two of one side, which the medians drop, where a long
 # run of each side in turn put the whole burst on one of them. The servers run side by side, warmed once, pinned.
-#   [ROW=read|write-never|write-always] [ROUNDS=12] [DURATION=2] scripts/bench-ab.sh BIN_A BIN_B
+#   [ROW=read|write-never|write-always] [ROUNDS=12] [DURATION=2] [CONNECTIONS=32] scripts/bench-ab.sh BIN_A BIN_B
 # Loopback only; every wrk run is bounded by DURATION (and a timeout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 ROW=${ROW:-read}
 ROUNDS=${ROUNDS:-12}
 DURATION=${DURATION:-2}
-CONNECTIONS=32
+CONNECTIONS=${CONNECTIONS:-32}
 THREADS=1
 case $ROW in
   read) SCRIPT=bench/wrk/users-get.lua FSYNC=never ;;
