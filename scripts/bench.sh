@@ -302,8 +302,10 @@ def spread(xs, unit):
 print("\nmedians of %s rounds (each round's specd and peer measured back to back; the read row %s pairs a round)" % (sys.argv[2], sys.argv[3]))
 # `paired`: the median of the ratios of each pair run back to back (one per round, READ_PAIRS a round for the read
 # row), where `ratio` divides the two sides' medians.
+def pair_ratios(sides):
+    return [s / p for s, p in zip(sides.get("specd", []), sides.get("peer", [])) if p]
 def paired(sides):
-    ratios = [s / p for s, p in zip(sides.get("specd", []), sides.get("peer", [])) if p]
+    ratios = pair_ratios(sides)
     return statistics.median(ratios) if ratios else float("nan")
 print("%-26s %12s %12s %8s %8s  %-30s %-22s %-22s" % ("row", "specd", "peer", "ratio", "paired", "goal", "specd range", "peer range"))
 for row, unit, peer, _, goal in rows:
@@ -315,14 +317,12 @@ for row, unit, peer, _, goal in rows:
     print(("%-26s " + fmt + " " + fmt + " %8.2f %8.2f  %-30s %-22s %-22s") % (
         row + " (" + unit + ")", s, p, s / p if p else float("nan"), paired(sides),
         goal + " vs " + peer if goal != "(report)" else "vs " + peer, spread(sides["specd"], unit), spread(sides["peer"], unit)))
-# Each round's own ratio (its specd and peer ran back to back): a disk or a neighbour that stalls one round moves
-# that round's pair together more often than it moves the medians apart.
+# Each pair's own ratio (its specd and peer ran back to back): a disk or a neighbour that stalls one pair moves
+# that pair's two sides together more often than it moves the medians apart.
 print("\nper-pair ratios (specd/peer, in the order run)")
 for row, unit, _, _, _ in rows:
-    sides = values.get(row, {})
-    pairs = list(zip(sides.get("specd", []), sides.get("peer", [])))
-    if len(pairs) > 1:
-        ratios = [s / p for s, p in pairs if p]
+    ratios = pair_ratios(values.get(row, {}))
+    if len(ratios) > 1:
         print("%-26s %s   median %.2f" % (row, " ".join("%.2f" % r for r in ratios), statistics.median(ratios)))
 # CPU time the hypervisor gave other guests while each part ran: above a few percent, that part's figures measure
 # the neighbours too.
