@@ -15,6 +15,7 @@ extension RulesBenchmark {
                   "between": {"when": {"attr": {"key": "score", "between": [10, 20]}}},
                   "reference": {"when": {"counter": {"key": "nudges", "lt": {"$attr": "score"}}}},
                   "history": {"when": {"history": {"event": "appStarted", "over": "30d", "per": "day", "stat": "median", "gte": 1}}},
+                  "window": {"when": {"donations": {"event": "appStarted", "gte": 3, "within": "7d"}}},
                   "pick": {"pick": "weighted", "cases": [{"when": {"segment": "vip"}, "weight": 1, "value": "a"},
                                                          {"when": {"always": true}, "weight": 3, "value": "b"}], "fallback": "c"}
                 }}
@@ -37,6 +38,22 @@ extension RulesBenchmark {
             Measure.run("\(key) (Flag.evaluate)", operations: count) {
                 var matched = 0
                 for _ in 0..<count where flag.evaluate(input).matched { matched += 1 }
+                return matched
+            }
+        }
+        // A user at the history policy's bound: a thousand donations over ninety days. Windows read a week of it.
+        var heavy = context
+        let spacing: Int64 = 90 * 86_400_000 / 1_000
+        heavy.donations = [
+            "appStarted": DonationSummary(count: 1_000, recent: (0..<Int64(1_000)).reversed().map { now - $0 * spacing })
+        ]
+        let heavyInput = EvaluationInput(context: heavy, now: now, request: RequestAttributes(userID: "user-42", appVersion: "2.1"))
+        for key in ["history", "window"] {
+            let flag = set.flags[key]!
+            let count = key == "history" ? iterations / 10 : iterations
+            Measure.run("\(key), 1 000 donations (Flag.evaluate)", operations: count) {
+                var matched = 0
+                for _ in 0..<count where flag.evaluate(heavyInput).matched { matched += 1 }
                 return matched
             }
         }

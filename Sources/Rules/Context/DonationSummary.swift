@@ -24,14 +24,25 @@ public struct DonationSummary: Sendable, Equatable {
     }
 
     /// Donations in `[now - window, now]` (inclusive, as every window in the rule language).
+    ///
+    /// `recent` is ascending, so the instants in the window are one run of it, bounded by two binary searches. A
+    /// walk back from the newest counted every instant in the window, and a write evaluates its flags twice (before
+    /// and after): with the history policy's thousand instants a user, one donation cost thousands of steps.
     public func count(within window: Milliseconds, now: Instant) -> Int {
-        let start = now - window
-        var total = 0
-        for instant in recent.reversed() {
-            if instant > now { continue }
-            if instant < start { break }
-            total += 1
+        let end = Self.firstIndex(in: recent) { $0 > now }
+        let start = Self.firstIndex(in: recent) { $0 >= now - window }
+        return max(0, end - start)
+    }
+
+    /// The first index of an ascending array where `isPast` holds, `instants.count` when it holds nowhere;
+    /// `isPast` must be false up to some index and true from there on.
+    static func firstIndex(in instants: [Instant], where isPast: (Instant) -> Bool) -> Int {
+        var low = 0
+        var high = instants.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if isPast(instants[middle]) { high = middle } else { low = middle + 1 }
         }
-        return total
+        return low
     }
 }

@@ -135,14 +135,16 @@ struct InputIndex: Sendable {
         let before = a.entries, after = b.entries
         var common = 0
         while common < before.count, common < after.count, sameUTF8(before[common].key, after[common].key) {
-            if before[common].value != after[common].value {
-                reachParts(before[common].key, DonationPart.differing(before[common].value, after[common].value))
-            }
+            // The parts compared at once, not the summaries first and then their parts: that compared every
+            // part twice, the recent instants included.
+            let differing = DonationPart.differing(before[common].value, after[common].value)
+            if differing != 0 { reachParts(before[common].key, differing) }
             common += 1
         }
         for entry in before[common...] {
             if let other = b[entry.key] {
-                if other != entry.value { reachParts(entry.key, DonationPart.differing(entry.value, other)) }
+                let differing = DonationPart.differing(entry.value, other)
+                if differing != 0 { reachParts(entry.key, differing) }
             } else {
                 reachAll(entry.key)
             }

@@ -101,15 +101,20 @@ public struct HistoryTest: Sendable, Equatable {
         let current = period.index(of: now, in: zone)
         let longest = Saturating.add(period.nominalMilliseconds + period.nominalMilliseconds / 10, 3_600_000)
         let oldest = now - Saturating.add(Saturating.multiply(Int64(periods), longest), 2 * 86_400_000)
+        // Only the instants from `oldest` to `now` are visited, found by binary search in the ascending history:
+        // filtering every instant walked the whole history (up to the policy's thousand) on each evaluation.
+        let first = DonationSummary.firstIndex(in: recent) { $0 >= oldest }
+        let window = first..<Swift.max(first, DonationSummary.firstIndex(in: recent) { $0 > now })
         // At most one period per instant.
-        let capacity = Swift.max(1, recent.count)
+        let capacity = Swift.max(1, window.count)
         return withUnsafeTemporaryAllocation(of: Int64.self, capacity: capacity) { indices in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: capacity) { counts in
                 var filled = 0
                 var last = -1
                 var highest = Int64.min
-                for instant in recent where instant <= now && instant >= oldest {
-                    let index = period.index(of: instant, in: zone)
+                var offsets = ZoneOffsetCursor(zone: zone)
+                for instant in recent[window] {
+                    let index = period.index(localMilliseconds: offsets.localMilliseconds(instant))
                     let age = Saturating.subtract(current, index)
                     guard age >= 0, age < Int64(periods) else { continue }
                     if last < 0 || indices[last] != index {

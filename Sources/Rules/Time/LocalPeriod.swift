@@ -25,7 +25,12 @@ public struct LocalPeriod: Sendable, Hashable {
 
     /// The number of the local period holding `instant` in `zone` (consecutive: the next period is one more).
     public func index(of instant: Instant, in zone: String?) -> Int64 {
-        let local = TimeZones.local(instant, in: zone).localMilliseconds
+        index(localMilliseconds: TimeZones.local(instant, in: zone).localMilliseconds)
+    }
+
+    /// The same from the instant's local wall-clock time (milliseconds since 1970 read as UTC), for a caller that
+    /// knows the zone's offset already (`ZoneOffsetCursor`).
+    func index(localMilliseconds local: Int64) -> Int64 {
         let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: local)
         switch unit {
         case .hour: return days * 24 + millisecondOfDay / 3_600_000
