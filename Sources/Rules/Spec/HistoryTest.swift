@@ -38,8 +38,11 @@ public struct HistoryTest: Sendable, Equatable {
         let longest = Saturating.add(period.nominalMilliseconds + period.nominalMilliseconds / 10, 3_600_000)
         let oldest = now - Saturating.add(Saturating.multiply(Int64(periods), longest), 2 * 86_400_000)
         var counts: [Int64: Int] = [:]
+        // One offset lookup per span between transitions (`ZoneOffsetCursor`), as evaluation does: the clock's
+        // next-change walk and every explanation come here.
+        var offsets = ZoneOffsetCursor(zone: zone)
         for instant in recent where instant <= now && instant >= oldest {
-            let index = period.index(of: instant, in: zone)
+            let index = period.index(localMilliseconds: offsets.localMilliseconds(instant))
             let age = Saturating.subtract(current, index)
             if age >= 0, age < Int64(periods) { counts[index, default: 0] += 1 }
         }
