@@ -14,11 +14,12 @@ enum LogRecord {
     /// own to encode into and copy from, once per write. The header is filled in once the payload's length is known.
     static func encode(seq: UInt64, into out: inout [UInt8], payload: (inout BinaryWriter) -> Void) {
         let start = out.count
-        // Room for the header, filled in below: sixteen zero bytes in one copy (`repeatElement` went through the
-        // generic append, element by element).
-        withUnsafeBytes(of: (UInt64(0), UInt64(0))) { out.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
         var writer = BinaryWriter()
         swap(&writer.bytes, &out)
+        // Room for the header, filled in below: staged with the payload, so the usual record reaches `out` in one
+        // copy (appended on its own, the header was a copy of its own, 88 instructions a record).
+        writer.fixed64(0)
+        writer.fixed64(0)
         payload(&writer)
         swap(&writer.bytes, &out)
         let end = out.count
