@@ -337,7 +337,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             sendQueued[fd] = false
             channel.sendQueuedOutput()
         }
-        sendQueue.removeAll(keepingCapacity: true)
+        // Emptied from the end, keeping its room: `removeAll(keepingCapacity:)` went through the generic
+        // `replaceSubrange`, some 160 instructions a round for the one channel a round usually sends.
+        while !sendQueue.isEmpty { sendQueue.removeLast() }
     }
 
     private func channel(_ fd: Int32) -> Channel? {
