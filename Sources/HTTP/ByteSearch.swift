@@ -30,6 +30,33 @@ public enum ByteSearch {
         return nil
     }
 
+    /// The index of the first `byte` or `other` in `bytes[start..<end]`, or nil: both words of flags as
+    /// `firstIndex(of:in:from:to:)` makes them, ORed. Each one's lowest flag is a true match of its byte (a false
+    /// flag only sits above a true one), so the lowest of the two is the first byte that is either.
+    static func firstIndex(
+        of byte: UInt8, or other: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int
+    ) -> Int? {
+        precondition(start >= 0 && start <= end && end <= bytes.count, "search range outside the buffer")
+        guard start < end, let base = bytes.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        let pattern = ones &* UInt64(byte)
+        let otherPattern = ones &* UInt64(other)
+        var index = start
+        while end - index >= 8 {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let matches = word ^ pattern
+            let otherMatches = word ^ otherPattern
+            let found = ((matches &- ones) & ~matches | (otherMatches &- ones) & ~otherMatches) & highs
+            if found != 0 { return index + found.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        while index < end {
+            if base[index] == byte || base[index] == other { return index }
+            index += 1
+        }
+        return nil
+    }
+
     /// Whether the two buffers hold the same bytes, compared a word at a time.
     static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }

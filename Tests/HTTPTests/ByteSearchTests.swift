@@ -58,6 +58,22 @@ import Testing
         }
     }
 
+    /// Either of two bytes, in random buffers and ranges over a small alphabet (both often present, and the bytes
+    /// one above and below them too): the same answer as the byte loop.
+    @Test func firstOfTwo_agreesWithTheByteLoop() {
+        var random = SplitMix(seed: 0x3F23)
+        for _ in 0..<5_000 {
+            let length = random.next(upTo: 80)
+            let bytes = (0..<length).map { _ in UInt8(random.next(upTo: 8)) &+ 33 }
+            let start = random.next(upTo: length + 1)
+            let end = start + random.next(upTo: length - start + 1)
+            let byte = UInt8(random.next(upTo: 8)) &+ 33
+            let other = UInt8(random.next(upTo: 8)) &+ 33
+            let found = bytes.withUnsafeBufferPointer { ByteSearch.firstIndex(of: byte, or: other, in: $0, from: start, to: end) }
+            #expect(found == bytes[start..<end].firstIndex { $0 == byte || $0 == other }, "\(bytes) \(byte) \(other)")
+        }
+    }
+
     /// A byte below the limit anywhere in random buffers, at every word offset and with high bytes around it
     /// (a borrow must not make one up): the same answer as the byte loop.
     @Test func containsByteBelow_agreesWithTheByteLoop() {
