@@ -25,6 +25,13 @@ struct ZoneOffsetCursor {
     /// `TimeZones.local(_:in:).localMilliseconds` gives for it.
     mutating func localMilliseconds(_ instant: Instant) -> Int64 {
         guard let zone else { return instant.milliseconds }
+        // Past 2^53 ms (about the year 287 000) a `Date` no longer holds every millisecond, so the last one before
+        // a transition reads as the transition; past Foundation's calendar range (about the year 506 000) it reports
+        // no transition while its offsets still change. Out there every instant is looked up on its own.
+        guard instant.milliseconds.magnitude < Self.exactLimit else {
+            let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant.seconds))) * 1000
+            return Saturating.add(instant.milliseconds, offset)
+        }
         if instant < from || instant >= until {
             let date = Date(timeIntervalSince1970: instant.seconds)
             offsetMilliseconds = Int64(zone.secondsFromGMT(for: date)) * 1000
@@ -33,6 +40,9 @@ struct ZoneOffsetCursor {
         }
         return Saturating.add(instant.milliseconds, offsetMilliseconds)
     }
+
+    /// Milliseconds a `Date` (a `Double` of seconds) holds exactly, and past which spans are not kept.
+    private static let exactLimit: UInt64 = 1 << 53
 
     /// A transition's date as an instant, rounded toward the past: an instant in its last millisecond before the
     /// change looks it up again, which is exact, where rounding up could lend it the offset after the change.

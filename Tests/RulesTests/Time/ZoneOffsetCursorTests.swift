@@ -51,6 +51,23 @@ import Testing
         Self.expectSame(instants, in: name)
     }
 
+    /// Beyond what a `Date` holds to the millisecond, and beyond Foundation's calendar range, where it reports no
+    /// transitions while its offsets still change: each instant is read as `TimeZones.local` reads it. Both
+    /// failed when the cursor kept spans there (the offset an hour off).
+    @Test func instantsBeyondExactDates_readAsTimeZonesReadsThem() {
+        let transition: Int64 = 9_404_925_728_400_000 // a Paris transition in the year 299 999 or so
+        Self.expectSame(
+            [transition - 30 * 86_400_000, transition - 1, transition, transition + 1].map { Instant(milliseconds: $0) },
+            in: "Europe/Paris")
+        var random = SplitMix(seed: 5)
+        // From about the year 504 000, past the end of Foundation's calendar range (about 1.59e16 ms).
+        let start: Int64 = 15_900_000_000_000_000
+        var instants = (0..<400).map { _ in Instant(milliseconds: start + Int64(random.next(upTo: 1 << 46))) }
+        instants.append(Instant(milliseconds: 15_928_168_815_172_866))
+        instants.sort()
+        Self.expectSame(instants, in: "Europe/Paris")
+    }
+
     @Test func instantsAtTheEndsOfTheRange_doNotTrap() {
         Self.expectSame([Instant(milliseconds: .min), Instant(milliseconds: 0), Instant(milliseconds: .max)], in: "Europe/Paris")
         Self.expectSame([Instant(milliseconds: .max), Instant(milliseconds: .min)], in: "Australia/Lord_Howe")
