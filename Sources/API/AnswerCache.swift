@@ -124,7 +124,8 @@ public final class AnswerCache: Sendable {
         }
     }
 
-    /// 8 MiB: some 20 000 answers of the example rules' size.
+    /// 8 MiB: some 11 000 answers of the example rules' size (`promo-banner` read with an app version counts 753
+    /// bytes, prepared: 10 000 users read as `scripts/bench.sh`'s read row reads them held 7.5 MB).
     public static let defaultCapacityBytes = 8 << 20
 
     /// The budget in bytes; 0 keeps nothing.
