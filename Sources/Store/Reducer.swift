@@ -181,8 +181,7 @@ public enum Reducer {
                 // `first` and the later one becomes `last`, so arrival order breaks ties both ways.
                 if summary.first.map({ at < $0.at }) ?? true { summary.first = mark }
                 if summary.last.map({ at >= $0.at }) ?? true { summary.last = mark }
-                insertSorted(at, into: &summary.recent)
-                prune(&summary.recent, now: now, policy: policy)
+                record(at, into: &summary.recent, now: now, policy: policy)
                 return summary
             }
             context.events[key] = at
@@ -253,21 +252,33 @@ public enum Reducer {
         if map.count >= cap, !map.contains(key) { throw .limitExceeded(index: index, limit: limit, value: cap) }
     }
 
-    /// Keeps history ascending even when donations arrive with earlier timestamps.
-    static func insertSorted(_ instant: Instant, into recent: inout [Instant]) {
-        if let last = recent.last, instant < last {
-            let position = recent.firstIndex { $0 > instant } ?? recent.count
-            recent.insert(instant, at: position)
-        } else {
-            recent.append(instant)
-        }
-    }
-
-    static func prune(_ recent: inout [Instant], now: Instant, policy: HistoryPolicy) {
+    /// Adds a donation instant to an event's history: ascending even when donations arrive backdated, then
+    /// bounded by the policy (the oldest go first, by age and then by count).
+    ///
+    /// The history is shared with the state the write replaces (kept for its flag diff), so changing it copies it.
+    /// A history at its cap was copied whole by the insertion, then shifted down by one for the pruning: two
+    /// passes over up to 8 KB a donation (and, from a buffer with no spare room, a copy with twice the room). What
+    /// survives is now copied once, into room of its size.
+    static func record(_ instant: Instant, into recent: inout [Instant], now: Instant, policy: HistoryPolicy) {
+        let position = recent.last.map { instant < $0 } == true ? (recent.firstIndex { $0 > instant } ?? recent.count) : recent.count
+        let count = recent.count + 1
         let oldest = now - policy.maxAge
+        // The history with the instant in it is ascending, so what is too old is a run at its front.
         var drop = 0
         while drop < recent.count, recent[drop] < oldest { drop += 1 }
-        drop = max(drop, recent.count - policy.maxEntries)
-        if drop > 0 { recent.removeFirst(drop) }
+        if instant < oldest { drop += 1 }
+        drop = min(count, max(drop, count - policy.maxEntries))
+        if drop == 0 {
+            recent.insert(instant, at: position)
+            return
+        }
+        // Positions in the history with the instant in it: below `position` they are `recent`'s own, `position`
+        // is the instant, above it they are `recent`'s one lower.
+        var kept: [Instant] = []
+        kept.reserveCapacity(count - drop)
+        if drop < position { kept.append(contentsOf: recent[drop..<position]) }
+        if drop <= position { kept.append(instant) }
+        kept.append(contentsOf: recent[max(position, drop - 1)...])
+        recent = kept
     }
 }
