@@ -62,6 +62,7 @@ public final class AnswerCache: Sendable {
             return parts.finalize()
         }
 
+        @inline(__always)
         private static func append(_ text: String, marker: UInt8, to parts: inout SipHash.Parts) {
             // Read in place; a string without contiguous UTF-8 (bridged) goes through a copy.
             let done: Void? = text.utf8.withContiguousStorageIfAvailable { parts.append(UnsafeRawBufferPointer($0), marker: marker) }

@@ -75,6 +75,24 @@ import Testing
         }
     }
 
+    /// The last word's bytes, read in a few loads, are the bytes a byte-at-a-time loop gathers: every buffer length
+    /// up to three words, from every start, at every alignment.
+    @Test func lastBytes_gatherTheSameWordAsAByteLoop() {
+        for length in 0..<24 {
+            for alignment in 0..<8 {
+                let buffer = [UInt8](repeating: 0xC3, count: alignment) + (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 73 &+ 29) }
+                buffer.withUnsafeBytes { raw in
+                    let bytes = UnsafeRawBufferPointer(rebasing: raw[alignment...])
+                    for start in stride(from: length, through: max(0, length - 7), by: -1) {
+                        var expected: UInt64 = 0
+                        for (shift, index) in (start..<length).enumerated() { expected |= UInt64(bytes[index]) << (8 * UInt64(shift)) }
+                        #expect(SipHash.lastBytes(bytes, from: start) == expected, "length \(length), start \(start), alignment \(alignment)")
+                    }
+                }
+            }
+        }
+    }
+
     /// A cache key's digest is its three parts': user, flag and version, each ended by 0xFF, no version by 0xFE.
     @Test func aCacheKeysDigest_hashesItsThreeParts() {
         func padded(_ parts: [([UInt8], UInt8)]) -> [UInt8] {
