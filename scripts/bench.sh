@@ -16,14 +16,16 @@
 #
 # The server under test runs on SERVER_CPU (1) and the load generator on LOAD_CPU (0); PIN=0 turns pinning off.
 # Medians over ROUNDS. Loopback only; every load loop is bounded in time and count. Peers come from apt.
-# The read row runs READ_PAIRS pairs a round (4), alternating which side goes first; every row's pairs are also
-# given as the median of their own ratios, which a drift of the host between pairs moves less than the medians.
-#   ROUNDS=2 DURATION=5 READ_PAIRS=4 USERS=1000000 [SKIP="sse cold replay"] [SPECD_BIN=path SPECD_BENCH_BIN=path] scripts/bench.sh
+# The read row runs READ_PAIRS pairs a round (4), the write rows WRITE_PAIRS (2), alternating which side goes
+# first; every row's pairs are also given as the median of their own ratios, which a drift of the host between
+# pairs moves less than the medians.
+#   ROUNDS=2 DURATION=5 READ_PAIRS=4 WRITE_PAIRS=2 USERS=1000000 [SKIP="sse cold replay"] [SPECD_BIN=path SPECD_BENCH_BIN=path] scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-5}
 READ_PAIRS=${READ_PAIRS:-4}
+WRITE_PAIRS=${WRITE_PAIRS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=1
 USERS=${USERS:-1000000}
@@ -166,6 +168,24 @@ read_specd() {
   record read-p99 specd "$p99"
   READ_BAD=$((READ_BAD + bad))
 }
+# One run of each side of the write rows, recorded. A specd run is followed by `settle`: its donations schedule
+# delayed trigger fires, which must not run on the core while the next run measures.
+write_always_specd() {
+  local rps bad
+  read -r rps _ bad <<<"$(measured write-always specd "$ALWAYS_PID" -- wrk_measure "$ALWAYS_PORT" bench/wrk/users-donate.lua)"
+  record write-always specd "$rps"
+  ALWAYS_BAD=$((ALWAYS_BAD + bad))
+  settle "$ALWAYS_PID" "$ALWAYS_PORT"
+}
+write_always_peer() { record write-always peer "$(redis_measured write-always "$REDIS_ALWAYS_PID" "$REDIS_ALWAYS" $((40000 * DURATION)))"; }
+write_never_specd() {
+  local rps bad
+  read -r rps _ bad <<<"$(measured write-never specd "$NEVER_PID" -- wrk_measure "$NEVER_PORT" bench/wrk/users-donate.lua)"
+  record write-never specd "$rps"
+  NEVER_BAD=$((NEVER_BAD + bad))
+  settle "$NEVER_PID" "$NEVER_PORT"
+}
+write_never_peer() { record write-never peer "$(redis_measured write-never "$REDIS_NONE_PID" "$REDIS_NONE" $((100000 * DURATION)))"; }
 for round in $(seq "$ROUNDS"); do
   stolen=$(steal_snapshot)
   READ_BAD=0
@@ -180,16 +200,31 @@ for round in $(seq "$ROUNDS"); do
       read_peer
     fi
   done
-  read -r rps _ bad2 <<<"$(measured write-always specd "$ALWAYS_PID" -- wrk_measure "$ALWAYS_PORT" bench/wrk/users-donate.lua)"
-  record write-always specd "$rps"
-  settle "$ALWAYS_PID" "$ALWAYS_PORT"
-  record write-always peer "$(redis_measured write-always "$REDIS_ALWAYS_PID" "$REDIS_ALWAYS" $((40000 * DURATION)))"
-  read -r rps _ bad3 <<<"$(measured write-never specd "$NEVER_PID" -- wrk_measure "$NEVER_PORT" bench/wrk/users-donate.lua)"
-  record write-never specd "$rps"
-  settle "$NEVER_PID" "$NEVER_PORT"
-  record write-never peer "$(redis_measured write-never "$REDIS_NONE_PID" "$REDIS_NONE" $((100000 * DURATION)))"
+  # The write rows in WRITE_PAIRS pairs a round, in alternating order as the read row's: with specd always first,
+  # a host that sped up or slowed down over a round (Redis's rate alone moved by a tenth between runs) counted
+  # against one side only.
+  ALWAYS_BAD=0
+  NEVER_BAD=0
+  for pair in $(seq "$WRITE_PAIRS"); do
+    if [ $((pair % 2)) = 1 ]; then
+      write_always_specd
+      write_always_peer
+    else
+      write_always_peer
+      write_always_specd
+    fi
+  done
+  for pair in $(seq "$WRITE_PAIRS"); do
+    if [ $((pair % 2)) = 1 ]; then
+      write_never_specd
+      write_never_peer
+    else
+      write_never_peer
+      write_never_specd
+    fi
+  done
   record steal "read-write-round-$round" "$(steal_percent "$stolen")"
-  echo "round $round: non-2xx answers read $READ_BAD, durable $bad2, never $bad3" >&2
+  echo "round $round: non-2xx answers read $READ_BAD, durable $ALWAYS_BAD, never $NEVER_BAD" >&2
 done
 
 if [[ " $SKIP " != *" sse "* ]]; then
@@ -265,7 +300,7 @@ if [[ " $SKIP " != *" replay "* ]]; then
 fi
 
 # One table: medians per row and side, the ratio, and the goal it is held to.
-python3 - "$RESULTS" "$ROUNDS" "$READ_PAIRS" <<'PY'
+python3 - "$RESULTS" "$ROUNDS" "$READ_PAIRS" "$WRITE_PAIRS" <<'PY'
 import statistics, sys
 values = {}
 for line in open(sys.argv[1]):
@@ -299,9 +334,9 @@ rows = [
 def spread(xs, unit):
     f = "%.3f" if unit in ("ms", "s") else "%.1f" if unit == "us/req" else "%.0f"
     return (f % min(xs)) + "-" + (f % max(xs)) if len(xs) > 1 else f % xs[0]
-print("\nmedians of %s rounds (each round's specd and peer measured back to back; the read row %s pairs a round)" % (sys.argv[2], sys.argv[3]))
+print("\nmedians of %s rounds (each round's specd and peer measured back to back; the read row %s pairs a round, the write rows %s)" % (sys.argv[2], sys.argv[3], sys.argv[4]))
 # `paired`: the median of the ratios of each pair run back to back (one per round, READ_PAIRS a round for the read
-# row), where `ratio` divides the two sides' medians.
+# row, WRITE_PAIRS for the write rows), where `ratio` divides the two sides' medians.
 def pair_ratios(sides):
     return [s / p for s, p in zip(sides.get("specd", []), sides.get("peer", [])) if p]
 def paired(sides):
