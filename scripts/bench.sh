@@ -168,24 +168,26 @@ read_specd() {
   record read-p99 specd "$p99"
   READ_BAD=$((READ_BAD + bad))
 }
-# One run of each side of the write rows, recorded. A specd run is followed by `settle`: its donations schedule
-# delayed trigger fires, which must not run on the core while the next run measures.
-write_always_specd() {
-  local rps bad
-  read -r rps _ bad <<<"$(measured write-always specd "$ALWAYS_PID" -- wrk_measure "$ALWAYS_PORT" bench/wrk/users-donate.lua)"
-  record write-always specd "$rps"
-  ALWAYS_BAD=$((ALWAYS_BAD + bad))
-  settle "$ALWAYS_PID" "$ALWAYS_PORT"
+# write_pairs ROW SPECD_PID SPECD_PORT REDIS_PID REDIS_PORT REDIS_REQUESTS: the write row's WRITE_PAIRS pairs, each
+# in the other order than the one before (as the read row's: with specd always first, a host that sped up or slowed
+# down over a round counted against one side only), recorded; WRITE_BAD gets the non-2xx answers. A specd run is
+# followed by `settle`: its donations schedule delayed trigger fires, which must not run while the next run measures.
+write_pairs() {
+  local row=$1 pid=$2 port=$3 redis_pid=$4 redis_port=$5 requests=$6 pair side rps bad
+  WRITE_BAD=0
+  for pair in $(seq "$WRITE_PAIRS"); do
+    for side in $([ $((pair % 2)) = 1 ] && echo "specd peer" || echo "peer specd"); do
+      if [ "$side" = specd ]; then
+        read -r rps _ bad <<<"$(measured "$row" specd "$pid" -- wrk_measure "$port" bench/wrk/users-donate.lua)"
+        record "$row" specd "$rps"
+        WRITE_BAD=$((WRITE_BAD + bad))
+        settle "$pid" "$port"
+      else
+        record "$row" peer "$(redis_measured "$row" "$redis_pid" "$redis_port" "$requests")"
+      fi
+    done
+  done
 }
-write_always_peer() { record write-always peer "$(redis_measured write-always "$REDIS_ALWAYS_PID" "$REDIS_ALWAYS" $((40000 * DURATION)))"; }
-write_never_specd() {
-  local rps bad
-  read -r rps _ bad <<<"$(measured write-never specd "$NEVER_PID" -- wrk_measure "$NEVER_PORT" bench/wrk/users-donate.lua)"
-  record write-never specd "$rps"
-  NEVER_BAD=$((NEVER_BAD + bad))
-  settle "$NEVER_PID" "$NEVER_PORT"
-}
-write_never_peer() { record write-never peer "$(redis_measured write-never "$REDIS_NONE_PID" "$REDIS_NONE" $((100000 * DURATION)))"; }
 for round in $(seq "$ROUNDS"); do
   stolen=$(steal_snapshot)
   READ_BAD=0
@@ -200,31 +202,11 @@ for round in $(seq "$ROUNDS"); do
       read_peer
     fi
   done
-  # The write rows in WRITE_PAIRS pairs a round, in alternating order as the read row's: with specd always first,
-  # a host that sped up or slowed down over a round (Redis's rate alone moved by a tenth between runs) counted
-  # against one side only.
-  ALWAYS_BAD=0
-  NEVER_BAD=0
-  for pair in $(seq "$WRITE_PAIRS"); do
-    if [ $((pair % 2)) = 1 ]; then
-      write_always_specd
-      write_always_peer
-    else
-      write_always_peer
-      write_always_specd
-    fi
-  done
-  for pair in $(seq "$WRITE_PAIRS"); do
-    if [ $((pair % 2)) = 1 ]; then
-      write_never_specd
-      write_never_peer
-    else
-      write_never_peer
-      write_never_specd
-    fi
-  done
+  write_pairs write-always "$ALWAYS_PID" "$ALWAYS_PORT" "$REDIS_ALWAYS_PID" "$REDIS_ALWAYS" $((40000 * DURATION))
+  always_bad=$WRITE_BAD
+  write_pairs write-never "$NEVER_PID" "$NEVER_PORT" "$REDIS_NONE_PID" "$REDIS_NONE" $((100000 * DURATION))
   record steal "read-write-round-$round" "$(steal_percent "$stolen")"
-  echo "round $round: non-2xx answers read $READ_BAD, durable $ALWAYS_BAD, never $NEVER_BAD" >&2
+  echo "round $round: non-2xx answers read $READ_BAD, durable $always_bad, never $WRITE_BAD" >&2
 done
 
 if [[ " $SKIP " != *" sse "* ]]; then
