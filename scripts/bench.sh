@@ -19,7 +19,7 @@
 # The read row runs READ_PAIRS pairs a round (4), the write rows WRITE_PAIRS (2), alternating which side goes
 # first; every row's pairs are also given as the median of their own ratios, which a drift of the host between
 # pairs moves less than the medians.
-#   ROUNDS=2 DURATION=5 READ_PAIRS=4 WRITE_PAIRS=2 USERS=1000000 [SKIP="sse cold replay"] [SPECD_BIN=path SPECD_BENCH_BIN=path] scripts/bench.sh
+#   ROUNDS=2 DURATION=5 READ_PAIRS=4 WRITE_PAIRS=2 USERS=1000000 [SKIP="sse cold replay"] [SPECD_BIN=path SPECD_BENCH_BIN=path] [RAW=path] scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-2}
@@ -282,6 +282,8 @@ if [[ " $SKIP " != *" replay "* ]]; then
 fi
 
 # One table: medians per row and side, the ratio, and the goal it is held to.
+# RAW=path keeps every run's figure, in the order run ("row side value" a line), for a look at single runs.
+[ -z "${RAW:-}" ] || cp "$RESULTS" "$RAW"
 python3 - "$RESULTS" "$ROUNDS" "$READ_PAIRS" "$WRITE_PAIRS" <<'PY'
 import statistics, sys
 values = {}
