@@ -3,7 +3,6 @@ import Rules
 /// What a reducer step did beyond the new state, for the server to act on outside the reducer.
 public enum Effect: Sendable, Equatable {
     case created
-    case donated(event: String, summary: DonationSummary)
     case donationsReset(event: String)
     case triggerFired(trigger: String, at: Instant)
     case erased

@@ -88,7 +88,7 @@ public enum Reducer {
     /// How many effects `reduce` appends for an action, so `.created` can precede them.
     private static func effectsAdded(by action: Action) -> Int {
         switch action {
-        case .donate, .resetDonations, .recordTriggerFire: return 1
+        case .resetDonations, .recordTriggerFire: return 1
         default: return 0
         }
     }
@@ -173,7 +173,7 @@ public enum Reducer {
             try requireRoom(in: context.events, for: event, .events, limits, index)
             let key = KeyInterner.intern(event)
             let mark = DonationSummary.Mark(at: at, appVersion: appVersion.map(KeyInterner.intern))
-            let summary = context.donations.withValue(forKey: key, default: { DonationSummary() }) { summary in
+            context.donations.withValue(forKey: key, default: { DonationSummary() }) { summary in
                 // Saturates: only a count restored from elsewhere could be this high, and it must not trap.
                 summary.count = summary.count < .max ? summary.count + 1 : .max
                 // `first` / `last` are the earliest / latest by date (RuleKit's donations.first / .last), not by
@@ -182,10 +182,8 @@ public enum Reducer {
                 if summary.first.map({ at < $0.at }) ?? true { summary.first = mark }
                 if summary.last.map({ at >= $0.at }) ?? true { summary.last = mark }
                 record(at, into: &summary.recent, now: now, policy: policy)
-                return summary
             }
             context.events[key] = at
-            effects.append(.donated(event: event, summary: summary))
         case .resetDonations(let event):
             // A reset forgets the summary and leaves trigger throttles alone, so resetting a count cannot make a
             // throttled trigger fire again early (docs/api.md, "Donations").
