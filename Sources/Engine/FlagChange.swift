@@ -23,7 +23,7 @@ public struct FlagChange: Sendable {
     /// changed are evaluated (`affected`, when the caller has them already: `RuleSet.flagsAffected(from:to:at:)`).
     static func between(
         _ before: UserContext?, _ after: UserContext?, user: String, in ruleSet: RuleSet, now: Instant,
-        appVersion: String?, affected: [Flag]? = nil
+        appVersion: String?, affected: AffectedFlags? = nil
     ) -> [FlagChange] {
         between(
             before, after, in: ruleSet, now: now, request: RequestAttributes(userID: user, appVersion: appVersion),
@@ -33,7 +33,7 @@ public struct FlagChange: Sendable {
     /// The same, for a request whose attributes (and parsed version) the caller has made already.
     static func between(
         _ before: UserContext?, _ after: UserContext?, in ruleSet: RuleSet, now: Instant, request: RequestAttributes,
-        affected: [Flag]? = nil
+        affected: AffectedFlags? = nil
     ) -> [FlagChange] {
         let old = EvaluationInput(context: before ?? UserContext(), now: now, request: request)
         let new = EvaluationInput(context: after ?? UserContext(), now: now, request: request)
@@ -45,7 +45,7 @@ public struct FlagChange: Sendable {
     /// `written` holds the write's own changes among `affected`, in the same order.
     static func between(
         _ before: UserContext?, _ after: UserContext?, user: String, in ruleSet: RuleSet, now: Instant,
-        appVersion: String?, affected: [Flag], written: [FlagChange]
+        appVersion: String?, affected: AffectedFlags, written: [FlagChange]
     ) -> [FlagChange] {
         // A closure, not the method as a value: that copied the whole set into its context.
         guard affected.contains(where: { ruleSet.readsAppVersion($0) }) else { return written }

@@ -7,13 +7,13 @@ import Synchronization
 /// acknowledged (`ContextStore.write`'s early work) while only its publishing waits for the disk.
 struct WriteDiff: Sendable {
     /// The flags the write can reach, the same for every app version.
-    let affected: [Flag]
+    let affected: AffectedFlags
     /// The changes as the write's own app version sees them.
     let changes: [FlagChange]
     /// The same changes as a request without app version sees them, when the write carried one.
     let versionless: [FlagChange]?
 
-    init(affected: [Flag], changes: [FlagChange], versionless: [FlagChange]?) {
+    init(affected: AffectedFlags, changes: [FlagChange], versionless: [FlagChange]?) {
         self.affected = affected
         self.changes = changes
         self.versionless = versionless

@@ -112,17 +112,8 @@ extension RuleSet {
     /// The flags, in declaration order, whose answer can differ between two states of one user: the flags
     /// `flagsAffected(by: UserContext.changedInputs(from: old, to: new))` names, found with one index lookup per
     /// changed key instead of a set of changed inputs tested against every flag's.
-    public func flagsAffected(from old: UserContext?, to new: UserContext?) -> [Flag] {
-        let reached = inputIndex.affected(from: old, to: new)
-        var affected: [Flag] = []
-        affected.reserveCapacity(reached.count)
-        // A loop over positions, not `forEach` with a closure: capturing `self` copied the whole rule set.
-        var position = reached.first
-        while let current = position {
-            affected.append(orderedFlags[current])
-            position = reached.next(after: current)
-        }
-        return affected
+    public func flagsAffected(from old: UserContext?, to new: UserContext?) -> AffectedFlags {
+        AffectedFlags(reached: inputIndex.affected(from: old, to: new), flags: orderedFlags)
     }
 }
 
@@ -131,7 +122,7 @@ extension RuleSet {
     /// expiry has come is still stored until something prunes it, yet no evaluation sees it (`EvaluationInput`):
     /// compared as stored, re-adding a segment, flag or attribute that had expired looked like no change, and the
     /// flags reading it were never asked (found in review).
-    public func flagsAffected(from old: UserContext?, to new: UserContext?, at now: Instant) -> [Flag] {
+    public func flagsAffected(from old: UserContext?, to new: UserContext?, at now: Instant) -> AffectedFlags {
         flagsAffected(from: old?.removingExpired(at: now), to: new?.removingExpired(at: now))
     }
 }
