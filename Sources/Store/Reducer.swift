@@ -77,20 +77,14 @@ public enum Reducer {
             var fresh = UserContext()
             // `sinceLaunch` counts from a stored user's first write (docs/rules.md, "sinceLaunch").
             fresh.launchedAt = now
+            // `.created` goes before what the action itself records: where its effects start, noted before it runs.
+            let start = effects.count
             try reduce(&fresh, action, index: index, now: now, policy: policy, limits: limits, effects: &effects)
-            effects.insert(.created, at: effects.count - effectsAdded(by: action))
+            effects.insert(.created, at: start)
             state = fresh
             return
         }
         try reduce(&state!, action, index: index, now: now, policy: policy, limits: limits, effects: &effects)
-    }
-
-    /// How many effects `reduce` appends for an action, so `.created` can precede them.
-    private static func effectsAdded(by action: Action) -> Int {
-        switch action {
-        case .resetDonations, .recordTriggerFire: return 1
-        default: return 0
-        }
     }
 
     static func reduce(
