@@ -28,6 +28,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// By descriptor: whether the channel there is in `sendQueue` already.
     @exclusivity(unchecked) private var sendQueued: [Bool] = []
     private let pendingTasks = Mutex<[@Sendable () -> Void]>([])
+    /// The list the loop ran last, emptied, swapped in for the queue's when the loop takes its tasks: emptying the
+    /// list just handed out, keeping its room, allocated a new one every round that ran a task (each log batch's
+    /// hand-back under `--fsync always`). Loop thread only.
+    @exclusivity(unchecked) private var spareTasks: [@Sendable () -> Void] = []
     /// Whether `pendingTasks` holds any: set with the first task queued (under the list's lock), cleared when the
     /// loop takes them (under it too); read by the loop before it sleeps.
     private let hasPendingTasks = Atomic<Bool>(false)
@@ -372,22 +376,26 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// 14 %), and than with 32, at the same rate; 8 measured no better.
     static let roundLimit = 16
 
+    /// The most tasks whose room the loop keeps between rounds (`spareTasks`): a burst past it is not held on to.
+    static let keptTaskCapacity = 1024
+
     /// Returns whether it ran any task.
     @discardableResult
     private func runPendingTasks() -> Bool {
         var ran = false
         while true {
-            let tasks = pendingTasks.withLock { tasks -> [@Sendable () -> Void] in
-                // Nothing queued is the common case, twice a round: answered without touching the queue, since
-                // emptying a buffer just handed out (keeping its capacity) allocates a new one.
-                if tasks.isEmpty { return [] }
+            let took = pendingTasks.withLock { tasks -> Bool in
+                // Nothing queued is the common case, twice a round: answered without touching the queue.
+                if tasks.isEmpty { return false }
                 hasPendingTasks.store(false, ordering: .relaxed)
-                defer { tasks.removeAll(keepingCapacity: true) }
-                return tasks
+                swap(&tasks, &spareTasks)
+                return true
             }
-            if tasks.isEmpty { return ran }
+            if !took { return ran }
             ran = true
-            for task in tasks { task() }
+            for task in spareTasks { task() }
+            // Emptied at once, so nothing a task captured outlives it; its room kept unless a burst made it large.
+            spareTasks.removeAll(keepingCapacity: spareTasks.capacity <= Self.keptTaskCapacity)
         }
     }
 }

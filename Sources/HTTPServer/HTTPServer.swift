@@ -11,6 +11,14 @@ import Glibc
 public final class HTTPServer: Sendable, ServerStatus {
     private let context: ServerContext
     private let loops: [EventLoop]
+    /// Each loop's `execute` as a function, made once: `currentLoopRunner` is asked once per log batch, and a
+    /// closure made there allocated its context every time. Each in a struct: a function stored as an array's
+    /// element is kept in the generic form, and was wrapped in a thunk (an allocation) each time it was read out.
+    private let loopRunners: [LoopRunner]
+
+    private struct LoopRunner: Sendable {
+        let run: @Sendable (@escaping @Sendable () -> Void) -> Void
+    }
     private let listeners = Mutex<[(loop: Int, listener: Listener)]>([])
     private let boundPort = Atomic<Int>(0)
     private let draining = Atomic<Bool>(false)
@@ -30,6 +38,7 @@ public final class HTTPServer: Sendable, ServerStatus {
         case .dispatch:
             loops = (0..<count).map { DispatchEventLoop(label: "specd.loop.\($0)") }
         }
+        loopRunners = loops.map { loop in LoopRunner { loop.execute($0) } }
     }
 
     /// Runs `hook` on every loop after each round of events (see `EventLoop.addIterationHook`); `false`, and
@@ -45,8 +54,8 @@ public final class HTTPServer: Sendable, ServerStatus {
     /// Runs tasks on the calling thread's loop, later (its task list); `nil` off a loop. A task handed to a
     /// stopped loop is dropped.
     public var currentLoopRunner: (@Sendable (@escaping @Sendable () -> Void) -> Void)? {
-        guard let loop = loops.first(where: { $0.inEventLoop }) else { return nil }
-        return { loop.execute($0) }
+        guard let index = loops.firstIndex(where: { $0.inEventLoop }) else { return nil }
+        return loopRunners[index].run
     }
 
     /// The bound port (useful with port 0), valid after `start()`.

@@ -67,10 +67,16 @@ extension GroupCommit {
     /// nothing to do when the queue is empty or the log failed.
     mutating func beginFlush() -> FlushStep {
         guard hasWork else { return .settled(.nothing) }
-        let batch = queued
-        queued.removeAll(keepingCapacity: batch.count < 1 << 20)
+        // The records leave `queued` by a swap with the last batch's buffer, emptied here: by now nothing else
+        // holds it (its writes returned long ago), so its room is kept without an allocation.
+        var batch = spareBytes
+        spareBytes = []
+        batch.removeAll(keepingCapacity: true)
+        swap(&batch, &queued)
         queuedRecords = 0
-        var steps: [Step] = []
+        var steps = spareSteps
+        spareSteps = []
+        steps.removeAll(keepingCapacity: true)
         var start = 0
         if let cut {
             if cut.offset > 0 { steps.append(.write(0..<cut.offset)) }
@@ -192,6 +198,11 @@ extension GroupCommit {
         }
         var settled = acknowledge(through: current.lastSeq)
         settled.wake = settled.wake || current.wake
+        // Kept for the next batch, unless large: a megabyte batch (an import) is not held on to while idle.
+        if current.bytes.capacity < Self.keptBatchCapacity {
+            spareBytes = current.bytes
+            spareSteps = current.steps
+        }
         return .settled(settled)
     }
 

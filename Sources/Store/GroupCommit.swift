@@ -51,6 +51,9 @@ struct GroupCommit<Waiter> {
     /// reservation's metadata comes once in that many.
     static var reserveChunk: Int { 1 << 20 }
 
+    /// The largest batch buffer kept for the next batch (`spareBytes`).
+    static var keptBatchCapacity: Int { 1 << 20 }
+
     let policy: FsyncPolicy
     let interval: Duration
     let segmentLimit: Int
@@ -80,6 +83,11 @@ struct GroupCommit<Waiter> {
     var retiring: [Retired] = []
     /// The batch being written, between `beginFlush` and its last `advance`.
     var flight: Flight?
+    /// The last batch's buffers, for the next batch to take emptied (`beginFlush`): emptying `queued` while its
+    /// flight still held the bytes allocated a new buffer every batch, and a batch's plan grew its steps array two
+    /// or three times.
+    var spareBytes: [UInt8] = []
+    var spareSteps: [Step] = []
 
     init(
         policy: FsyncPolicy, interval: Duration, segmentLimit: Int, directory: String, nextSeq: UInt64, segment: Segment,
@@ -190,6 +198,8 @@ struct GroupCommit<Waiter> {
         }
         acknowledgedSeq = max(acknowledgedSeq, seq)
         var ready: [Completion] = []
+        // Room for all at once: grown one append at a time, a batch of sixteen reallocated it five times.
+        ready.reserveCapacity(waiters.count)
         waiters.removeAll { entry in
             guard entry.seq <= seq else { return false }
             ready.append(Completion(seq: entry.seq, waiter: entry.waiter, outcome: .success(entry.seq)))

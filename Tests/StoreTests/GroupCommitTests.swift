@@ -148,4 +148,26 @@ import Glibc
         #expect((commit.sleep(now: clockStart) == .awake) == (policy == .always))
         #expect(commit.beginRound().drain == (policy == .always))
     }
+
+    /// Each batch's records leave `queued` by a swap with the buffer the batch before was written from, emptied:
+    /// emptied in place while its flight held the bytes, `queued` was allocated anew every batch.
+    @Test func aBatchAfterTheFirst_queuesIntoTheBufferTheLastBatchWasWrittenFrom() throws {
+        var commit = makeCommit(.always)
+        func firstBatchBytes() -> UnsafeRawPointer? {
+            guard case .perform(.write(_, _, let bytes), _) = commit.beginFlush() else { return nil }
+            return bytes.withUnsafeBytes { $0.baseAddress }
+        }
+        try appendRecords(&commit, 3)
+        let written = try #require(firstBatchBytes())
+        var step = commit.advance(.wrote(3 * recordSize(8)))
+        while case .perform = step { step = commit.advance(.done) }
+        // Kept alive by the commit from here on, so no other buffer can be given its address meanwhile.
+        #expect(commit.spareBytes.withUnsafeBytes { $0.baseAddress } == written)
+        try appendRecords(&commit, 2)
+        let (journal, settled) = runFlush(&commit)
+        #expect(journal == ["write 3 \(2 * recordSize(8))", "fsync 3"])
+        #expect(settled.successes == ["seq 4", "seq 5"])
+        #expect(commit.queued.isEmpty)
+        #expect(commit.queued.withUnsafeBytes { $0.baseAddress } == written)
+    }
 }
