@@ -27,11 +27,11 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var sendQueue: [Channel] = []
     /// By descriptor: whether the channel there is in `sendQueue` already.
     @exclusivity(unchecked) private var sendQueued: [Bool] = []
-    private let pendingTasks = Mutex<[@Sendable () -> Void]>([])
+    private let pendingTasks = Mutex<[QueuedTask]>([])
     /// The list the loop ran last, emptied, swapped in for the queue's when the loop takes its tasks: emptying the
     /// list just handed out, keeping its room, allocated a new one every round that ran a task (each log batch's
     /// hand-back under `--fsync always`). Loop thread only.
-    @exclusivity(unchecked) private var spareTasks: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) private var spareTasks: [QueuedTask] = []
     /// Whether `pendingTasks` holds any: set with the first task queued (under the list's lock), cleared when the
     /// loop takes them (under it too); read by the loop before it sleeps.
     private let hasPendingTasks = Atomic<Bool>(false)
@@ -118,7 +118,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     func execute(_ task: @escaping @Sendable () -> Void) {
         let wasEmpty = pendingTasks.withLock { tasks in
-            tasks.append(task)
+            tasks.append(QueuedTask(run: task))
             if tasks.count == 1 { hasPendingTasks.store(true, ordering: .sequentiallyConsistent) }
             return tasks.count == 1
         }
@@ -379,6 +379,12 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// The most tasks whose room the loop keeps between rounds (`spareTasks`): a burst past it is not held on to.
     static let keptTaskCapacity = 1024
 
+    /// A task as the list holds it. In a struct: a function stored as an array's element is kept in the generic
+    /// form, and `execute` wrapped every task in a thunk to that form, an allocation per task.
+    private struct QueuedTask {
+        let run: @Sendable () -> Void
+    }
+
     /// Returns whether it ran any task.
     @discardableResult
     private func runPendingTasks() -> Bool {
@@ -393,7 +399,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             }
             if !took { return ran }
             ran = true
-            for task in spareTasks { task() }
+            for task in spareTasks { task.run() }
             // Emptied at once, so nothing a task captured outlives it; its room kept unless a burst made it large.
             spareTasks.removeAll(keepingCapacity: spareTasks.capacity <= Self.keptTaskCapacity)
         }
