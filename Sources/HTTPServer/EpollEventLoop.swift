@@ -27,14 +27,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var sendQueue: [Channel] = []
     /// By descriptor: whether the channel there is in `sendQueue` already.
     @exclusivity(unchecked) private var sendQueued: [Bool] = []
-    private let pendingTasks = Mutex<[QueuedTask]>([])
-    /// The list the loop ran last, emptied, swapped in for the queue's when the loop takes its tasks: emptying the
-    /// list just handed out, keeping its room, allocated a new one every round that ran a task (each log batch's
-    /// hand-back under `--fsync always`). Loop thread only.
-    @exclusivity(unchecked) private var spareTasks: [QueuedTask] = []
-    /// Whether `pendingTasks` holds any: set with the first task queued (under the list's lock), cleared when the
-    /// loop takes them (under it too); read by the loop before it sleeps.
-    private let hasPendingTasks = Atomic<Bool>(false)
+    /// Tasks handed over from any thread, run between rounds.
+    private let tasks = LoopTasks()
     /// True while the loop is in, or about to enter, a wait that may block. A task queued meanwhile writes the
     /// `eventfd`; one queued while the loop is busy only joins the list, which the loop reads twice a round anyway:
     /// the write, and the read and `epoll` event it caused, were two system calls for every fsync handed back
@@ -117,12 +111,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     func execute(_ task: @escaping @Sendable () -> Void) {
-        let wasEmpty = pendingTasks.withLock { tasks in
-            tasks.append(QueuedTask(run: task))
-            if tasks.count == 1 { hasPendingTasks.store(true, ordering: .sequentiallyConsistent) }
-            return tasks.count == 1
-        }
-        if wasEmpty, mayBlock.load(ordering: .sequentiallyConsistent) { wake() }
+        if tasks.enqueue(task), mayBlock.load(ordering: .sequentiallyConsistent) { wake() }
     }
 
     func setDeadline(_ channel: Channel, _ deadline: MonotonicInstant?) {
@@ -201,7 +190,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             var wait: Int32 = 0
             if !roundWasFull {
                 mayBlock.store(true, ordering: .sequentiallyConsistent)
-                wait = hasPendingTasks.load(ordering: .sequentiallyConsistent) ? 0 : timeoutMilliseconds
+                wait = tasks.hasPending ? 0 : timeoutMilliseconds
             }
             // At most `roundLimit` descriptors a round (see there); a round gathering for a commit takes the rest.
             var count =
@@ -238,7 +227,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 if count > 0 { readClock() }
                 if count >= Int32(capacity) { roundWasFull = true }
             }
-            runPendingTasks()
+            tasks.runQueued()
             // Work the round deferred, such as one log write for every request it read. It may queue tasks, and
             // tasks may defer more work: the hooks run again after tasks that ran, so nothing deferred waits for
             // the next event. Bounded, so a stream of tasks cannot keep the loop from its sockets; the last pass
@@ -249,7 +238,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 repeat {
                     for hook in iterationHooks { hook() }
                     passes += 1
-                    ranTasks = runPendingTasks()
+                    ranTasks = tasks.runQueued()
                 } while ranTasks && passes < Self.maximumHookPasses
                 if ranTasks { wake() }
             }
@@ -263,7 +252,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             // Last, so a reply made anywhere in the round, a tick included, goes out before the loop sleeps.
             sendQueuedOutput()
         }
-        runPendingTasks()
+        tasks.runQueued()
         sendQueuedOutput()
         stopped.signal()
     }
@@ -290,7 +279,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(limit), 0)
                 if count < 0 { return count }
                 let polled = readClock().nanoseconds
-                if count > 0 || hasPendingTasks.load(ordering: .sequentiallyConsistent) {
+                if count > 0 || tasks.hasPending {
                     // Found after the window ran out (the loop was kept off the CPU): a miss, not a hit.
                     let inTime = polled - start <= window
                     if inTime {
@@ -318,7 +307,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 if idlePoll.window(at: resumed) == 0 { break }
             }
             mayBlock.store(true, ordering: .sequentiallyConsistent)
-            if hasPendingTasks.load(ordering: .sequentiallyConsistent) { return 0 }
+            if tasks.hasPending { return 0 }
         }
         let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(limit), timeout)
         if count < 0 { return count }
@@ -375,34 +364,5 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// runs, so only the direction is firm): wrk's p99 was lower than with no bound in every comparison (by 5 to
     /// 14 %), and than with 32, at the same rate; 8 measured no better.
     static let roundLimit = 16
-
-    /// The most tasks whose room the loop keeps between rounds (`spareTasks`): a burst past it is not held on to.
-    static let keptTaskCapacity = 1024
-
-    /// A task as the list holds it. In a struct: a function stored as an array's element is kept in the generic
-    /// form, and `execute` wrapped every task in a thunk to that form, an allocation per task.
-    private struct QueuedTask {
-        let run: @Sendable () -> Void
-    }
-
-    /// Returns whether it ran any task.
-    @discardableResult
-    private func runPendingTasks() -> Bool {
-        var ran = false
-        while true {
-            let took = pendingTasks.withLock { tasks -> Bool in
-                // Nothing queued is the common case, twice a round: answered without touching the queue.
-                if tasks.isEmpty { return false }
-                hasPendingTasks.store(false, ordering: .relaxed)
-                swap(&tasks, &spareTasks)
-                return true
-            }
-            if !took { return ran }
-            ran = true
-            for task in spareTasks { task.run() }
-            // Emptied at once, so nothing a task captured outlives it; its room kept unless a burst made it large.
-            spareTasks.removeAll(keepingCapacity: spareTasks.capacity <= Self.keptTaskCapacity)
-        }
-    }
 }
 #endif
