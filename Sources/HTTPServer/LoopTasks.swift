@@ -18,8 +18,9 @@ final class LoopTasks: @unchecked Sendable {
     private let pending = Atomic<Bool>(false)
     /// The list the loop ran last, emptied, swapped in for the queue's when the loop takes its tasks: emptying the
     /// list just handed out, keeping its room, allocated a new one every time the loop ran a task (each log
-    /// batch's hand-back under `--fsync always`). Loop thread only.
-    private var ran: [Queued] = []
+    /// batch's hand-back under `--fsync always`). Loop thread only, so the runtime's exclusivity checks (one per
+    /// access) are left out.
+    @exclusivity(unchecked) private var ran: [Queued] = []
 
     /// The most tasks whose room is kept between rounds (`ran`): a burst past it is not held on to.
     static let keptCapacity = 1024
