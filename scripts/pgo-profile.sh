@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Regenerates bench/specd.profdata, the execution profile release builds are optimized with (Package.swift,
+# "Profile-guided optimization"). Builds an instrumented specd apart from the usual build (.build-pgo), runs it on
+# loopback under the benchmark rows' loads, and merges what it counted:
+#   durable donations (--fsync always)       POST /v1/users/{u}/events/appStarted, 32 connections
+#   fast donations (--fsync never)           the same
+#   flag reads                               GET /v1/users/{u}/flags/promo-banner
+#   OpenFeature evaluations                  POST /ofrep/v1/evaluate/flags/promo-banner
+# Each load runs LOAD_SECONDS (4), bounded by wrk's own duration. Run it after a change to a hot path: a function
+# that changed since the profile was made builds as it would without one (the compiler matches each function by a
+# hash of its shape), so a stale profile costs speed, never correctness. Needs wrk (installed from apt if missing).
+#   [LOAD_SECONDS=4] scripts/pgo-profile.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+ensure_wrk_nginx
+LOAD_SECONDS=${LOAD_SECONDS:-4}
+PROFILE=bench/specd.profdata
+
+TOOLCHAIN=$(dirname "$(readlink -f "$(command -v swiftc)")")
+PROFDATA=$TOOLCHAIN/llvm-profdata
+RUNTIME=$TOOLCHAIN/../lib/swift/clang/lib/linux/libclang_rt.profile-$(uname -m).a
+for tool in "$PROFDATA" "$RUNTIME"; do
+  [ -e "$tool" ] || {
+    echo "pgo-profile: $tool is missing from the Swift toolchain" >&2
+    exit 1
+  }
+done
+
+# The instrumented build: counters in every function, written at exit to LLVM_PROFILE_FILE. SPECD_PGO=off keeps
+# Package.swift from optimizing this build with the profile being replaced; the manifest is evaluated afresh
+# (no cache), so the setting is seen.
+build=(swift build -c release --product specd --scratch-path .build-pgo --manifest-cache none)
+instrument=(-Xswiftc -Xfrontend -Xswiftc -ir-profile-generate=default.profraw -Xlinker "$RUNTIME" -Xlinker -u__llvm_profile_runtime)
+echo "building an instrumented specd in .build-pgo" >&2
+SPECD_PGO=off "${build[@]}" "${instrument[@]}" >"$WORK/build.log" 2>&1 || {
+  tail -30 "$WORK/build.log" >&2
+  exit 1
+}
+BIN=$(SPECD_PGO=off "${build[@]}" --show-bin-path)/specd
+
+mkdir -p "$WORK/raw"
+export LLVM_PROFILE_FILE=$WORK/raw/specd-%p.profraw
+start_specd always "$BIN" --fsync always --log-level warn
+ALWAYS_PID=${PIDS[-1]}
+start_specd never "$BIN" --fsync never --log-level warn
+NEVER_PID=${PIDS[-1]}
+unset LLVM_PROFILE_FILE
+
+cat >"$WORK/ofrep.lua" <<'EOF'
+local counter = 0
+request = function()
+  counter = counter + 1
+  local body = '{"context":{"targetingKey":"user-' .. (counter % 10000) .. '"}}'
+  return wrk.format("POST", "/ofrep/v1/evaluate/flags/promo-banner", {["Content-Type"] = "application/json"}, body)
+end
+EOF
+load() {
+  local port=$1 script=$2
+  timeout $((LOAD_SECONDS + 30)) wrk -t1 -c32 -d"${LOAD_SECONDS}s" -s "$script" "http://127.0.0.1:$port" | awk '/Requests\/sec/ {print "  " $2 " req/s"}' >&2
+}
+echo "training: durable donations, fast donations, flag reads, OpenFeature evaluations" >&2
+load "$(cat "$WORK/always.port")" bench/wrk/users-donate.lua
+load "$(cat "$WORK/never.port")" bench/wrk/users-donate.lua
+load "$(cat "$WORK/never.port")" bench/wrk/users-get.lua
+load "$(cat "$WORK/never.port")" "$WORK/ofrep.lua"
+
+# A clean stop writes the counters; a kill would lose them.
+for pid in "$ALWAYS_PID" "$NEVER_PID"; do kill -TERM "$pid"; done
+for pid in "$ALWAYS_PID" "$NEVER_PID"; do wait "$pid" 2>/dev/null || true; done
+ls "$WORK"/raw/*.profraw >/dev/null 2>&1 || {
+  echo "pgo-profile: the instrumented daemon wrote no profile" >&2
+  exit 1
+}
+# Sparse: functions the loads never ran are left out (a fifth of the size), and build as they would without one.
+"$PROFDATA" merge -sparse -o "$PROFILE" "$WORK"/raw/*.profraw
+echo "wrote $PROFILE ($(wc -c <"$PROFILE") bytes, $("$PROFDATA" show "$PROFILE" | awk -F': ' '/Total functions/ {print $2}') functions)" >&2
+# The compile commands name the profile's path, not its contents: a build must start over to read the new one.
+swift package clean
+echo "cleaned .build: the next release build compiles with the new profile" >&2
