@@ -47,14 +47,6 @@ start_specd never "$BIN" --fsync never --log-level warn
 NEVER_PID=${PIDS[-1]}
 unset LLVM_PROFILE_FILE
 
-cat >"$WORK/ofrep.lua" <<'EOF'
-local counter = 0
-request = function()
-  counter = counter + 1
-  local body = '{"context":{"targetingKey":"user-' .. (counter % 10000) .. '"}}'
-  return wrk.format("POST", "/ofrep/v1/evaluate/flags/promo-banner", {["Content-Type"] = "application/json"}, body)
-end
-EOF
 load() {
   local port=$1 script=$2
   timeout $((LOAD_SECONDS + 30)) wrk -t1 -c32 -d"${LOAD_SECONDS}s" -s "$script" "http://127.0.0.1:$port" | awk '/Requests\/sec/ {print "  " $2 " req/s"}' >&2
@@ -63,7 +55,7 @@ echo "training: durable donations, fast donations, flag reads, OpenFeature evalu
 load "$(cat "$WORK/always.port")" bench/wrk/users-donate.lua
 load "$(cat "$WORK/never.port")" bench/wrk/users-donate.lua
 load "$(cat "$WORK/never.port")" bench/wrk/users-get.lua
-load "$(cat "$WORK/never.port")" "$WORK/ofrep.lua"
+OFREP_FLAG=promo-banner load "$(cat "$WORK/never.port")" bench/wrk/ofrep-post.lua
 
 # A clean stop writes the counters; a kill would lose them.
 for pid in "$ALWAYS_PID" "$NEVER_PID"; do kill -TERM "$pid"; done
