@@ -6,15 +6,18 @@
 #   fast donations (--fsync never)           the same
 #   flag reads                               GET /v1/users/{u}/flags/promo-banner
 #   OpenFeature evaluations                  POST /ofrep/v1/evaluate/flags/promo-banner
+#   event streams                            SSE_SUBSCRIBERS (2 000) streams on one user, then each on its own,
+#                                            every change a segment write that flips a flag (bench/sse-rules.json)
 # Each load runs LOAD_SECONDS (4), bounded by wrk's own duration. Run it after a change to a hot path: a function
 # that changed since the profile was made builds as it would without one (the compiler matches each function by a
 # hash of its shape), so a stale profile costs speed, never correctness. Needs wrk (installed from apt if missing).
-#   [LOAD_SECONDS=4] scripts/pgo-profile.sh
+#   [LOAD_SECONDS=4] [SSE_SUBSCRIBERS=2000] scripts/pgo-profile.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 ensure_wrk_nginx
 LOAD_SECONDS=${LOAD_SECONDS:-4}
+SSE_SUBSCRIBERS=${SSE_SUBSCRIBERS:-2000}
 PROFILE=bench/specd.profdata
 
 TOOLCHAIN=$(dirname "$(readlink -f "$(command -v swiftc)")")
@@ -38,28 +41,46 @@ SPECD_PGO=off "${build[@]}" "${instrument[@]}" >"$WORK/build.log" 2>&1 || {
   exit 1
 }
 BIN=$(SPECD_PGO=off "${build[@]}" --show-bin-path)/specd
+# The streams' load generator, from the same build (its modules are the daemon's); its own counts are discarded.
+SPECD_PGO=off swift build -c release --product specd-bench --scratch-path .build-pgo --manifest-cache none "${instrument[@]}" >"$WORK/build-bench.log" 2>&1 || {
+  tail -30 "$WORK/build-bench.log" >&2
+  exit 1
+}
+LOADER=$(dirname "$BIN")/specd-bench
 
 mkdir -p "$WORK/raw"
+# Raised before the daemons start, which inherit it: the streams hold a descriptor each.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 export LLVM_PROFILE_FILE=$WORK/raw/specd-%p.profraw
 start_specd always "$BIN" --fsync always --log-level warn
 ALWAYS_PID=${PIDS[-1]}
 start_specd never "$BIN" --fsync never --log-level warn
 NEVER_PID=${PIDS[-1]}
+start_specd sse "$BIN" --rules bench/sse-rules.json --fsync interval --log-level warn --max-connections 30000 \
+  --max-connections-per-client 30000
+SSE_PID=${PIDS[-1]}
 unset LLVM_PROFILE_FILE
 
 load() {
   local port=$1 script=$2
   timeout $((LOAD_SECONDS + 30)) wrk -t1 -c32 -d"${LOAD_SECONDS}s" -s "$script" "http://127.0.0.1:$port" | awk '/Requests\/sec/ {print "  " $2 " req/s"}' >&2
 }
-echo "training: durable donations, fast donations, flag reads, OpenFeature evaluations" >&2
+echo "training: durable donations, fast donations, flag reads, OpenFeature evaluations, event streams" >&2
 load "$(cat "$WORK/always.port")" bench/wrk/users-donate.lua
 load "$(cat "$WORK/never.port")" bench/wrk/users-donate.lua
 load "$(cat "$WORK/never.port")" bench/wrk/users-get.lua
 OFREP_FLAG=promo-banner load "$(cat "$WORK/never.port")" bench/wrk/ofrep-post.lua
+for mode in one own; do
+  changes=20
+  [ "$mode" = own ] && changes=$SSE_SUBSCRIBERS
+  LLVM_PROFILE_FILE=$WORK/loader-%p.profraw timeout 120 "$LOADER" sse-load specd --port "$(cat "$WORK/sse.port")" \
+    --subscribers "$SSE_SUBSCRIBERS" --changes "$changes" --mode "$mode" |
+    python3 -c 'import json, sys; r = json.load(sys.stdin); print("  streams, %s user: %s/%s delivered" % ("one" if r["mode"] == "one" else "own", r["delivered"], r["expected"]))' >&2
+done
 
 # A clean stop writes the counters; a kill would lose them.
-for pid in "$ALWAYS_PID" "$NEVER_PID"; do kill -TERM "$pid"; done
-for pid in "$ALWAYS_PID" "$NEVER_PID"; do wait "$pid" 2>/dev/null || true; done
+for pid in "$ALWAYS_PID" "$NEVER_PID" "$SSE_PID"; do kill -TERM "$pid"; done
+for pid in "$ALWAYS_PID" "$NEVER_PID" "$SSE_PID"; do wait "$pid" 2>/dev/null || true; done
 ls "$WORK"/raw/*.profraw >/dev/null 2>&1 || {
   echo "pgo-profile: the instrumented daemon wrote no profile" >&2
   exit 1
