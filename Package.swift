@@ -52,10 +52,30 @@ let package = Package(
 // read both 5 % fewer instructions). A function changed since the profile was made builds as without one. The
 // profile's format is the toolchain's LLVM's: a toolchain older than the one that wrote it could not read it, so
 // older ones build without it. SPECD_PGO=off leaves it out (the instrumented build that replaces it).
+//
+// A profile the compiler cannot read fails the whole build ("error reading profile"), so one that is not whole (a
+// Git LFS pointer, a truncated or emptied copy) is left out too: the build is then as fast to make and as correct,
+// only a few percent slower to run.
+
+/// Whether the file looks like a whole LLVM indexed profile: its magic first, and from byte 32 the offsets of the
+/// sections written after the records (the hash table first, then binary ids, traces and virtual table names where
+/// present), each inside the file, so a copy cut short before its last section is left out. A file damaged within
+/// keeps its length and is not caught; the build then fails, and SPECD_PGO=off builds without it.
+func isWholeIndexedProfile(atPath path: String) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path), data.count > 72 else { return false }
+    let bytes = [UInt8](data)
+    func word(at offset: Int) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
+    }
+    let magic: UInt64 = 0x8169_666f_7270_6cff // "\xfflprofi\x81"
+    let sections = stride(from: 32, to: 72, by: 8).map(word(at:))
+    return word(at: 0) == magic && sections[0] != 0 && sections.allSatisfy { $0 < UInt64(bytes.count) }
+}
+
 var releaseFlags = ["-cross-module-optimization"]
 #if compiler(>=6.3)
 let profile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("bench/specd.profdata").path
-if ProcessInfo.processInfo.environment["SPECD_PGO"] != "off", FileManager.default.fileExists(atPath: profile) {
+if ProcessInfo.processInfo.environment["SPECD_PGO"] != "off", isWholeIndexedProfile(atPath: profile) {
     releaseFlags += ["-Xfrontend", "-ir-profile-use=\(profile)"]
 }
 #endif
