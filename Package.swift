@@ -58,18 +58,31 @@ let package = Package(
 // only a few percent slower to run.
 
 /// Whether the file looks like a whole LLVM indexed profile: its magic first, and from byte 32 the offsets of the
-/// sections written after the records (the hash table first, then binary ids, traces and virtual table names where
-/// present), each inside the file, so a copy cut short before its last section is left out. A file damaged within
-/// keeps its length and is not caught; the build then fails, and SPECD_PGO=off builds without it.
+/// sections written after the records, each inside the file. In format 12 (Swift 6.3's) those are the hash table,
+/// memory-profile records, binary ids, virtual table names and temporal traces, where present; without traces the
+/// names come last, as a length and the names padded to 8 bytes, so the file must end where they do. A file cut
+/// short is left out, then; one damaged within keeps its length and is not caught (the build fails, and
+/// SPECD_PGO=off builds without it).
 func isWholeIndexedProfile(atPath path: String) -> Bool {
     guard let data = FileManager.default.contents(atPath: path), data.count > 72 else { return false }
     let bytes = [UInt8](data)
-    func word(at offset: Int) -> UInt64 {
-        (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
+    let size = UInt64(bytes.count)
+    // Only offsets already known to lie 8 bytes or more before the end are read: no index here can trap.
+    func word(at offset: UInt64) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[Int(offset) + $1]) << (8 * UInt64($1)) }
     }
     let magic: UInt64 = 0x8169_666f_7270_6cff // "\xfflprofi\x81"
-    let sections = stride(from: 32, to: 72, by: 8).map(word(at:))
-    return word(at: 0) == magic && sections[0] != 0 && sections.allSatisfy { $0 < UInt64(bytes.count) }
+    guard word(at: 0) == magic, word(at: 32) != 0, word(at: 32) < size else { return false }
+    // Other formats: the magic and the hash table are all that is checked (their headers differ in length).
+    guard word(at: 8) & 0xFFFF_FFFF == 12 else { return true }
+    let sections = stride(from: 32, to: 72, by: 8).map { word(at: UInt64($0)) }
+    guard sections.allSatisfy({ $0 < size }) else { return false }
+    let (traces, names) = (sections[3], sections[4])
+    guard traces == 0, names != 0 else { return true }
+    guard names <= size - 8 else { return false }
+    let length = word(at: names)
+    guard length <= size - names - 8 else { return false }
+    return names + 8 + (length + 7) / 8 * 8 == size
 }
 
 var releaseFlags = ["-cross-module-optimization"]

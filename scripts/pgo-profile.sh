@@ -75,7 +75,10 @@ for mode in one own; do
   [ "$mode" = own ] && changes=$SSE_SUBSCRIBERS
   LLVM_PROFILE_FILE=$WORK/loader-%p.profraw timeout 120 "$LOADER" sse-load specd --port "$(cat "$WORK/sse.port")" \
     --subscribers "$SSE_SUBSCRIBERS" --changes "$changes" --mode "$mode" |
-    python3 -c 'import json, sys; r = json.load(sys.stdin); print("  streams, %s user: %s/%s delivered" % ("one" if r["mode"] == "one" else "own", r["delivered"], r["expected"]))' >&2
+    python3 -c 'import json, sys; r = json.load(sys.stdin); print("  streams, %s user: %s/%s delivered" % (sys.argv[1], r.get("delivered"), r.get("expected")))' "$mode" >&2 || {
+    echo "pgo-profile: the streams' load ($mode user) did not deliver every event; no profile written" >&2
+    exit 1
+  }
 done
 
 # A clean stop writes the counters; a kill would lose them.
@@ -89,5 +92,9 @@ ls "$WORK"/raw/*.profraw >/dev/null 2>&1 || {
 "$PROFDATA" merge -sparse -o "$PROFILE" "$WORK"/raw/*.profraw
 echo "wrote $PROFILE ($(wc -c <"$PROFILE") bytes, $("$PROFDATA" show "$PROFILE" | awk -F': ' '/Total functions/ {print $2}') functions)" >&2
 # The compile commands name the profile's path, not its contents: a build must start over to read the new one.
+# SwiftPM also keeps its reading of Package.swift, which decides whether the profile is named (it must be whole),
+# keyed by the manifest's text, not the profile's: one made while the profile was missing or damaged would leave
+# the new one out. Purged (SwiftPM's caches of this user, rebuilt as needed).
 swift package clean
-echo "cleaned .build: the next release build compiles with the new profile" >&2
+swift package purge-cache
+echo "cleaned .build and SwiftPM's caches: the next release build compiles with the new profile" >&2
