@@ -13,7 +13,7 @@ extension StreamHub {
         // stream is remembered.
         let until = MonotonicInstant.now.advanced(byNanoseconds: retainForNanoseconds)
         if let user = subscriber.user.map({ ByteKey($0) }) {
-            state.byUser[user]?.remove(number)
+            state.byUser[user]?[number] = nil
             if state.byUser[user]?.isEmpty == true {
                 state.byUser[user] = nil
                 stopFollowing(user, until: until, in: &state)

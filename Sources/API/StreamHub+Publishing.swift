@@ -28,13 +28,11 @@ extension StreamHub {
             // Framed only once a stream takes it: most writes have no listener.
             var frame: EventFrame?
             var refetch: EventFrame?
-            let numbers = targets(state, user: user)
-            let direct = numbers.count <= Self.directFanOut
+            let subscribers = targets(state, user: user)
+            let direct = subscribers.count <= Self.directFanOut
             let flagKey = ByteKey(key)
-            for number in numbers {
-                guard let subscriber = state.subscribers[number],
-                    wants(subscriber, type: "flag", user: user, flag: key, appVersion: appVersion)
-                else { continue }
+            for subscriber in subscribers {
+                guard wants(subscriber, type: "flag", user: user, flag: key, appVersion: appVersion) else { continue }
                 // One lookup: the value is written either way, and when it was no news it was already there.
                 let seen = subscriber.lastSeen.updateValue(value, forKey: flagKey)
                 if subscriber.user != nil, !DomainEvent.isNews(value, lastSeen: seen) { continue }
@@ -65,12 +63,12 @@ extension StreamHub {
             let bytes = SSEEncoder.encode(SSEEvent(id: id.description, event: type, data: JSONWriter.string(data)))
             let event = Retained(id: id, user: user, type: type, flag: nil, value: nil, appVersion: nil, bytes: bytes, at: .now)
             retain(&state, event)
-            let numbers = user.map { targets(state, user: $0) } ?? Array(state.subscribers.keys)
-            let direct = numbers.count <= Self.directFanOut
+            let subscribers = user.map { targets(state, user: $0) } ?? Array(state.subscribers.values)
+            let direct = subscribers.count <= Self.directFanOut
             let frame = EventFrame(bytes)
             var refetch: EventFrame?
-            for number in numbers {
-                guard let subscriber = state.subscribers[number], wants(subscriber, event) else { continue }
+            for subscriber in subscribers {
+                guard wants(subscriber, event) else { continue }
                 if subscriber.refetchOnly {
                     // Triggers and context do not change evaluations; rules do.
                     if type == "rules" {
@@ -101,12 +99,10 @@ extension StreamHub {
                     id: id, user: user, type: type, flag: nil, value: nil, appVersion: nil, bytes: [], pending: event,
                     size: Self.eventByteCount(id: id, event), at: .now))
             var frame: EventFrame?
-            let numbers = targets(state, user: user)
-            let direct = numbers.count <= Self.directFanOut
-            for number in numbers {
-                guard let subscriber = state.subscribers[number], !subscriber.refetchOnly,
-                    wants(subscriber, type: type, user: user, flag: nil, appVersion: nil)
-                else { continue }
+            let subscribers = targets(state, user: user)
+            let direct = subscribers.count <= Self.directFanOut
+            for subscriber in subscribers {
+                guard !subscriber.refetchOnly, wants(subscriber, type: type, user: user, flag: nil, appVersion: nil) else { continue }
                 if frame == nil { frame = EventFrame(encodeRetained(&state, id: id, event)) }
                 subscriber.stream.send(frame!, direct: direct)
                 state.sent += 1
