@@ -8,6 +8,14 @@ extension API {
     func registerEvaluation(in router: inout Router) {
         router.add("GET", "/v1/users/{user}/flags", scope: .evaluate, sync: { request throws(APIError) in try allFlags(request) })
         router.add("GET", "/v1/users/{user}/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in try oneFlag(request) })
+        // The read apps poll is matched before the others (`QuickRoute`), its parameters handed over as decoded.
+        router.answerFirst { request, parameters in
+            do throws(APIError) {
+                return try oneFlag(request, user: parameters.0, key: parameters.1)
+            } catch {
+                return error.response
+            }
+        }
         router.add("POST", "/v1/evaluate", scope: .evaluate, sync: { request throws(APIError) in try evaluateInline(request) })
     }
 
@@ -40,8 +48,12 @@ extension API {
     }
 
     func oneFlag(_ request: Request) throws(APIError) -> HTTPResponse {
-        let user = try user(request)
-        let key = request.parameter("key")
+        try oneFlag(request, user: request.parameter("user"), key: request.parameter("key"))
+    }
+
+    /// The same with the route's parameters given (`QuickRoute`), not read from the request.
+    func oneFlag(_ request: borrowing Request, user: String, key: String) throws(APIError) -> HTTPResponse {
+        try Self.checkUser(user)
         let served = rules.served
         let version: String?
         let now: Instant
@@ -65,17 +77,7 @@ extension API {
         let ifNoneMatch = request.header(.ifNoneMatch)
         let revalidating = ifNoneMatch != nil
         if let cacheKey, let hit = answers.answer(for: cacheKey, served: served, context: stored, now: now, revalidating: revalidating) {
-            served.evaluations.count(hit.flagPosition)
-            switch hit.kept {
-            case .ok(let prepared):
-                return HTTPResponse(status: .ok, preparedWithBody: prepared)
-            case .answer(let answer):
-                // Read again, and not prepared yet: prepared now, for this read and the next ones.
-                if !revalidating, !answer.isPrepared {
-                    return HTTPResponse(status: .ok, preparedWithBody: answers.prepare(answer, for: cacheKey))
-                }
-                return ETag.respond(ifNoneMatch: ifNoneMatch, answer)
-            }
+            return response(to: hit, for: cacheKey, served: served, ifNoneMatch: ifNoneMatch)
         }
         guard let flag = served.rules.flags[key] else { throw Self.flagNotFound(key) }
         let keeps = cacheKey != nil && !served.rules.readsUnknownInputs(flag)
@@ -109,6 +111,21 @@ extension API {
                 validUntil: validUntil)
         }
         return ETag.respond(ifNoneMatch: ifNoneMatch, tagged)
+    }
+
+    /// A kept answer's response, its flag's evaluation counted.
+    private func response(to hit: AnswerCache.Hit, for cacheKey: AnswerCache.Key, served: RulesHost.Served, ifNoneMatch: String?) -> HTTPResponse {
+        served.evaluations.count(hit.flagPosition)
+        switch hit.kept {
+        case .ok(let prepared):
+            return HTTPResponse(status: .ok, preparedWithBody: prepared)
+        case .answer(let answer):
+            // Read again, and not prepared yet: prepared now, for this read and the next ones.
+            if ifNoneMatch == nil, !answer.isPrepared {
+                return HTTPResponse(status: .ok, preparedWithBody: answers.prepare(answer, for: cacheKey))
+            }
+            return ETag.respond(ifNoneMatch: ifNoneMatch, answer)
+        }
     }
 
     static func flagNotFound(_ key: String) -> APIError {

@@ -81,10 +81,14 @@ public struct API: Sendable {
 
     func user(_ request: Request) throws(APIError) -> String {
         let user = request.parameter("user")
+        try Self.checkUser(user)
+        return user
+    }
+
+    static func checkUser(_ user: String) throws(APIError) {
         guard Identifier.isValid(user) else {
             throw APIError.invalidField("user", "the user id must be 1-256 bytes of UTF-8 without control characters")
         }
-        return user
     }
 
     func input(_ context: UserContext, user: String, now: Instant, appVersion: String?) -> EvaluationInput {

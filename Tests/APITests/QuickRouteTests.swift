@@ -1,0 +1,165 @@
+import HTTP
+import Rules
+import Synchronization
+import Testing
+
+@testable import API
+@testable import Engine
+@testable import HTTPServer
+
+/// The route tried before the others (`QuickRoute`): its own one-pass match of the path, and a read answered through
+/// it answers exactly as the general way does.
+@Suite struct QuickRouteTests {
+    static func segments(_ pattern: String) -> [Router.Segment] {
+        pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part in
+            part.hasPrefix("{") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
+        }
+    }
+
+    static let flagRead = QuickRoute(route: 0, method: "GET", segments: segments("/v1/users/{user}/flags/{key}")) { _, _ in
+        HTTPResponse(status: .ok)
+    }!
+
+    func parameters(_ path: String) -> [String]? {
+        var path = path
+        return path.withUTF8 { bytes in Self.flagRead.parameters(in: bytes).map { [$0.0, $0.1] } }
+    }
+
+    @Test func parameters_matchThePatternAndDecodeAsTheRouterDoes() {
+        #expect(parameters("/v1/users/u1/flags/promo-banner") == ["u1", "promo-banner"])
+        #expect(parameters("/v1/users/a%2Fb%20c/flags/k+1") == ["a/b c", "k+1"])
+        #expect(parameters("/v1/users/\u{20}/flags/k") == [" ", "k"])
+        let long = String(repeating: "x", count: 4096)
+        #expect(parameters("/v1/users/\(long)/flags/\(long)") == [long, long])
+    }
+
+    @Test func parameters_refuseEveryOtherShape() {
+        for path in [
+            "", "/", "v1/users/u1/flags/k", "/v1/users/u1/flags/k/", "/v1/users/u1/flags/k/display", "/v1/users//flags/k",
+            "/v1/users/u1/flags/", "/v1/users/u1/flags", "/v1/users/u1", "/v1/users/u1/flag/k", "/v1/users/u1/flagsx/k",
+            "/v1/users/u1/xflags/k", "/v1/user/u1/flags/k", "/v2/users/u1/flags/k", "//v1/users/u1/flags/k",
+            "/v1/users/u1//flags/k", "/V1/users/u1/flags/k"
+        ] {
+            #expect(parameters(path) == nil, "\(path)")
+        }
+    }
+
+    @Test func parameters_refuseMalformedPercentEscapes_leavingTheRouterTo400() {
+        #expect(parameters("/v1/users/%zz/flags/k") == nil)
+        #expect(parameters("/v1/users/u1/flags/k%") == nil)
+        #expect(parameters("/v1/users/%FF/flags/k") == nil)
+    }
+
+    @Test func init_needsTwoParameters() {
+        #expect(QuickRoute(route: 0, method: "GET", segments: Self.segments("/v1/users/{user}")) { _, _ in HTTPResponse(status: .ok) } == nil)
+        #expect(QuickRoute(route: 0, method: "GET", segments: Self.segments("/v1/{a}/{b}/{c}")) { _, _ in HTTPResponse(status: .ok) } == nil)
+    }
+
+    @Test func overlaps_whenSomePathMatchesBoth() {
+        let flag = Self.segments("/v1/users/{user}/flags/{key}")
+        #expect(QuickRoute.overlaps(Self.segments("/v1/users/{user}/flags/display"), flag))
+        #expect(QuickRoute.overlaps(Self.segments("/{a}/{b}/{c}/{d}/{e}"), flag))
+        #expect(QuickRoute.overlaps(Self.segments("/v1/users/u1/flags/k"), flag))
+        #expect(!QuickRoute.overlaps(Self.segments("/v1/users/{user}/events/{event}"), flag))
+        #expect(!QuickRoute.overlaps(Self.segments("/v1/users/{user}/flags"), flag))
+        #expect(!QuickRoute.overlaps(Self.segments("/v1/users/{user}/flags/{key}/display"), flag))
+    }
+
+    func route(_ router: Router, _ method: String, _ target: String) -> String {
+        let captured = Mutex<HTTPResponse?>(nil)
+        let request = Request(head: HTTPRequestHead(method: method, target: target), body: [], id: "t")
+        router.respond(to: request, sink: .capturing { response in captured.withLock { $0 = response } })
+        let response = captured.withLock { $0 }!
+        return "\(response.status.code) " + String(decoding: response.body, as: UTF8.self)
+    }
+
+    var router: Router {
+        var router = Router()
+        router.add("GET", "/v1/users/{user}", sync: { request throws(APIError) in .json(.ok, "user " + request.parameter("user")) })
+        router.add(
+            "GET", "/v1/users/{user}/flags/{key}",
+            sync: { request throws(APIError) in
+                .json(.ok, "general \(request.parameter("user"))|\(request.parameter("key"))")
+            })
+        router.answerFirst { _, parameters in .json(.ok, "quick \(parameters.0)|\(parameters.1)") }
+        router.add("POST", "/v1/users/{user}/flags/{key}", sync: { _ throws(APIError) in .json(.ok, "post") })
+        return router
+    }
+
+    @Test func router_answersTheQuickRouteFirst_andEverythingElseTheGeneralWay() {
+        #expect(route(router, "GET", "/v1/users/a%20b/flags/k") == "200 quick a b|k")
+        // A query, HEAD, another method, another path: the general way.
+        #expect(route(router, "GET", "/v1/users/u1/flags/k?explain=1") == "200 general u1|k")
+        #expect(route(router, "GET", "/v1/users/u1/flags/k?") == "200 general u1|k")
+        #expect(route(router, "HEAD", "/v1/users/u1/flags/k").hasPrefix("200 general"))
+        #expect(route(router, "POST", "/v1/users/u1/flags/k") == "200 post")
+        #expect(route(router, "GET", "/v1/users/u1") == "200 user u1")
+        #expect(route(router, "GET", "/v1/users/%zz/flags/k").hasPrefix("400 "))
+        #expect(route(router, "GET", "/v1/users/u1/flags/k/x").hasPrefix("404 "))
+    }
+
+    @Test func router_quickRoute_isAuthorizedAndCountedAsTheRoute() {
+        let metrics = Metrics()
+        var router = router
+        router.metrics = metrics
+        router.authorize = { request, _ in request.header(.authorization) == nil ? APIError(.unauthorized, code: "unauthorized", message: "no") : nil
+        }
+        #expect(route(router, "GET", "/v1/users/u1/flags/k").hasPrefix("401 "))
+        let captured = Mutex<HTTPResponse?>(nil)
+        let request = Request(
+            head: HTTPRequestHead(method: "GET", target: "/v1/users/u1/flags/k", headers: ["Authorization": "Bearer x"]), body: [], id: "t")
+        router.respond(to: request, sink: .capturing { response in captured.withLock { $0 = response } })
+        #expect(captured.withLock { $0 }.map { String(decoding: $0.body, as: UTF8.self) } == "quick u1|k")
+        let page = metrics.render(gauges: [])
+        #expect(page.contains(#"specd_http_requests_total{route="/v1/users/{user}/flags/{key}",method="GET",status="200"} 1"#))
+        #expect(page.contains(#"specd_http_requests_total{route="/v1/users/{user}/flags/{key}",method="GET",status="401"} 1"#))
+    }
+
+    @Test func router_pathsCORSCovers_goTheGeneralWay_withTheirHeaders() {
+        var router = router
+        router.cors = CORSPolicy(origins: .listed(["https://app.example"]), pathPrefixes: ["/v1/"])
+        let captured = Mutex<HTTPResponse?>(nil)
+        let request = Request(
+            head: HTTPRequestHead(method: "GET", target: "/v1/users/u1/flags/k", headers: ["Origin": "https://app.example"]), body: [], id: "t")
+        router.respond(to: request, sink: .capturing { response in captured.withLock { $0 = response } })
+        let response = captured.withLock { $0 }!
+        #expect(String(decoding: response.body, as: UTF8.self) == "general u1|k")
+        #expect(response.headers["Access-Control-Allow-Origin"] == "https://app.example")
+    }
+}
+
+/// A flag read the quick route answers and the same read the general way (a query it ignores sends it there) give
+/// the same status, body and validators, for every kind of answer: computed, kept, revalidated, refused.
+@Suite(.serialized) struct QuickFlagReadTests {
+    @Test func quickAndGeneralReads_answerAlike() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        _ = try api.call("POST", "/v1/users/u1/events/appStarted")
+        let etag = try api.call("GET", "/v1/users/u1/flags/promo-banner", headers: ["X-App-Version": "1.2"]).header("ETag") ?? ""
+        let cases: [(path: String, headers: [String: String])] = [
+            ("/v1/users/u1/flags/promo-banner", [:]),
+            ("/v1/users/u1/flags/promo-banner", ["X-App-Version": "1.2"]),
+            ("/v1/users/u1/flags/promo-banner", ["X-App-Version": "1.2", "If-None-Match": etag]),
+            ("/v1/users/u1/flags/promo-banner", ["X-App-Version": "not a version"]),
+            ("/v1/users/a%20b/flags/promo-banner", [:]),
+            ("/v1/users/never-seen/flags/promo-banner", [:]),
+            ("/v1/users/u1/flags/no-such-flag", [:]),
+            ("/v1/users/u1/flags/no-such-flag", ["X-App-Version": "bad"]),
+            ("/v1/users/%01/flags/promo-banner", [:]),
+            ("/v1/users/\(String(repeating: "x", count: 257))/flags/promo-banner", [:])
+        ]
+        for (path, headers) in cases {
+            // Twice each way: the first read may compute the answer, the second finds it kept.
+            for _ in 0..<2 {
+                let quick = try api.call("GET", path, headers: headers)
+                let general = try api.call("GET", path + "?unused=1", headers: headers)
+                #expect(quick.status == general.status, "\(path) \(headers)")
+                #expect(quick.text == general.text, "\(path) \(headers)")
+                #expect(quick.header("ETag") == general.header("ETag"), "\(path) \(headers)")
+                #expect(quick.header("Cache-Control") == general.header("Cache-Control"), "\(path) \(headers)")
+            }
+        }
+        #expect(try api.call("GET", "/v1/users/u1/flags/promo-banner", headers: ["If-None-Match": etag, "X-App-Version": "1.2"]).status == 304)
+        #expect(try api.call("GET", "/v1/users/%01/flags/promo-banner").errorField == "user")
+    }
+}
