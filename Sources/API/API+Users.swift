@@ -7,6 +7,8 @@ import Store
 extension API {
     func registerUsers(in router: inout Router) {
         router.add("POST", "/v1/users/{user}/events/{event}", scope: .write) { request, sink in donate(request, sink) }
+        // A donation is matched before the others (`QuickRoute`), its parameters handed over as decoded.
+        router.answerFirst { request, parameters, sink in donate(request, user: parameters.0, event: parameters.1, sink) }
         router.add("GET", "/v1/users/{user}/events/{event}", scope: .evaluate, sync: { request throws(APIError) in try donationSummary(request) })
         router.add("DELETE", "/v1/users/{user}/events/{event}", scope: .write) { request, sink in resetDonations(request, sink) }
         router.add("PATCH", "/v1/users/{user}/context", scope: .write) { request, sink in updateContext(request, sink) }
@@ -17,10 +19,14 @@ extension API {
     /// The event name from the path. Its length limit (`limits.maxKeyBytes`) is the store's to enforce.
     func event(_ request: Request) throws(APIError) -> String {
         let event = request.parameter("event")
+        try Self.checkEvent(event)
+        return event
+    }
+
+    static func checkEvent(_ event: String) throws(APIError) {
         guard Identifier.isValidKey(event) else {
             throw APIError.invalidField("event", "the event name must be non-empty UTF-8 without control characters")
         }
-        return event
     }
 
     /// A refused write: a reducer refusal is 422 with its own code (`overflow`, `limit_exceeded`,
@@ -34,9 +40,14 @@ extension API {
     /// `POST /v1/users/{u}/events/{e}`: count, first/last, history, `events[e]`, then immediate triggers, in one
     /// logged step; answered once durable with the new summary, the flags that changed and what fired.
     func donate(_ request: Request, _ sink: ResponseSink) {
+        donate(request, user: request.parameter("user"), event: request.parameter("event"), sink)
+    }
+
+    /// The same with the route's parameters given (`QuickRoute`), not read from the request.
+    func donate(_ request: borrowing Request, user: String, event: String, _ sink: ResponseSink) {
         do throws(APIError) {
-            let user = try user(request)
-            let event = try event(request)
+            try Self.checkUser(user)
+            try Self.checkEvent(event)
             let body = try RequestBody.json(request, allowEmpty: true)
             guard case .object(let fields) = body else { throw APIError.invalidField("body", "the body must be a JSON object") }
             for key in fields.keys where !["at", "appVersion", "payload"].contains(key) {

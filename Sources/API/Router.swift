@@ -54,8 +54,8 @@ public struct Router: Responder {
     }
 
     private(set) var routes: [Route] = []
-    /// The route asked before the others are matched (`QuickRoute`); at most one.
-    private var quick: QuickRoute?
+    /// The routes tried before the others are matched (`QuickRoute`), in the order they were made quick.
+    private var quickRoutes: [QuickRoute] = []
     /// The same routes' patterns, for matching (`RouteTable`): a route's index is the same in both.
     private var patterns = RouteTable()
     /// Checks a request against the route's scope before the handler runs; `nil` lets it through. It must not read
@@ -95,12 +95,13 @@ public struct Router: Responder {
         return (observer(metrics.requestSeries(route: pattern, method: method)), head)
     }
 
-    /// Makes the route just added the quick one (`QuickRoute`): a request of its method whose path matches its
-    /// pattern is answered by `answer`, given the two parameters, before any other pattern is tried. `answer` must
-    /// answer as the route's handler does. The pattern must have two parameters, and no route added before it may
-    /// match a path it matches (the first pattern that matches answers, and trying this one first must not change
-    /// which).
-    public mutating func answerFirst(_ answer: @escaping @Sendable (_ request: borrowing Request, _ parameters: (String, String)) -> HTTPResponse) {
+    /// Makes the route just added a quick one (`QuickRoute`): a request of its method whose path matches its pattern
+    /// is answered by `answer`, given the two parameters, before any other pattern is tried. `answer` must answer as
+    /// the route's handler does. The pattern must have two parameters, and no route added before it may match a path
+    /// it matches (the first pattern that matches answers, and trying this one first must not change which).
+    public mutating func answerFirst(
+        _ answer: @escaping @Sendable (_ request: borrowing Request, _ parameters: (String, String), _ sink: ResponseSink) -> Void
+    ) {
         let index = routes.count - 1
         let route = routes[index]
         let earlier = routes[..<index].contains { other in
@@ -110,7 +111,20 @@ public struct Router: Responder {
         guard let made = QuickRoute(route: index, method: route.method, segments: route.segments, answer: answer) else {
             preconditionFailure("\(route.pattern) does not have two parameters")
         }
-        quick = made
+        quickRoutes.append(made)
+    }
+
+    /// `answerFirst` for a handler that answers at once; a thrown `APIError` becomes its error response.
+    public mutating func answerFirst(
+        sync answer: @escaping @Sendable (_ request: borrowing Request, _ parameters: (String, String)) throws(APIError) -> HTTPResponse
+    ) {
+        answerFirst { request, parameters, sink in
+            do throws(APIError) {
+                sink.send(try answer(request, parameters))
+            } catch {
+                sink.send(error.response)
+            }
+        }
     }
 
     /// Registers a handler that answers at once; a thrown `APIError` becomes its error response.
@@ -128,7 +142,7 @@ public struct Router: Responder {
     /// Takes the request by value: the route's parameters are set on it in place, where setting them on a copy
     /// cost a copy and a destroy of every field per request.
     public func respond(to request: consuming Request, sink given: ResponseSink) {
-        if let quick, request.method == quick.method, answerQuickly(quick, request, sink: given) { return }
+        if !quickRoutes.isEmpty, answerQuickly(request, sink: given) { return }
         // The path's bytes read in the target in place (`HTTPRequestHead.pathRange`), no string made.
         // Decoded straight into a local the request then takes: returned along with the route, the parameters
         // were moved through two returns (copies of the whole value).
@@ -161,19 +175,26 @@ public struct Router: Responder {
         route.handler(routed, target)
     }
 
-    /// Answers the request by the quick route (`QuickRoute`), through the route's metrics and after its
-    /// authorization, as the general way would; `false` leaves it to the general way: another path, a parameter
-    /// that does not decode (a 400 there), a query (`?at=`, `?explain=`) or a path CORS covers (its headers depend
-    /// on the request's origin, set on the way out by a sink of their own).
-    private func answerQuickly(_ quick: QuickRoute, _ request: borrowing Request, sink: ResponseSink) -> Bool {
+    /// Answers the request by the quick route its method and path match (`QuickRoute`), through the route's metrics
+    /// and after its authorization, as the general way would; `false` leaves it to the general way: no quick route's
+    /// method and path, a parameter that does not decode (a 400 there), a query (`?at=`, `?explain=`) or a path CORS
+    /// covers (its headers depend on the request's origin, set on the way out by a sink of their own).
+    private func answerQuickly(_ request: borrowing Request, sink: ResponseSink) -> Bool {
         guard request.head.query == nil, let pathRange = request.head.pathRange else { return false }
-        let parameters = request.head.withTargetBytes { bytes -> (String, String)? in
+        let method = request.method
+        // A quick route is a reference, and read by index: a struct copied out of the array (in the loop, or
+        // returned) was some 350 instructions of retains and releases of its arrays and closure.
+        let found = request.head.withTargetBytes { bytes -> (index: Int, parameters: (String, String))? in
             let path = UnsafeBufferPointer(rebasing: bytes[pathRange])
-            if let cors, cors.covers(path) { return nil }
-            return quick.parameters(in: path)
+            for index in quickRoutes.indices where quickRoutes[index].method == method {
+                guard let parameters = quickRoutes[index].parameters(in: path) else { continue }
+                if let cors, cors.covers(path) { return nil }
+                return (index, parameters)
+            }
+            return nil
         }
-        guard let parameters else { return false }
-        let route = routes[quick.route]
+        guard let found else { return false }
+        let route = routes[quickRoutes[found.index].route]
         var target = sink
         if let observers = route.observers { target = target.observed(by: observers.own, since: request.received) }
         // Authorized without the route's parameters set on the request (setting them is the cost this way saves):
@@ -181,7 +202,7 @@ public struct Router: Responder {
         if let refusal = authorize(request, route.scope) {
             target.send(refusal.response)
         } else {
-            target.send(quick.answer(request, parameters))
+            quickRoutes[found.index].answer(request, found.parameters, target)
         }
         return true
     }

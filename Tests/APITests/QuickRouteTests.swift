@@ -16,9 +16,7 @@ import Testing
         }
     }
 
-    static let flagRead = QuickRoute(route: 0, method: "GET", segments: segments("/v1/users/{user}/flags/{key}")) { _, _ in
-        HTTPResponse(status: .ok)
-    }!
+    static let flagRead = QuickRoute(route: 0, method: "GET", segments: segments("/v1/users/{user}/flags/{key}")) { _, _, _ in }!
 
     func parameters(_ path: String) -> [String]? {
         var path = path
@@ -44,6 +42,22 @@ import Testing
         }
     }
 
+    @Test func parameters_followEveryPatternShape() {
+        func parameters(_ pattern: String, _ path: String) -> [String]? {
+            let quick = QuickRoute(route: 0, method: "GET", segments: Self.segments(pattern)) { _, _, _ in }!
+            var path = path
+            return path.withUTF8 { bytes in quick.parameters(in: bytes).map { [$0.0, $0.1] } }
+        }
+        #expect(parameters("/{a}/{b}", "/x/y") == ["x", "y"])
+        #expect(parameters("/{a}/{b}", "/x/y/") == nil)
+        #expect(parameters("/{a}/{b}", "//y") == nil)
+        #expect(parameters("/{a}/{b}", "/x") == nil)
+        #expect(parameters("/v1/{a}/x/{b}/display", "/v1/p/x/q/display") == ["p", "q"])
+        #expect(parameters("/v1/{a}/x/{b}/display", "/v1/p/x/q/displa") == nil)
+        #expect(parameters("/v1/{a}/x/{b}/display", "/v1/p/x/q/displayed") == nil)
+        #expect(parameters("/v1/{a}/x/{b}/display", "/v1/p/x/q") == nil)
+    }
+
     @Test func parameters_refuseMalformedPercentEscapes_leavingTheRouterTo400() {
         #expect(parameters("/v1/users/%zz/flags/k") == nil)
         #expect(parameters("/v1/users/u1/flags/k%") == nil)
@@ -51,8 +65,8 @@ import Testing
     }
 
     @Test func init_needsTwoParameters() {
-        #expect(QuickRoute(route: 0, method: "GET", segments: Self.segments("/v1/users/{user}")) { _, _ in HTTPResponse(status: .ok) } == nil)
-        #expect(QuickRoute(route: 0, method: "GET", segments: Self.segments("/v1/{a}/{b}/{c}")) { _, _ in HTTPResponse(status: .ok) } == nil)
+        #expect(QuickRoute(route: 0, method: "GET", segments: Self.segments("/v1/users/{user}")) { _, _, _ in } == nil)
+        #expect(QuickRoute(route: 0, method: "GET", segments: Self.segments("/v1/{a}/{b}/{c}")) { _, _, _ in } == nil)
     }
 
     @Test func overlaps_whenSomePathMatchesBoth() {
@@ -81,8 +95,10 @@ import Testing
             sync: { request throws(APIError) in
                 .json(.ok, "general \(request.parameter("user"))|\(request.parameter("key"))")
             })
-        router.answerFirst { _, parameters in .json(.ok, "quick \(parameters.0)|\(parameters.1)") }
+        router.answerFirst(sync: { _, parameters throws(APIError) in .json(.ok, "quick \(parameters.0)|\(parameters.1)") })
         router.add("POST", "/v1/users/{user}/flags/{key}", sync: { _ throws(APIError) in .json(.ok, "post") })
+        router.add("POST", "/v1/users/{user}/events/{event}", sync: { _ throws(APIError) in .json(.ok, "general event") })
+        router.answerFirst { _, parameters, sink in sink.send(.json(.ok, "quick event \(parameters.0)|\(parameters.1)")) }
         return router
     }
 
@@ -93,6 +109,9 @@ import Testing
         #expect(route(router, "GET", "/v1/users/u1/flags/k?") == "200 general u1|k")
         #expect(route(router, "HEAD", "/v1/users/u1/flags/k").hasPrefix("200 general"))
         #expect(route(router, "POST", "/v1/users/u1/flags/k") == "200 post")
+        #expect(route(router, "POST", "/v1/users/u1/events/e") == "200 quick event u1|e")
+        #expect(route(router, "POST", "/v1/users/u1/events/e?x") == "200 general event")
+        #expect(route(router, "GET", "/v1/users/u1/events/e").hasPrefix("405 "))
         #expect(route(router, "GET", "/v1/users/u1") == "200 user u1")
         #expect(route(router, "GET", "/v1/users/%zz/flags/k").hasPrefix("400 "))
         #expect(route(router, "GET", "/v1/users/u1/flags/k/x").hasPrefix("404 "))
@@ -169,5 +188,38 @@ import Testing
         let series = #"specd_http_requests_total{route="/v1/users/{user}/flags/{key}",method="GET",status="200"} "#
         let counted = page.split(separator: "\n").first { $0.hasPrefix(series) }.map { Int($0.dropFirst(series.count)) }
         #expect(counted == 1 + 4 * 4)
+    }
+
+    @Test func quickAndGeneralDonations_answerAlike() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        // `{u}` is a user of its own for each case and each way, so both ways see the same history.
+        let cases: [(path: String, json: String?, headers: [String: String])] = [
+            ("/v1/users/{u}/events/appStarted", nil, [:]),
+            ("/v1/users/{u}/events/appStarted", #"{"appVersion":"1.2"}"#, [:]),
+            ("/v1/users/{u}/events/appStarted", nil, ["X-App-Version": "2.0"]),
+            ("/v1/users/{u}/events/appStarted", #"{"nope":1}"#, [:]),
+            ("/v1/users/{u}/events/appStarted", "[", [:]),
+            ("/v1/users/{u}/events/appStarted", nil, ["X-App-Version": "bad"]),
+            ("/v1/users/%01/events/appStarted", nil, [:]),
+            ("/v1/users/{u}/events/%01", nil, [:]),
+            ("/v1/users/a%20{u}/events/app%20opened", nil, [:])
+        ]
+        for (index, (path, json, headers)) in cases.enumerated() {
+            for round in 0..<2 {
+                let quick = try api.call("POST", path.replacingOccurrences(of: "{u}", with: "q\(index)"), json: json, headers: headers)
+                let general = try api.call(
+                    "POST", path.replacingOccurrences(of: "{u}", with: "g\(index)") + "?unused=1", json: json, headers: headers)
+                #expect(quick.status == general.status, "\(path) \(round)")
+                #expect(quick.errorCode == general.errorCode, "\(path) \(round)")
+                #expect(quick.errorField == general.errorField, "\(path) \(round)")
+                #expect(quick.body?["summary"] == general.body?["summary"], "\(path) \(round)")
+                #expect(quick.body?["changes"] == general.body?["changes"], "\(path) \(round)")
+            }
+        }
+        #expect(try api.call("POST", "/v1/users/%01/events/appStarted").errorField == "user")
+        #expect(try api.call("POST", "/v1/users/u1/events/%01").errorField == "event")
+        #expect(api.database.context(of: "a q8")?.donations["app opened"]?.count == 2)
+        #expect(api.database.context(of: "a g8")?.donations["app opened"]?.count == 2)
     }
 }
