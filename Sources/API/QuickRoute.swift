@@ -66,16 +66,25 @@ final class QuickRoute: Sendable {
     func parameters(in path: UnsafeBufferPointer<UInt8>) -> (String, String)? {
         guard let base = path.baseAddress else { return nil }
         let end = path.count
+        // From the first `/`: the general match takes what precedes it for no segment (`Router.segmentBounds`). A
+        // target the parser accepts starts there anyway; a request made in process may not.
         var index = 0
+        while index < end, base[index] != UInt8(ascii: "/") { index += 1 }
         // Two locals, not an array: an array of the ranges was an allocation per read.
         var first: Range<Int>?
         var second: Range<Int>?
+        // Whether either parameter holds a `%`: if not, the decoder would make each the string of its bytes as they
+        // are (`String(decoding:)`), so that is made here, without the decoder looking for a `%` again.
+        var escaped = false
         // Walked through raw pointers: indexed through the buffers, every byte's bounds check showed in a read's cost.
         let matched = literals.withUnsafeBufferPointer { literals -> Bool in
             for piece in pieces {
                 let start = index
                 if piece.isParameter {
-                    while index < end, base[index] != UInt8(ascii: "/") { index += 1 }
+                    while index < end, base[index] != UInt8(ascii: "/") {
+                        escaped = escaped || base[index] == UInt8(ascii: "%")
+                        index += 1
+                    }
                     guard index > start else { return false }
                     if first == nil { first = start..<index } else { second = start..<index }
                 } else {
@@ -87,8 +96,14 @@ final class QuickRoute: Sendable {
             }
             return index == end
         }
-        guard matched, let first, let second,
-            let firstValue = PercentDecoding.decode(UnsafeBufferPointer(rebasing: path[first])),
+        guard matched, let first, let second else { return nil }
+        guard escaped else {
+            return (
+                String(decoding: UnsafeBufferPointer(rebasing: path[first]), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(rebasing: path[second]), as: UTF8.self)
+            )
+        }
+        guard let firstValue = PercentDecoding.decode(UnsafeBufferPointer(rebasing: path[first])),
             let secondValue = PercentDecoding.decode(UnsafeBufferPointer(rebasing: path[second]))
         else { return nil }
         return (firstValue, secondValue)

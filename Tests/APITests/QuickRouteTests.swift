@@ -1,6 +1,7 @@
 import HTTP
 import Rules
 import Synchronization
+import TestRandom
 import Testing
 
 @testable import API
@@ -27,6 +28,8 @@ import Testing
         #expect(parameters("/v1/users/u1/flags/promo-banner") == ["u1", "promo-banner"])
         #expect(parameters("/v1/users/a%2Fb%20c/flags/k+1") == ["a/b c", "k+1"])
         #expect(parameters("/v1/users/\u{20}/flags/k") == [" ", "k"])
+        #expect(parameters("/v1/users/u+1/flags/k%2Bx") == ["u+1", "k+x"])
+        #expect(parameters("/v1/users/%C3%A9/flags/\u{E9}") == ["\u{E9}", "\u{E9}"])
         let long = String(repeating: "x", count: 4096)
         #expect(parameters("/v1/users/\(long)/flags/\(long)") == [long, long])
     }
@@ -56,6 +59,66 @@ import Testing
         #expect(parameters("/v1/{a}/x/{b}/display", "/v1/p/x/q/displa") == nil)
         #expect(parameters("/v1/{a}/x/{b}/display", "/v1/p/x/q/displayed") == nil)
         #expect(parameters("/v1/{a}/x/{b}/display", "/v1/p/x/q") == nil)
+    }
+
+    /// What the general way makes of a path for one pattern: the route table's match, then each parameter decoded.
+    static func generalParameters(_ segments: [Router.Segment], _ path: UnsafeBufferPointer<UInt8>) -> [String]? {
+        var table = RouteTable()
+        table.add(segments)
+        var starts = [Int](repeating: 0, count: path.count + 1)
+        var ends = [Int](repeating: 0, count: path.count + 1)
+        let count = starts.withUnsafeMutableBufferPointer { starts in
+            ends.withUnsafeMutableBufferPointer { ends in Router.segmentBounds(path, starts: starts, ends: ends) }
+        }
+        guard table.candidates(segmentCount: count) == [0] else { return nil }
+        let matched = starts.withUnsafeBufferPointer { starts in
+            ends.withUnsafeBufferPointer { ends in
+                table.matches(0, path, starts: UnsafeBufferPointer(rebasing: starts[..<count]), ends: UnsafeBufferPointer(rebasing: ends[..<count]))
+            }
+        }
+        guard matched else { return nil }
+        var values: [String] = []
+        for position in table.parameterPositions(of: 0) {
+            guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: path[starts[position]..<ends[position]])) else { return nil }
+            values.append(value)
+        }
+        return values
+    }
+
+    /// Differential: random paths built from the patterns' own pieces, slashes, escapes (good and bad) and stray
+    /// bytes, for patterns of every shape; the quick match and the general one agree on every path.
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func parameters_agreeWithTheGeneralMatch_onRandomPaths(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        let patterns = ["/v1/users/{user}/flags/{key}", "/v1/users/{user}/events/{event}", "/{a}/{b}", "/x/{a}/{b}/y", "/{a}/x/{b}"]
+        let pieces = ["/", "v1", "users", "flags", "events", "x", "y", "u1", "%20", "%2F", "%zz", "%", "%C3%A9", "+", "a", "", "//", "?"]
+        var agreed = 0
+        for pattern in patterns {
+            let segments = Self.segments(pattern)
+            let quick = QuickRoute(route: 0, method: "GET", segments: segments) { _, _, _ in }!
+            for _ in 0..<3_000 {
+                var path = ""
+                for _ in 0..<random.next(upTo: 12) { path += pieces[random.next(upTo: pieces.count)] }
+                if random.next(upTo: 3) == 0 {
+                    // Most matching paths come from filling the pattern in.
+                    path = pattern.replacingOccurrences(of: "{user}", with: pieces[random.next(upTo: pieces.count)])
+                        .replacingOccurrences(of: "{key}", with: pieces[random.next(upTo: pieces.count)])
+                        .replacingOccurrences(of: "{event}", with: pieces[random.next(upTo: pieces.count)])
+                        .replacingOccurrences(of: "{a}", with: pieces[random.next(upTo: pieces.count)])
+                        .replacingOccurrences(of: "{b}", with: pieces[random.next(upTo: pieces.count)])
+                }
+                let (quickValues, generalValues) = path.utf8CString.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: UInt8.self) { bytes in
+                        let path = UnsafeBufferPointer(rebasing: bytes.dropLast())
+                        return (quick.parameters(in: path).map { [$0.0, $0.1] }, Self.generalParameters(segments, path))
+                    }
+                }
+                #expect(quickValues == generalValues, "\(pattern) \(path)")
+                if quickValues != nil { agreed += 1 }
+            }
+        }
+        // The draw reaches matches, not only refusals.
+        #expect(agreed > 1_000)
     }
 
     @Test func parameters_refuseMalformedPercentEscapes_leavingTheRouterTo400() {
