@@ -278,6 +278,11 @@ import Testing
                 #expect(quick.errorField == general.errorField, "\(path) \(round)")
                 #expect(quick.body?["summary"] == general.body?["summary"], "\(path) \(round)")
                 #expect(quick.body?["changes"] == general.body?["changes"], "\(path) \(round)")
+                func fields(_ reply: APIHarness.Reply) -> [String] {
+                    reply.headers.filter { !["date", "x-request-id", "content-length"].contains($0.0.lowercased()) }
+                        .map { "\($0.0.lowercased()): \($0.1)" }.sorted()
+                }
+                #expect(fields(quick) == fields(general), "\(path) \(round)")
             }
         }
         #expect(try api.call("POST", "/v1/users/%01/events/appStarted").errorField == "user")
