@@ -9,7 +9,9 @@ extension API {
         router.add("GET", "/v1/users/{user}/flags", scope: .evaluate, sync: { request throws(APIError) in try allFlags(request) })
         router.add("GET", "/v1/users/{user}/flags/{key}", scope: .evaluate, sync: { request throws(APIError) in try oneFlag(request) })
         // The read apps poll is matched before the others (`QuickRoute`), its parameters handed over as decoded.
-        router.answerFirst(sync: { request, parameters throws(APIError) in try oneFlag(request, user: parameters.0, key: parameters.1) })
+        router.answerFirst(
+            "GET", "/v1/users/{user}/flags/{key}",
+            sync: { request, parameters throws(APIError) in try oneFlag(request, user: parameters.0, key: parameters.1) })
         router.add("POST", "/v1/evaluate", scope: .evaluate, sync: { request throws(APIError) in try evaluateInline(request) })
     }
 

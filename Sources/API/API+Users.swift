@@ -8,7 +8,9 @@ extension API {
     func registerUsers(in router: inout Router) {
         router.add("POST", "/v1/users/{user}/events/{event}", scope: .write) { request, sink in donate(request, sink) }
         // A donation is matched before the others (`QuickRoute`), its parameters handed over as decoded.
-        router.answerFirst { request, parameters, sink in donate(request, user: parameters.0, event: parameters.1, sink) }
+        router.answerFirst("POST", "/v1/users/{user}/events/{event}") { request, parameters, sink in
+            donate(request, user: parameters.0, event: parameters.1, sink)
+        }
         router.add("GET", "/v1/users/{user}/events/{event}", scope: .evaluate, sync: { request throws(APIError) in try donationSummary(request) })
         router.add("DELETE", "/v1/users/{user}/events/{event}", scope: .write) { request, sink in resetDonations(request, sink) }
         router.add("PATCH", "/v1/users/{user}/context", scope: .write) { request, sink in updateContext(request, sink) }

@@ -95,14 +95,18 @@ public struct Router: Responder {
         return (observer(metrics.requestSeries(route: pattern, method: method)), head)
     }
 
-    /// Makes the route just added a quick one (`QuickRoute`): a request of its method whose path matches its pattern
-    /// is answered by `answer`, given the two parameters, before any other pattern is tried. `answer` must answer as
-    /// the route's handler does. The pattern must have two parameters, and no route added before it may match a path
-    /// it matches (the first pattern that matches answers, and trying this one first must not change which).
+    /// Makes the route added for `method` and `pattern` a quick one (`QuickRoute`): a request of its method whose path
+    /// matches its pattern is answered by `answer`, given the two parameters, before any other pattern is tried.
+    /// `answer` must answer as the route's handler does. The route must have been added, its pattern must have two
+    /// parameters, and no route added before it may match a path it matches (the first pattern that matches
+    /// answers, and trying this one first must not change which).
     public mutating func answerFirst(
+        _ method: String, _ pattern: String,
         _ answer: @escaping @Sendable (_ request: borrowing Request, _ parameters: (String, String), _ sink: ResponseSink) -> Void
     ) {
-        let index = routes.count - 1
+        guard let index = routes.firstIndex(where: { $0.method == method && $0.pattern == pattern }) else {
+            preconditionFailure("no route \(method) \(pattern) to answer first")
+        }
         let route = routes[index]
         let earlier = routes[..<index].contains { other in
             (other.method == route.method || (other.method == "GET" && route.method == "HEAD")) && QuickRoute.overlaps(other.segments, route.segments)
@@ -116,9 +120,10 @@ public struct Router: Responder {
 
     /// `answerFirst` for a handler that answers at once; a thrown `APIError` becomes its error response.
     public mutating func answerFirst(
+        _ method: String, _ pattern: String,
         sync answer: @escaping @Sendable (_ request: borrowing Request, _ parameters: (String, String)) throws(APIError) -> HTTPResponse
     ) {
-        answerFirst { request, parameters, sink in
+        answerFirst(method, pattern) { request, parameters, sink in
             do throws(APIError) {
                 sink.send(try answer(request, parameters))
             } catch {

@@ -158,10 +158,13 @@ import Testing
             sync: { request throws(APIError) in
                 .json(.ok, "general \(request.parameter("user"))|\(request.parameter("key"))")
             })
-        router.answerFirst(sync: { _, parameters throws(APIError) in .json(.ok, "quick \(parameters.0)|\(parameters.1)") })
+        router.answerFirst(
+            "GET", "/v1/users/{user}/flags/{key}", sync: { _, parameters throws(APIError) in .json(.ok, "quick \(parameters.0)|\(parameters.1)") })
         router.add("POST", "/v1/users/{user}/flags/{key}", sync: { _ throws(APIError) in .json(.ok, "post") })
         router.add("POST", "/v1/users/{user}/events/{event}", sync: { _ throws(APIError) in .json(.ok, "general event") })
-        router.answerFirst { _, parameters, sink in sink.send(.json(.ok, "quick event \(parameters.0)|\(parameters.1)")) }
+        router.answerFirst("POST", "/v1/users/{user}/events/{event}") { _, parameters, sink in
+            sink.send(.json(.ok, "quick event \(parameters.0)|\(parameters.1)"))
+        }
         return router
     }
 
