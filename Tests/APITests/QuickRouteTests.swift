@@ -256,6 +256,33 @@ import Testing
         #expect(counted == 1 + 4 * 4)
     }
 
+    /// The user id is checked only where the answer cache cannot answer; whatever else is wrong with the read, a bad
+    /// id is still the error given, as when it was checked first.
+    @Test func aBadUserID_isTheErrorGiven_whateverElseIsWrong() throws {
+        let api = try APIHarness()
+        defer { api.stop() }
+        let overlong = String(repeating: "x", count: 257)
+        let cases: [(path: String, headers: [String: String])] = [
+            ("/v1/users/%01/flags/promo-banner", ["X-App-Version": "not a version"]),
+            ("/v1/users/%01/flags/no-such-flag", [:]),
+            ("/v1/users/%01/flags/no-such-flag", ["X-App-Version": "bad"]),
+            ("/v1/users/%01/flags/promo-banner?at=yesterday", [:]),
+            ("/v1/users/\(overlong)/flags/promo-banner", ["If-None-Match": "\"x\""]),
+            ("/v1/users/\(overlong)/flags/no-such-flag?at=2026-01-01T00:00:00Z", ["X-App-Version": "1.2"])
+        ]
+        for (path, headers) in cases {
+            for _ in 0..<2 {
+                let reply = try api.call("GET", path, headers: headers)
+                #expect(reply.status == 400, "\(path) \(headers)")
+                #expect(reply.errorField == "user", "\(path) \(headers)")
+            }
+        }
+        // A valid id's kept answer is still found, and its neighbours' bad ids still refused.
+        #expect(try api.call("GET", "/v1/users/u1/flags/promo-banner").status == 200)
+        #expect(try api.call("GET", "/v1/users/u1/flags/promo-banner").status == 200)
+        #expect(try api.call("GET", "/v1/users/u1%01/flags/promo-banner").errorField == "user")
+    }
+
     @Test func quickAndGeneralDonations_answerAlike() throws {
         let api = try APIHarness()
         defer { api.stop() }

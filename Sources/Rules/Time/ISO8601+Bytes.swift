@@ -3,7 +3,7 @@ extension ISO8601 {
     /// for no intermediate `String`s, and `format` is this with a `String` made at the end.
     public static func write(_ instant: Instant, fraction: Fraction = .whenNonZero, into out: inout [UInt8]) {
         let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: instant.milliseconds)
-        let date = CivilDate(daysSinceEpoch: Int(days))
+        let date = CivilDate.remembered(daysSinceEpoch: days)
         let secondOfDay = Int(millisecondOfDay / 1000)
         let millis = Int(millisecondOfDay % 1000)
         if (0...9999).contains(date.year) {
@@ -36,7 +36,7 @@ extension ISO8601 {
     /// four-digit year; an expanded year (the ends of the Int64 range) is written to be counted.
     public static func byteCount(_ instant: Instant, fraction: Fraction = .whenNonZero) -> Int {
         let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: instant.milliseconds)
-        guard (0...9999).contains(CivilDate(daysSinceEpoch: Int(days)).year) else {
+        guard (0...9999).contains(CivilDate.remembered(daysSinceEpoch: days).year) else {
             var out: [UInt8] = []
             write(instant, fraction: fraction, into: &out)
             return out.count
@@ -51,7 +51,7 @@ extension ISO8601 {
     /// `write(_:fraction:into:)` through a cursor with `maxByteCount` bytes of room: the same bytes.
     public static func write(_ instant: Instant, fraction: Fraction = .whenNonZero, into cursor: inout ByteCursor) {
         let (days, millisecondOfDay) = CivilDate.split(millisecondsSinceEpoch: instant.milliseconds)
-        let date = CivilDate(daysSinceEpoch: Int(days))
+        let date = CivilDate.remembered(daysSinceEpoch: days)
         let millis = Int(millisecondOfDay % 1000)
         guard (0...9999).contains(date.year) else {
             var expanded: [UInt8] = []

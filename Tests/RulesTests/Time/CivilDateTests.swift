@@ -54,6 +54,38 @@ import Testing
         }
     }
 
+    /// The remembered conversion answers as the conversion does: for the days it holds, two days alternating, days
+    /// far apart, the ends of the range (not held: no room in the word), and year 0.
+    @Test func remembered_answersAsTheConversion_heldOrNot() {
+        let (lowest, _) = CivilDate.split(millisecondsSinceEpoch: .min)
+        let (highest, _) = CivilDate.split(millisecondsSinceEpoch: .max)
+        let days: [Int64] =
+            [20_522, 20_522, 20_523, 20_522, 20_523, 0, -1, 20_522, -719_468, -719_469, 2_932_896, 2_932_897, lowest, highest, lowest, 20_523]
+            + Array(stride(from: -800_000, to: 3_000_000, by: 37_813))
+        for day in days + days.reversed() {
+            #expect(CivilDate.remembered(daysSinceEpoch: day) == CivilDate(daysSinceEpoch: Int(day)), "day \(day)")
+        }
+    }
+
+    /// Threads converting different days at once each get their own day's date: the remembered day and its date
+    /// are read and written as one word, never one thread's day with another's date.
+    @Test func remembered_fromManyThreadsAtOnce_neverMixesTwoDays() async {
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    var wrong = 0
+                    for step in 0..<20_000 {
+                        let day = Int64(20_000 + (step % 3) * 400 + thread)
+                        if CivilDate.remembered(daysSinceEpoch: day) != CivilDate(daysSinceEpoch: Int(day)) { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test(arguments: [(2000, true), (1900, false), (2024, true), (2026, false), (0, true), (-4, true), (-100, false), (-400, true)])
     func isLeap_followsGregorianRule(year: Int, leap: Bool) {
         #expect(CivilDate.isLeap(year) == leap)
