@@ -86,6 +86,17 @@ public enum MalformedRequests {
         .init("bare LF ending the head", "GET / HTTP/1.1\r\nHost: a\r\n\n", .bareLineFeed),
         .init("bare CR inside a header value", "GET / HTTP/1.1\r\n\(h)X-A: a\rb\r\n\r\n", .bareCarriageReturn),
         .init("bare CR in the request line", "GET /\r HTTP/1.1\r\n\(h)\r\n", .bareCarriageReturn),
+        // A bare CR is the error given whatever else is wrong, and wherever it is: before any other check, or in
+        // place of the invalid method, target, version, name or value it also makes.
+        .init("bare CR in the method", "G\rET / HTTP/1.1\r\n\(h)\r\n", .bareCarriageReturn),
+        .init("bare CR in the version", "GET / HTTP/1.1\r\r\n\(h)\r\n", .bareCarriageReturn),
+        .init("bare CR in a header name", "GET / HTTP/1.1\r\n\(h)X\rA: b\r\n\r\n", .bareCarriageReturn),
+        .init("bare CR beside a bad Content-Length", "POST / HTTP/1.1\r\n\(h)Content-Length: x\r\nX-A: a\rb\r\n\r\n", .bareCarriageReturn),
+        .init(
+            "bare CR beside an unknown Expect", "POST / HTTP/1.1\r\n\(h)Expect: magic\r\nContent-Length: 1\r\nX-A: \r\r\n\r\nx",
+            .bareCarriageReturn),
+        .init("bare CR beside a missing Host", "GET /\r HTTP/1.1\r\n\r\n", .bareCarriageReturn),
+        .init("bare CR after a NUL in a value", "GET / HTTP/1.1\r\n\(h)X-A: \u{0}\r\nX-B: \r1\r\n\r\n", .bareCarriageReturn),
         .init("NUL in header value", "GET / HTTP/1.1\r\n\(h)X-A: a\u{0}b\r\n\r\n", .invalidHeaderValue(name: "X-A")),
         .init("DEL in header value", "GET / HTTP/1.1\r\n\(h)X-A: a\u{7F}b\r\n\r\n", .invalidHeaderValue(name: "X-A")),
         .init("escape char in header value", "GET / HTTP/1.1\r\n\(h)X-A: \u{1B}[31m\r\n\r\n", .invalidHeaderValue(name: "X-A")),
