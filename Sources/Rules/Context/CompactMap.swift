@@ -161,6 +161,17 @@ public struct CompactMap<Value: Sendable & Equatable>: Sendable, Equatable, Sequ
         }
     }
 
+    /// The value for `key`, read where the map lies (`UserContext+Lookups`). Mutating only to be handed the map's
+    /// address: it writes nothing.
+    @inlinable
+    mutating func valueInPlace(forKey key: String) -> Value? { self[key] }
+
+    /// `withValue`, read where the map lies; writes nothing either.
+    @inlinable
+    mutating func withValueInPlace<Result>(forKey key: String, _ body: (borrowing Value) -> Result) -> Result? {
+        withValue(forKey: key, body)
+    }
+
     /// What `body` makes of the value for `key`, lent in place; `nil` when there is none. The subscript copies the
     /// value out: for a donation summary, its dates and versions retained and released again per evaluation.
     @inlinable

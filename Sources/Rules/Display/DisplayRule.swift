@@ -85,14 +85,14 @@ public final class DisplayRule: Sendable, Equatable {
 
     /// The gate for flag `key` in `context` at `now`: the flag's own state and each other member's, looked up once.
     public func gate(_ key: String, _ context: UserContext, now: Instant) -> Gate {
-        let own = context.display[key]
+        let own = context.display(forKey: key)
         if let reason = (own ?? DisplayState()).invalidation(maxCount: maxCount) { return .invalidated(reason) }
         guard !roles.isEmpty else { return .open }
         // Per constraint (at most two: the flag's group and the global one), the member shown last, by date.
         var lastInGroup: (key: String, at: Instant)?
         var lastInGlobal: (key: String, at: Instant)?
         for role in roles {
-            let state = context.display[role.key]
+            let state = context.display(forKey: role.key)
             if let constraint = role.mustBeInvalidatedFor, (state ?? DisplayState()).invalidation(maxCount: role.maxCount) == nil {
                 return .waitingForEarlier(group: constraints[constraint].group.name, member: role.key)
             }

@@ -44,7 +44,7 @@ extension Flag {
 
     /// The `display` member of `?explain=1`: whether the gate lets the flag answer, and why.
     func explainDisplay(_ display: DisplayRule, _ input: EvaluationInput) -> JSONValue {
-        let state = input.context.display[key] ?? DisplayState()
+        let state = input.context.display(forKey: key) ?? DisplayState()
         var facts = "shown \(state.shownCount)" + (display.maxCount.map { " of max \($0)" } ?? "")
         if let last = state.lastShown { facts += ", last at \(last)" }
         let why: String

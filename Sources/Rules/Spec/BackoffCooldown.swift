@@ -47,25 +47,25 @@ public struct BackoffCooldown: Sendable, Equatable {
         }
     }
 
-    func length(_ input: EvaluationInput) -> Milliseconds { length(counter: input.context.counters[counter] ?? 0) }
+    func length(_ input: EvaluationInput) -> Milliseconds { length(counter: input.context.counter(forKey: counter) ?? 0) }
 
     func holds(_ input: EvaluationInput) -> Bool {
-        guard let at = input.context.events[event] else { return true }
+        guard let at = input.context.event(forKey: event) else { return true }
         return input.now - at >= length(input)
     }
 
     /// Exact: the counter cannot change without a write, so the cooldown ends at `at + length`.
     func nextChange(_ input: EvaluationInput) -> Instant? {
-        guard let at = input.context.events[event] else { return nil }
+        guard let at = input.context.event(forKey: event) else { return nil }
         let end = at + length(input)
         return end > input.now ? end : nil
     }
 
     func why(_ input: EvaluationInput) -> String {
-        let value = input.context.counters[counter] ?? 0
+        let value = input.context.counter(forKey: counter) ?? 0
         let effective = length(counter: value)
         let head = "\(counter) = \(value), cooldown \(effective / 1000)s"
-        guard let at = input.context.events[event] else { return head + "; \(event) never happened" }
+        guard let at = input.context.event(forKey: event) else { return head + "; \(event) never happened" }
         let remaining = Saturating.subtract(effective, input.now - at)
         return head + "; \(event) at \(at)" + (remaining > 0 ? "; remaining: \(Saturating.add(remaining, 999) / 1000)s" : "")
     }

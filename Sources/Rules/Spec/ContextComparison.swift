@@ -18,9 +18,9 @@ public struct ContextComparison: Sendable, Equatable {
 
         func read(_ context: UserContext) -> Reading? {
             switch self {
-            case .counter(let key): return .number(.integer(context.counters[key] ?? 0))
+            case .counter(let key): return .number(.integer(context.counter(forKey: key) ?? 0))
             case .attribute(let key):
-                guard let value = context.attributes[key] else { return nil }
+                guard let value = context.attribute(forKey: key) else { return nil }
                 if case .number(let number) = value { return .number(NumberOrder.Value(number)) }
                 return .other(value)
             }
@@ -28,8 +28,8 @@ public struct ContextComparison: Sendable, Equatable {
 
         func show(_ context: UserContext) -> String {
             switch self {
-            case .counter(let key): return String(context.counters[key] ?? 0)
-            case .attribute(let key): return context.attributes[key].map(JSONWriter.string) ?? "missing"
+            case .counter(let key): return String(context.counter(forKey: key) ?? 0)
+            case .attribute(let key): return context.attribute(forKey: key).map(JSONWriter.string) ?? "missing"
             }
         }
 

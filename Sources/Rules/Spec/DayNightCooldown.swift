@@ -28,7 +28,7 @@ public struct DayNightCooldown: Sendable, Equatable {
     func length(at instant: Instant, in zone: String?) -> Milliseconds { isNight(instant, in: zone) ? night : day }
 
     func holds(_ input: EvaluationInput) -> Bool {
-        guard let at = input.context.events[event] else { return true }
+        guard let at = input.context.event(forKey: event) else { return true }
         return input.now - at >= length(at: input.now, in: zone(input))
     }
 
@@ -38,7 +38,7 @@ public struct DayNightCooldown: Sendable, Equatable {
     /// - not holding, it cannot hold before `at + shorter`; from there (in the longer length's hours) it holds at
     ///   `at + longer` or at the next boundary into the shorter length's hours, whichever comes first.
     func nextChange(_ input: EvaluationInput) -> Instant? {
-        guard let at = input.context.events[event] else { return nil }
+        guard let at = input.context.event(forKey: event) else { return nil }
         let zone = zone(input)
         let now = input.now
         let shorter = min(day, night)
@@ -72,7 +72,7 @@ public struct DayNightCooldown: Sendable, Equatable {
         let applied = length(at: input.now, in: zone)
         let head =
             "local hour \(TimeZones.local(input.now, in: zone).hour) in \(zone ?? "UTC") is \(night ? "night" : "day"), cooldown \(applied / 1000)s"
-        guard let at = input.context.events[event] else { return head + "; \(event) never happened" }
+        guard let at = input.context.event(forKey: event) else { return head + "; \(event) never happened" }
         let remaining = Saturating.subtract(applied, input.now - at)
         return head + "; \(event) at \(at)" + (remaining > 0 ? "; remaining: \(Saturating.add(remaining, 999) / 1000)s" : "")
     }

@@ -76,7 +76,7 @@ public struct HistoryTest: Sendable, Equatable {
     }
 
     func holds(_ input: EvaluationInput) -> Bool {
-        let recent = input.context.donations.withValue(forKey: event) { $0.recent } ?? []
+        let recent = input.context.withDonations(of: event) { $0.recent } ?? []
         let statistic = self.statistic, periods = self.periods
         let measured = withNonzeroCounts(recent, now: input.now, zone: input.context.timeZone) {
             Self.value(statistic, periods: periods, $0)

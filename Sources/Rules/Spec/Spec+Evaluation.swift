@@ -122,19 +122,19 @@ extension Spec {
         case .ref(_, let spec): return spec.holds(input)
         case .always(let constant): return constant
         case .flag(let key, let equals, let ifMissing):
-            guard let value = input.context.flags[key] else { return ifMissing }
+            guard let value = input.context.flag(forKey: key) else { return ifMissing }
             return value == equals
-        case .counter(let key, let comparison): return comparison.holds(input.context.counters[key] ?? 0)
-        case .maxCount(let counter, let limit): return (input.context.counters[counter] ?? 0) < limit
+        case .counter(let key, let comparison): return comparison.holds(input.context.counter(forKey: key) ?? 0)
+        case .maxCount(let counter, let limit): return (input.context.counter(forKey: counter) ?? 0) < limit
         case .elapsedSince(_, let event, let duration):
-            guard let at = input.context.events[event] else { return true }
+            guard let at = input.context.event(forKey: event) else { return true }
             return input.now - at >= duration
         case .sinceLaunch(let duration):
             guard let launched = input.context.launchedAt else { return duration <= 0 }
             return input.now - launched >= duration
-        case .eventExists(let event): return input.context.events[event] != nil
+        case .eventExists(let event): return input.context.event(forKey: event) != nil
         case .eventDate(let event, let before, let after):
-            guard let at = input.context.events[event] else { return false }
+            guard let at = input.context.event(forKey: event) else { return false }
             if let before, !(at < before) { return false }
             if let after, !(at > after) { return false }
             return true
@@ -147,23 +147,23 @@ extension Spec {
             return from <= to ? (hour >= from && hour <= to) : (hour >= from || hour <= to)
         case .weekday(let days, let zone):
             return days.contains(TimeZones.local(input.now, in: zone ?? input.context.timeZone).isoWeekday)
-        case .segment(let name): return input.context.segments.contains(name)
-        case .segmentsAny(let names): return names.contains { input.context.segments.contains($0) }
-        case .segmentsAll(let names): return names.allSatisfy { input.context.segments.contains($0) }
+        case .segment(let name): return input.context.isMember(of: name)
+        case .segmentsAny(let names): return names.contains { input.context.isMember(of: $0) }
+        case .segmentsAll(let names): return names.allSatisfy { input.context.isMember(of: $0) }
         case .subscription(let status):
-            guard case .string(let actual)? = input.context.attributes["subscription_status"] else { return false }
+            guard case .string(let actual)? = input.context.attribute(forKey: "subscription_status") else { return false }
             return actual == status
-        case .attribute(let key, let test): return test.holds(input.context.attributes[key])
+        case .attribute(let key, let test): return test.holds(input.context.attribute(forKey: key))
         case .donations(let event, let comparison, let within):
             // The summaries are read where they lie (`withValue`): copied out, each retained its buffers.
             let now = input.now
             let count =
-                input.context.donations.withValue(forKey: event) { summary in
+                input.context.withDonations(of: event) { summary in
                     within.map { summary.count(within: $0, now: now) } ?? summary.count
                 } ?? 0
             return comparison.holds(count)
         case .donationRecency(let event, let first, let window, let inside):
-            let at = input.context.donations.withValue(forKey: event) { first ? $0.first?.at : $0.last?.at } ?? nil
+            let at = input.context.withDonations(of: event) { first ? $0.first?.at : $0.last?.at } ?? nil
             guard let at else { return !inside }
             // RuleKit's donatedWithin is `timeSinceLast <= s` and notDonatedFor `timeSinceLast >= s`: both hold at
             // exactly the window, so they are not each other's negation (docs/rules.md, "lastDonation").
@@ -171,7 +171,7 @@ extension Spec {
             return inside ? age <= window : age >= window
         case .donationVersion(let event, let first, let test):
             guard let right = test.operand.resolve(input) else { return false }
-            let mark = input.context.donations.withValue(forKey: event) { first ? $0.first : $0.last } ?? nil
+            let mark = input.context.withDonations(of: event) { first ? $0.first : $0.last } ?? nil
             // The request's own version text is the request's version, parsed once already: a user donating again
             // from the version it last donated from (the usual case) costs no parse per evaluation.
             if case .requestAppVersion = test.operand, let text = mark?.appVersion, let current = input.request.appVersion,
@@ -198,17 +198,17 @@ extension Spec {
         case .backoffCooldown(let cooldown): return cooldown.holds(input)
         case .dayNightCooldown(let cooldown): return cooldown.holds(input)
         case .launchAge(let test): return test.holds(input)
-        case .number(let key, let test): return test.holds(input.context.attributes[key])
+        case .number(let key, let test): return test.holds(input.context.attribute(forKey: key))
         case .comparison(let comparison): return comparison.holds(input)
         case .history(let test): return test.holds(input)
-        case .display(let flag, let test): return test.holds(input.context.display[flag], now: input.now)
+        case .display(let flag, let test): return test.holds(input.context.display(forKey: flag), now: input.now)
         }
     }
 
     /// The user id, or the named attribute as text (strings as they are, numbers in their lexical form).
     static func bucketingValue(_ attribute: String?, _ input: EvaluationInput) -> String? {
         guard let attribute else { return input.request.userID }
-        switch input.context.attributes[attribute] {
+        switch input.context.attribute(forKey: attribute) {
         case .string(let text)?: return text
         case .number(let number)?: return number.text
         default: return nil

@@ -55,7 +55,7 @@ extension Spec {
         case .not(let child), .ref(_, let child):
             return child.nextChange(input)
         case .elapsedSince(_, let event, let duration):
-            return future(context.events[event].map { $0 + duration })
+            return future(context.event(forKey: event).map { $0 + duration })
         case .sinceLaunch(let duration):
             return future(context.launchedAt.map { $0 + duration })
         case .dateRange(let from, let to):
@@ -94,7 +94,7 @@ extension Spec {
             return expiryChange(input)
         case .history(let test): return test.nextChange(input)
         case .display(let flag, let test):
-            return test.nextChange(context.display[flag], now: now)
+            return test.nextChange(context.display(forKey: flag), now: now)
         }
     }
 

@@ -27,7 +27,7 @@ extension Trigger {
 
     /// Throttled while the last fire plus the period, counted in the user's zone, is still ahead.
     public func isThrottled(_ context: UserContext, now: Instant) -> Bool {
-        guard let throttle, let last = context.triggerFires[key] else { return false }
+        guard let throttle, let last = context.triggerFire(forKey: key) else { return false }
         return now < TimeZones.add(throttle, to: last, in: context.timeZone)
     }
 }
