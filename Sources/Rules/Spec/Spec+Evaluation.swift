@@ -74,18 +74,34 @@ extension Spec {
     /// calendar, a rollout hashes the user). `power-user-badge` in the example rules asks for 5 active days out of
     /// 7 before a score most users do not have; answered by the score, the days were counted twice per donation.
     static func anyChild(_ children: [Spec], holds wanted: Bool, _ input: EvaluationInput) -> Bool {
-        var deferred = false
-        for child in children {
-            if child.isCostly {
-                deferred = true
-            } else if child.holds(input) == wanted {
+        children.withUnsafeBufferPointer { children in
+            guard let first = children.baseAddress else { return false }
+            // Each child is asked where it lies (`holdsInPlace`): taken out of the array, it was retained and
+            // released.
+            let child = UnsafeMutablePointer(mutating: first)
+            var deferred = false
+            for index in 0..<children.count {
+                if child[index].isCostlyInPlace() {
+                    deferred = true
+                } else if child[index].holdsInPlace(input) == wanted {
+                    return true
+                }
+            }
+            guard deferred else { return false }
+            for index in 0..<children.count where child[index].isCostlyInPlace() && child[index].holdsInPlace(input) == wanted {
                 return true
             }
+            return false
         }
-        guard deferred else { return false }
-        for child in children where child.isCostly && child.holds(input) == wanted { return true }
-        return false
     }
+
+    /// `holds`, asked of a node through its address. Mutating only to be handed the address, and writes nothing: a
+    /// rule set is read by every thread at once. Through a plain pointer the node was copied first, since the
+    /// compiler may not assume that memory unchanged across the call; an exclusive access it may.
+    mutating func holdsInPlace(_ input: EvaluationInput) -> Bool { holds(input) }
+
+    /// `isCostly`, asked the same way.
+    mutating func isCostlyInPlace() -> Bool { isCostly }
 
     /// Whether a test may cost more than a lookup and a comparison: asked after the others (`anyChild`). Cases
     /// matched without binding their payloads where they can be: a binding copies (retains) it.
