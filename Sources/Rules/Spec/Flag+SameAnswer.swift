@@ -28,7 +28,19 @@ extension Flag {
     }
 
     /// The index of the first case that holds; `cases.count` when none does (the fallback, or no answer).
-    private static func decidingCase(_ cases: [Case], _ input: EvaluationInput) -> Int {
-        cases.indices.first { cases[$0].when.holds(input) } ?? cases.count
+    /// Each case is asked where it lies (`Case.holdsInPlace`).
+    static func decidingCase(_ cases: [Case], _ input: EvaluationInput) -> Int {
+        cases.withUnsafeBufferPointer { buffer in
+            guard let first = buffer.baseAddress else { return 0 }
+            let cases = UnsafeMutablePointer(mutating: first)
+            for index in 0..<buffer.count where cases[index].holdsInPlace(input) { return index }
+            return buffer.count
+        }
     }
+}
+
+extension Flag.Case {
+    /// `when.holds`, asked of a case through its address: an exclusive access that writes nothing (a rule set is
+    /// read by every thread at once), where reading `when` out of the array retained and released it.
+    mutating func holdsInPlace(_ input: EvaluationInput) -> Bool { when.holds(input) }
 }

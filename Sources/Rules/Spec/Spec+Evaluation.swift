@@ -36,7 +36,8 @@ extension Flag {
                     key: key, value: decided?.value, variant: decided?.variant, reason: .disabled,
                     matched: false)
             }
-            for index in cases.indices where cases[index].when.holds(input) {
+            let index = Self.decidingCase(cases, input)
+            if index < cases.count {
                 let decided = resolve(cases[index].outcome, input)
                 return Evaluation(
                     key: key, value: decided.value, variant: decided.variant,
@@ -129,12 +130,18 @@ extension Spec {
         case .none(let children): return !Self.anyChild(children, holds: true, input)
         case .not(let child): return !child.holds(input)
         case .atLeast(let count, let children):
-            var held = 0
-            for child in children where child.holds(input) {
-                held += 1
-                if held >= count { return true }
+            return children.withUnsafeBufferPointer { buffer in
+                // Asked where they lie, as `anyChild` asks.
+                var held = 0
+                if let first = buffer.baseAddress {
+                    let child = UnsafeMutablePointer(mutating: first)
+                    for index in 0..<buffer.count where child[index].holdsInPlace(input) {
+                        held += 1
+                        if held >= count { return true }
+                    }
+                }
+                return held >= count
             }
-            return held >= count
         case .ref(_, let spec): return spec.holds(input)
         case .always(let constant): return constant
         case .flag(let key, let equals, let ifMissing):
