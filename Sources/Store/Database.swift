@@ -57,7 +57,9 @@ public final class Database: Sendable {
     /// `lastSeq`: the newest verified snapshot, the base compaction keeps as the way back when the next snapshot
     /// is verified (0 with no snapshot yet: the log from its first record is the way back).
     private let snapshotState = Mutex(SnapshotState())
-    private let failureHandlers = Mutex<(snapshot: (@Sendable (IOError) -> Void)?, storage: (@Sendable (StorageFailure) -> Void)?)>((nil, nil))
+    private let failureHandlers = Mutex<
+        (snapshot: (@Sendable (SnapshotFailure) -> Void)?, storage: (@Sendable (StorageFailure) -> Void)?)
+    >((nil, nil))
     private let snapshotQueue = DispatchQueue(label: "specd.snapshot")
     /// One per shard: acknowledgements released in the order the shard applied the writes.
     private let completions: [OrderedCompletions]
@@ -300,14 +302,15 @@ public final class Database: Sendable {
 
     /// Counts the failure, sets when the next automatic attempt may run, and tells whoever asked to hear of it.
     private func snapshotFailed(_ error: IOError, at seq: UInt64) {
-        snapshotState.withLock { state in
+        let failures = snapshotState.withLock { state in
             state.failures += 1
             state.lastError = error
             let first = options.snapshotRetryBackoff
             let backoff = state.retry.map { min($0.backoff * 2, options.snapshotRetryBackoffLimit) } ?? first
             state.retry = (afterSeq: seq + UInt64(options.snapshotEvery), at: .now + backoff, backoff: backoff)
+            return state.failures
         }
-        failureHandlers.withLock { $0.snapshot }?(error)
+        failureHandlers.withLock { $0.snapshot }?(SnapshotFailure(error, failuresSinceStart: failures))
     }
 
     public var lastSnapshotSeq: UInt64 { snapshotState.withLock { $0.lastSeq } }
@@ -318,7 +321,10 @@ public final class Database: Sendable {
     public var lastSnapshotError: IOError? { snapshotState.withLock { $0.lastError } }
 
     /// Called (on the snapshot's thread) each time a snapshot fails. The store has no logger: the daemon logs it.
-    public var onSnapshotFailure: (@Sendable (IOError) -> Void)? {
+    /// The report carries the failure count, so the handler need not reach back to the database: a weak reference
+    /// to it gave the database the runtime's side table, through which every retain and release of it then went
+    /// (one of each a flag read).
+    public var onSnapshotFailure: (@Sendable (SnapshotFailure) -> Void)? {
         get { failureHandlers.withLock { $0.snapshot } }
         set { failureHandlers.withLock { $0.snapshot = newValue } }
     }

@@ -181,12 +181,13 @@ public final class Daemon: Sendable {
     /// The store has no logger: its failures come here. A snapshot failure does not stop writes, so it is an error
     /// to act on (free the disk) rather than a reason to stop; a log failure stops writes until a restart.
     private static func reportStorageFailures(of database: Database, to logger: Logger) {
-        database.onSnapshotFailure = { [weak database] error in
+        database.onSnapshotFailure = { failure in
+            let error = failure.underlying
             logger.error(
                 "snapshot failed: writes go on, the next attempt is backed off",
                 [
                     "call": .string(error.call), "path": .string(error.path), "errno": .int(Int(error.code)),
-                    "error": .string(error.description), "failures": .int(database?.snapshotFailures ?? 0)
+                    "error": .string(error.description), "failures": .int(failure.failuresSinceStart)
                 ])
         }
         database.onStorageFailure = { failure in

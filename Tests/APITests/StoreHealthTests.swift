@@ -67,6 +67,7 @@ import Testing
         #expect(failure?.contains(#""level":"error""#) == true)
         #expect(failure?.contains(#""errno":\#(EISDIR)"#) == true)
         #expect(failure?.contains(directory) == true)
+        #expect(failure?.contains(#""failures":1"#) == true)
         daemon.closeDatabase()
         #expect(!sink.lines.contains { $0.contains("data flushed") })
         #expect(sink.lines.contains { $0.contains("final snapshot failed") && $0.contains(#""errno":\#(EISDIR)"#) })

@@ -37,17 +37,18 @@ import Glibc
         let directory = temporaryDirectory()
         let disk = DiskFull()
         let database = try Self.open(directory, Self.fullForSnapshots(disk), backoff: .zero)
-        let reported = Mutex<[IOError]>([])
-        database.onSnapshotFailure = { error in reported.withLock { $0.append(error) } }
+        let reported = Mutex<[SnapshotFailure]>([])
+        database.onSnapshotFailure = { failure in reported.withLock { $0.append(failure) } }
         for index in 1...60 {
             _ = try database.writeAndWait(mutation("u\(index % 7)", .setAttribute(key: "k", value: .int(index))))
             database.waitForSnapshot()
         }
         // Attempts at seq 10, 20, ..., 60: one rotation each at most.
         #expect(database.snapshotFailures == 6)
-        #expect(reported.withLock { $0.count } == 6)
-        #expect(reported.withLock { $0.first?.code } == ENOSPC)
-        #expect(reported.withLock { $0.first?.path.contains(directory) } == true)
+        // Each report counts itself: the handler reads the count from the report, not from the database.
+        #expect(reported.withLock { $0.map(\.failuresSinceStart) } == [1, 2, 3, 4, 5, 6])
+        #expect(reported.withLock { $0.first?.underlying.code } == ENOSPC)
+        #expect(reported.withLock { $0.first?.underlying.path.contains(directory) } == true)
         #expect(database.lastSnapshotError?.code == ENOSPC)
         #expect(Self.segments(in: directory) <= 7)
         #expect(database.lastSnapshotSeq == 0)
