@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CLinux.h"
+#include <unistd.h>
 
 #ifdef __linux__
 #include <sys/resource.h>
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 int specd_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -24,7 +26,9 @@ int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest) {
 int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms) {
     struct epoll_event ready[512];
     if (max > 512) max = 512;
-    int count = epoll_wait(epfd, ready, max, timeout_ms);
+    /* epoll_pwait with no signal mask is epoll_wait (the only form some architectures have), made through
+       syscall(2) for the reason specd_read is (CLinux.h). */
+    int count = (int)syscall(SYS_epoll_pwait, epfd, ready, max, timeout_ms, NULL, (size_t)8);
     for (int i = 0; i < count; i++) {
         uint32_t bits = 0;
         if (ready[i].events & (EPOLLIN | EPOLLRDHUP)) bits |= SPECD_EV_READ;
@@ -38,6 +42,12 @@ int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_
 }
 
 int specd_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+ssize_t specd_read(int fd, void *buffer, size_t count) { return (ssize_t)syscall(SYS_read, fd, buffer, count); }
+
+ssize_t specd_send(int fd, const void *buffer, size_t count, int flags) {
+    return (ssize_t)syscall(SYS_sendto, fd, buffer, count, flags, NULL, (socklen_t)0);
+}
 
 int specd_accept4(int fd, struct sockaddr *address, socklen_t *length) {
     return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -89,6 +99,8 @@ int specd_epoll_create(void) { return -1; }
 int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest) { return -1; }
 int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms) { return -1; }
 int specd_eventfd(void) { return -1; }
+ssize_t specd_read(int fd, void *buffer, size_t count) { return read(fd, buffer, count); }
+ssize_t specd_send(int fd, const void *buffer, size_t count, int flags) { return send(fd, buffer, count, flags); }
 int specd_accept4(int fd, struct sockaddr *address, socklen_t *length) { return -1; }
 int specd_affinity_cpu_count(void) { return -1; }
 int specd_cpu_allowed(int cpu) { return 0; }

@@ -1,3 +1,4 @@
+import CLinux
 import HTTP
 
 #if canImport(Glibc)
@@ -87,7 +88,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         guard !isClosed, !readPaused else { return }
         defer { refreshDeadline() }
         let received = readBuffer.withBuffer { buffer -> Int in
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            // Not glibc's `read`: no cancellation point (CLinux.h).
+            let count = specd_read(fd, buffer.baseAddress, buffer.count)
             if count > 0, !machine.isLingering {
                 parser.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]))
             }

@@ -94,11 +94,12 @@ enum Socket {
 
     /// Sends `bytes` from `offset` on a non-blocking socket until all are sent, the socket is full, or it fails
     /// (`EINTR` retried). Returns how far it got and whether the socket failed.
+    /// Through `specd_send`: no cancellation point (CLinux.h).
     static func send(_ fd: Int32, _ bytes: [UInt8], from offset: Int) -> (offset: Int, failed: Bool) {
         var offset = offset
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                specd_send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             }
             if written > 0 {
                 offset += written

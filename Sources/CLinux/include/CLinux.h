@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 /* Linux-only calls that Swift's Glibc module does not expose (epoll, eventfd, accept4), wrapped so Swift never
    touches the packed epoll_event union. */
@@ -20,6 +21,11 @@ int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest);
 /* Fills fds[i] and events[i] (SPECD_EV_* bits) for up to max ready descriptors. */
 int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms);
 int specd_eventfd(void);
+/* read(2) and send(2) made straight through syscall(2), which is no cancellation point: glibc's wrappers turn the
+   thread's asynchronous cancellation on and off around every call (two atomic read-modify-writes, some 90
+   instructions a request on the event loop), and specd never cancels a thread. Same results and errno. */
+ssize_t specd_read(int fd, void *buffer, size_t count);
+ssize_t specd_send(int fd, const void *buffer, size_t count, int flags);
 int specd_accept4(int fd, struct sockaddr *address, socklen_t *length);
 /* CPUs this process may run on (sched_getaffinity), or -1 when it cannot be read. */
 int specd_affinity_cpu_count(void);
