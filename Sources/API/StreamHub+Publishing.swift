@@ -32,7 +32,7 @@ extension StreamHub {
             let direct = subscribers.count <= Self.directFanOut
             let flagKey = ByteKey(key)
             for subscriber in subscribers {
-                guard wants(subscriber, type: "flag", user: user, flag: key, appVersion: appVersion) else { continue }
+                guard wants(subscriber, type: "flag", user: user, flag: flagKey, appVersion: appVersion) else { continue }
                 // One lookup: the value is written either way, and when it was no news it was already there.
                 let seen = subscriber.lastSeen.updateValue(value, forKey: flagKey)
                 if subscriber.user != nil, !DomainEvent.isNews(value, lastSeen: seen) { continue }

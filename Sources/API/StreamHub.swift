@@ -256,14 +256,15 @@ public final class StreamHub: Sendable {
     }
 
     func wants(_ subscriber: Subscriber, _ event: Retained) -> Bool {
-        wants(subscriber, type: event.type, user: event.user, flag: event.flag, appVersion: event.appVersion)
+        wants(subscriber, type: event.type, user: event.user, flag: event.flag.map { ByteKey($0) }, appVersion: event.appVersion)
     }
 
-    func wants(_ subscriber: Subscriber, type: String, user eventUser: String?, flag: String?, appVersion: String?) -> Bool {
+    /// `flag`: the event's flag as a key, made once by the caller for all the streams an event goes to.
+    func wants(_ subscriber: Subscriber, type: String, user eventUser: String?, flag: ByteKey?, appVersion: String?) -> Bool {
         if type == "context", !subscriber.includeContext { return false }
         if let user = subscriber.user, let eventUser, !eventUser.bytesEqual(user) { return false }
         if let types = subscriber.types, !types.contains(type) { return false }
-        if let flags = subscriber.flags, let flag, !flags.contains(ByteKey(flag)) { return false }
+        if let flag, !subscriber.takesFlag(flag) { return false }
         if type == "flag", appVersion != subscriber.appVersion { return false }
         if subscriber.user != nil, eventUser == nil, type != "rules" { return false }
         return true
