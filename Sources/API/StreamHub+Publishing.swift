@@ -34,7 +34,7 @@ extension StreamHub {
             for subscriber in subscribers {
                 guard wants(subscriber, type: "flag", user: user, flag: flagKey, appVersion: appVersion) else { continue }
                 // One lookup: the value is written either way, and when it was no news it was already there.
-                let seen = subscriber.lastSeen.updateValue(value, forKey: flagKey)
+                let seen = subscriber.updateLastSeen(value, forKey: flagKey)
                 if subscriber.user != nil, !DomainEvent.isNews(value, lastSeen: seen) { continue }
                 if subscriber.refetchOnly {
                     if refetch == nil { refetch = EventFrame(refetchBytes(id)) }

@@ -42,6 +42,21 @@ extension StreamHub {
             self.lastSeen = lastSeen
         }
 
+        /// `lastSeen.updateValue(value, forKey: key)`: the value seen before, now `value`. When `key` is the map's
+        /// only key (a one-flag filter's stream never holds another) it is changed through its index, where the
+        /// dictionary hashed the key for every stream of every delivery.
+        func updateLastSeen(_ value: JSONValue, forKey key: ByteKey) -> JSONValue? {
+            if lastSeen.count == 1 {
+                let index = lastSeen.startIndex
+                if lastSeen.keys[index] == key {
+                    let seen = lastSeen.values[index]
+                    lastSeen.values[index] = value
+                    return seen
+                }
+            }
+            return lastSeen.updateValue(value, forKey: key)
+        }
+
         /// Whether the stream's flag filter lets events of flag `key` through (no filter lets every flag through).
         func takesFlag(_ key: ByteKey) -> Bool {
             if let onlyFlag { return onlyFlag == key }

@@ -53,3 +53,30 @@ import Testing
         #expect(Self.heard(filter: nil) == Self.keys)
     }
 }
+
+/// `Subscriber.updateLastSeen` answers as `Dictionary.updateValue` does, whatever the map holds (its one-key path
+/// changes the value through the key's index).
+@Suite struct SubscriberLastSeenTests {
+    static func subscriber(_ lastSeen: [ByteKey: JSONValue]) -> StreamHub.Subscriber {
+        StreamHub.Subscriber(
+            stream: EventStream(write: { _, _ in }, finish: {}), user: "u1", flags: nil, types: nil, includeContext: false,
+            refetchOnly: false, appVersion: nil, lastSeen: lastSeen)
+    }
+
+    @Test(
+        arguments: [
+            [:], ["promo": .bool(true)], ["caf\u{E9}": .int(1)], ["promo": .int(1), "other": .null],
+            ["a": .int(1), "b": .int(2), "promo": .string("x"), "cafe\u{301}": .bool(false)]
+        ] as [[ByteKey: JSONValue]])
+    func updateLastSeen_answersAsUpdateValue(start: [ByteKey: JSONValue]) {
+        for key in ["promo", "caf\u{E9}", "cafe\u{301}", "other"] as [ByteKey] {
+            for value in [JSONValue.int(7), .bool(true), .null] {
+                let subscriber = Self.subscriber(start)
+                var expected = start
+                let expectedSeen = expected.updateValue(value, forKey: key)
+                #expect(subscriber.updateLastSeen(value, forKey: key) == expectedSeen)
+                #expect(subscriber.lastSeen == expected)
+            }
+        }
+    }
+}
