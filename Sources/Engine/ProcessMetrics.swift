@@ -44,15 +44,25 @@ public enum ProcessMetrics {
     /// The fields of `/proc/self/stat` from the state on (index i is field i + 3 of proc(5): utime 11, stime 12, starttime 19, rss 21): the command name, which
     /// may hold spaces and parentheses, ends at the last `)`.
     static func statFields() -> [Substring]? {
-        guard let text = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { return nil }
+        guard let text = wholeFile("/proc/self/stat"), let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
         return fields.count > 21 ? fields : nil
     }
 
     /// The boot time (`btime` of `/proc/stat`), unix seconds.
-    static func bootTime() -> Double? {
-        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8) else { return nil }
+    static func bootTime(from path: String = "/proc/stat") -> Double? {
+        guard let text = wholeFile(path) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("btime ") { return Double(line.dropFirst(6)) }
         return nil
+    }
+
+    /// A file read to its end. `/proc` files report no size, and `String(contentsOfFile:)` read one page of such a
+    /// file: `/proc/stat` runs past it on a host with many CPUs or interrupts (`btime` comes after a line per CPU
+    /// and one counting every interrupt), and `process_start_time_seconds` went missing there.
+    static func wholeFile(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd() else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 }
