@@ -18,6 +18,7 @@ int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest) {
     struct epoll_event event = {0};
     if (interest & SPECD_EV_READ) event.events |= EPOLLIN | EPOLLRDHUP;
     if (interest & SPECD_EV_WRITE) event.events |= EPOLLOUT;
+    if (interest & SPECD_EV_EDGE) event.events |= EPOLLET;
     event.data.fd = fd;
     int code = op == 0 ? EPOLL_CTL_ADD : op == 1 ? EPOLL_CTL_MOD : EPOLL_CTL_DEL;
     return epoll_ctl(epfd, code, fd, &event);
@@ -33,6 +34,7 @@ int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_
         uint32_t bits = 0;
         if (ready[i].events & (EPOLLIN | EPOLLRDHUP)) bits |= SPECD_EV_READ;
         if (ready[i].events & EPOLLOUT) bits |= SPECD_EV_WRITE;
+        if (ready[i].events & EPOLLRDHUP) bits |= SPECD_EV_PEER_SHUTDOWN;
         if (ready[i].events & EPOLLHUP) bits |= SPECD_EV_HANGUP;
         if (ready[i].events & EPOLLERR) bits |= SPECD_EV_ERROR;
         fds[i] = ready[i].data.fd;

@@ -49,6 +49,9 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
         source.resume()
     }
 
+    /// A read source fires again while bytes remain: nothing to do.
+    func readAgain(_ channel: Channel) {}
+
     func setInterest(_ channel: Channel, read: Bool, write: Bool) {
         guard var watch = watches[channel.fd] else { return }
         if read, watch.readSuspended {

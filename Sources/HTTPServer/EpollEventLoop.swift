@@ -5,8 +5,13 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// One thread blocked in `epoll_wait`, level-triggered, owning its channels outright. Other threads hand it work
-/// through a locked task list and an `eventfd` wake-up.
+/// One thread blocked in `epoll_wait`, owning its channels outright. Other threads hand it work through a locked
+/// task list and an `eventfd` wake-up.
+///
+/// Connections are watched edge-triggered (`Channel.edgeTriggered`), listening sockets and the wake-up
+/// level-triggered. Level-triggered, every descriptor a wait reports goes back on the ready list, and the next wait
+/// polls its socket again only to find it drained: that poll (`tcp_poll` under `ep_item_poll`) was some 4 % of
+/// the daemon's CPU at full load on flag reads (perf).
 ///
 /// Deadlines live in a flat table by descriptor, which channels keep current: every `tickInterval` the loop scans
 /// the table (a few microseconds for ten thousand entries) and ticks only the channels whose deadline passed, so
@@ -19,6 +24,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var channels: [Channel?] = []
     /// Milliseconds since `epoch` at which each descriptor's channel wants a tick; `Int64.max` for none.
     @exclusivity(unchecked) private var deadlines: [Int64] = []
+    /// By descriptor: the interest last given to `epoll_ctl` (`SPECD_EV_*` bits), which `readAgain` gives again.
+    @exclusivity(unchecked) private var interests: [UInt32] = []
     private let epoch = MonotonicInstant.now
     /// The reading `now` returns, in nanoseconds: stored by the loop thread, and atomic only so that a read from
     /// another thread is no data race (a relaxed load is a plain load on x86-64 and ARM64).
@@ -84,6 +91,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             let growth = max(index + 1 - channels.count, channels.count)
             channels += Array(repeating: nil, count: growth)
             deadlines += Array(repeating: .max, count: growth)
+            interests += Array(repeating: 0, count: growth)
             sendQueued += Array(repeating: false, count: growth)
         }
         channels[index] = channel
@@ -91,12 +99,28 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         deadlines[index] = 0
         // A channel replaced without `close` may have left its flag: the newcomer queues itself.
         sendQueued[index] = false
-        specd_epoll_ctl(epollFD, 0, channel.fd, UInt32(SPECD_EV_READ))
+        let interest = UInt32(SPECD_EV_READ) | Self.triggering(channel)
+        interests[index] = interest
+        specd_epoll_ctl(epollFD, 0, channel.fd, interest)
     }
 
     func setInterest(_ channel: Channel, read: Bool, write: Bool) {
-        let interest = (read ? UInt32(SPECD_EV_READ) : 0) | (write ? UInt32(SPECD_EV_WRITE) : 0)
+        let interest = (read ? UInt32(SPECD_EV_READ) : 0) | (write ? UInt32(SPECD_EV_WRITE) : 0) | Self.triggering(channel)
+        let index = Int(channel.fd)
+        if index < channels.count, channels[index] === channel { interests[index] = interest }
         specd_epoll_ctl(epollFD, 1, channel.fd, interest)
+    }
+
+    /// The same interest given again: `epoll_ctl`'s modify polls the socket and, if it is readable, reports it at
+    /// the next wait, as level triggering would have.
+    func readAgain(_ channel: Channel) {
+        let index = Int(channel.fd)
+        guard index < channels.count, channels[index] === channel, interests[index] & UInt32(SPECD_EV_READ) != 0 else { return }
+        specd_epoll_ctl(epollFD, 1, channel.fd, interests[index])
+    }
+
+    private static func triggering(_ channel: Channel) -> UInt32 {
+        channel.edgeTriggered ? UInt32(SPECD_EV_EDGE) : 0
     }
 
     func close(_ channel: Channel) {
@@ -180,6 +204,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         let writeBits = UInt32(SPECD_EV_WRITE)
         // `EPOLLHUP` and `EPOLLERR` (both directions down, or a reset) are reported whatever the interest.
         let hangUpBits = UInt32(SPECD_EV_HANGUP | SPECD_EV_ERROR)
+        let peerShutDownBits = UInt32(SPECD_EV_PEER_SHUTDOWN)
         var nextScan = MonotonicInstant.now + tickInterval
         let timeoutMilliseconds = Int32(clamping: max(1, tickInterval.millisecondsForTimers))
         // Whether the last round took as many descriptors as a wait may give: others may still be ready.
@@ -215,7 +240,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                         continue
                     }
                     if flags & writeBits != 0, let channel = channel(fd) { channel.writable() }
-                    if flags & readBits != 0, let channel = channel(fd) { channel.readable() }
+                    if flags & readBits != 0, let channel = channel(fd) { channel.readable(peerShutDown: flags & peerShutDownBits != 0) }
                 }
                 // A hook about to commit the round (one log write; under `always`, one fsync) first takes what
                 // became ready meanwhile, without waiting: more requests share the commit. Measured pinned under
@@ -357,12 +382,12 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// The most ready descriptors a round takes before it ends and sends its replies. Replies wait for the round's
     /// end (`sendAtRoundEnd`), so the first connection read in a round waits for every other one; with no bound, a
     /// round held every connection of a busy client, which then got all its replies in one burst and sent its next
-    /// requests in one burst, each side idle while the other worked. Level-triggered, the descriptors left over
-    /// are reported by the next wait, ahead of those that became ready again. A round gathering for its own commit
-    /// (one CPU, above) still takes all that is ready, so its fsync's batch is as large as before. Measured pinned,
-    /// 32 connections reading, alternated runs in both start orders (p99 on this host moves by up to ×2 between
-    /// runs, so only the direction is firm): wrk's p99 was lower than with no bound in every comparison (by 5 to
-    /// 14 %), and than with 32, at the same rate; 8 measured no better.
+    /// requests in one burst, each side idle while the other worked. The descriptors left over stay on the ready
+    /// list (level- or edge-triggered alike) and are reported by the next wait, ahead of those that became ready
+    /// again. A round gathering for its own commit (one CPU, above) still takes all that is ready, so its fsync's
+    /// batch is as large as before. Measured pinned, 32 connections reading, alternated runs in both start orders
+    /// (p99 on this host moves by up to ×2 between runs, so only the direction is firm): wrk's p99 was lower than
+    /// with no bound in every comparison (by 5 to 14 %), and than with 32, at the same rate; 8 measured no better.
     static let roundLimit = 16
 }
 #endif

@@ -6,6 +6,10 @@ protocol EventLoop: AnyObject, Sendable {
     /// Starts watching the channel's descriptor for readability.
     func add(_ channel: Channel)
     func setInterest(_ channel: Channel, read: Bool, write: Bool)
+    /// An edge-triggered channel stopped reading with bytes, or an end of file, that may still wait in its socket
+    /// (its read filled the buffer, or came with the peer's shutdown): the loop looks at the socket again and
+    /// reports it readable if it is. A loop that reports readiness level-triggered does nothing.
+    func readAgain(_ channel: Channel)
     /// Stops watching and closes the descriptor.
     func close(_ channel: Channel)
     /// Runs `task` on the loop's thread (inline when already there is the caller's business: see `inEventLoop`).

@@ -83,24 +83,42 @@ final class HTTPConnection: Channel, @unchecked Sendable {
 
     // MARK: - Channel
 
-    func readable() {
+    /// Watched edge-triggered on the epoll loop: see `readable(peerShutDown:)`.
+    var edgeTriggered: Bool { true }
+
+    func readable() { readable(peerShutDown: false) }
+
+    /// One read per readiness event, so a client that keeps its socket full cannot hold the loop. Edge-triggered,
+    /// no event comes again for bytes already there, so the loop is asked to look again (`readAgain`) when some may
+    /// be left: the read filled the buffer, or the peer's shutdown came with bytes (its end of file is read next,
+    /// or its connection would wait for the idle timeout). A shorter read took everything the socket held, and
+    /// bytes that arrive later bring an event of their own (nginx reads the same way). A paused connection is
+    /// looked at again when it resumes: `setInterest`'s `epoll_ctl` polls the socket.
+    func readable(peerShutDown: Bool) {
         // A readiness event from the same round as the pause: the bytes wait in the kernel until we resume.
         guard !isClosed, !readPaused else { return }
         defer { refreshDeadline() }
+        var filled = false
         let received = readBuffer.withBuffer { buffer -> Int in
             // Not glibc's `read`: no cancellation point (CLinux.h).
             let count = specd_read(fd, buffer.baseAddress, buffer.count)
+            filled = count == buffer.count
             if count > 0, !machine.isLingering {
                 parser.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]))
             }
             return count
         }
         if received > 0 {
-            guard !machine.isLingering else { return }
-            machine.bytesReceived(now: loop.now)
-            processInput()
-        } else if received < 0, errno == EAGAIN || errno == EINTR {
+            if !machine.isLingering {
+                machine.bytesReceived(now: loop.now)
+                processInput()
+            }
+            if filled || peerShutDown, !isClosed, !readPaused { loop.readAgain(self) }
+        } else if received < 0, errno == EAGAIN {
             return
+        } else if received < 0, errno == EINTR {
+            // Interrupted before it read anything: the bytes are still there, and no new edge says so.
+            loop.readAgain(self)
         } else if received < 0 {
             close()
         } else {
@@ -136,7 +154,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         } else if revents & Int32(POLLHUP) != 0, readPaused {
             close()
         } else {
-            readable()
+            // Both directions down: an end of file waits behind whatever bytes are left.
+            readable(peerShutDown: true)
         }
     }
 

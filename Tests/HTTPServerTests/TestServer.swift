@@ -6,7 +6,8 @@ import Synchronization
 @testable import HTTPServer
 
 /// A responder that records what reached it and answers by path: `/slow` after a delay on another thread,
-/// `/echo` with the request body, anything else with `{"ok":true}`.
+/// `/hold` after holding the thread that asked (the connection's loop) as long, `/echo` with the request body,
+/// anything else with `{"ok":true}`.
 final class RecordingResponder: Responder {
     let handled = Mutex<[String]>([])
     let delay: Duration
@@ -27,6 +28,10 @@ final class RecordingResponder: Responder {
                 Thread.sleep(forTimeInterval: Double(delay.millisecondsForTimers) / 1000)
                 sink.send(.json(.ok, #"{"slow":true}"#))
             }
+        case "/hold":
+            // The loop reads nothing meanwhile: what the client sends waits in the socket.
+            Thread.sleep(forTimeInterval: Double(delay.millisecondsForTimers) / 1000)
+            sink.send(.json(.ok, #"{"held":true}"#))
         case "/big":
             // Large enough to overflow the socket buffers, so the server must queue and resume on writability.
             let body = TestServer.bigBody

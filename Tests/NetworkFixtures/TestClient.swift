@@ -63,6 +63,13 @@ public final class TestClient {
         fd = -1
     }
 
+    /// Bytes sent that the server's kernel has not acknowledged yet (`TIOCOUTQ`): 0 once everything sent waits in
+    /// the server's socket; -1 when it cannot be read.
+    public var unacknowledgedBytes: Int {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(TIOCOUTQ), &count) == 0 ? Int(count) : -1
+    }
+
     public func setTimeout(_ seconds: Double) {
         var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))

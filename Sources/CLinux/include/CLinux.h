@@ -13,10 +13,16 @@ enum {
     SPECD_EV_WRITE = 2,
     SPECD_EV_HANGUP = 4,
     SPECD_EV_ERROR = 8,
+    /* Interest: report readiness edge-triggered (EPOLLET), once each time it arises, not on every wait while it
+       holds. */
+    SPECD_EV_EDGE = 16,
+    /* Event: the peer shut its side down (EPOLLRDHUP); reported with SPECD_EV_READ. */
+    SPECD_EV_PEER_SHUTDOWN = 32,
 };
 
 int specd_epoll_create(void);
-/* op: 0 add, 1 modify, 2 delete. interest: SPECD_EV_READ | SPECD_EV_WRITE. */
+/* op: 0 add, 1 modify, 2 delete. interest: SPECD_EV_READ | SPECD_EV_WRITE | SPECD_EV_EDGE. A modify looks at the
+   descriptor again and reports it if the new interest holds now, edge-triggered or not. */
 int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest);
 /* Fills fds[i] and events[i] (SPECD_EV_* bits) for up to max ready descriptors. */
 int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms);
