@@ -78,10 +78,38 @@ extension HTTPConnection {
             endStream(.slowConsumer)
             return
         }
-        output += bytes
-        flush()
+        if output.count == outputOffset {
+            sendUnbuffered(bytes)
+        } else {
+            output += bytes
+            flush()
+        }
         // Bytes left waiting start the stall clock, which may run out before the next heartbeat was due.
         if output.count > outputOffset { refreshDeadline() }
+    }
+
+    /// Nothing waits in the buffer: sent from the frame's own bytes, which every stream taking the event shares,
+    /// and only what the socket does not take is copied into the buffer. Copied first, a fan-out wrote into ten
+    /// thousand buffers an event and emptied each again.
+    private func sendUnbuffered(_ bytes: [UInt8]) {
+        let (sent, failed) =
+            gateOpen
+            ? gate.withSocket { () -> (result: (offset: Int, failed: Bool), pending: Bool) in
+                let outcome = Socket.send(fd, bytes, from: 0)
+                // Set under the lock before it opens: a publisher on another thread then hands its event over.
+                return (outcome, outcome.offset < bytes.count)
+            } : Socket.send(fd, bytes, from: 0)
+        if failed {
+            close()
+            return
+        }
+        if sent > 0 { machine.outputProgressed(now: loop.now) }
+        guard sent < bytes.count else { return }
+        output += bytes[sent...]
+        if !wantsWrite {
+            wantsWrite = true
+            updateInterest()
+        }
     }
 
     func endStream(_ reason: EventStream.CloseReason) {

@@ -196,6 +196,33 @@ import Glibc
         _ = stalled
     }
 
+    /// Events written on the stream's own loop go out from the event's shared bytes while nothing waits; once the
+    /// socket is full, what it did not take waits in the stream's buffer and later events behind it. The client
+    /// must see every event once, whole, in order.
+    @Test func eventsWrittenOnTheLoop_throughAFullSocket_arriveWholeAndInOrder() throws {
+        let big = String(repeating: "x", count: 2000)
+        let rules = #"{"flags": {"big": {"cases": [{"when": {"segment": "vip"}, "value": "a\#(big)"}], "fallback": "b\#(big)"}}}"#
+        let api = try APIHarness(rulesText: rules)
+        defer { api.stop() }
+        let client = try api.stream("/v1/users/u1/stream?flags=big", receiveBuffer: 4096)
+        // Some 4 KiB an event (the value and the previous one): 600 KiB, far more than the sockets hold, well
+        // inside the stream's 1 MiB buffer.
+        let count = 150
+        for index in 0..<count {
+            let op = index % 2 == 0 ? "addSegment" : "removeSegment"
+            _ = try api.call("PATCH", "/v1/users/u1/context", json: #"{"ops": [{"op": "\#(op)", "segment": "vip"}]}"#)
+        }
+        // The socket is full and the rest waits in the stream's buffer.
+        #expect(api.server.bufferedBytes().pendingOutput > 0)
+        let events = try client.readEvents(count)
+        for (index, event) in events.enumerated() {
+            let value = index % 2 == 0 ? "a\(big)" : "b\(big)"
+            #expect(event.contains(#""key":"big","value":"\#(value)""#), "event \(index) is not whole")
+            #expect(event.hasPrefix("id: \(index + 1)\n"), "event \(index): \(event.prefix(20))")
+        }
+        #expect(api.hub.droppedSlowStreams == 0)
+    }
+
     /// A publisher on another thread writes straight to the socket until the kernel buffer fills, then hands the
     /// rest to the loop; later events wait behind it. The client must see every event once, whole, in order.
     @Test func directWrites_fromAnotherThread_keepOrderThroughAFullSocket() throws {
