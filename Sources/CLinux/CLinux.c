@@ -16,7 +16,7 @@ int specd_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
 int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest) {
     struct epoll_event event = {0};
-    if (interest & SPECD_EV_READ) event.events |= EPOLLIN | EPOLLRDHUP;
+    if (interest & SPECD_EV_READ) event.events |= EPOLLIN | EPOLLRDHUP | EPOLLPRI;
     if (interest & SPECD_EV_WRITE) event.events |= EPOLLOUT;
     if (interest & SPECD_EV_EDGE) event.events |= EPOLLET;
     event.data.fd = fd;
@@ -32,9 +32,10 @@ int specd_epoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_
     int count = (int)syscall(SYS_epoll_pwait, epfd, ready, max, timeout_ms, NULL, (size_t)8);
     for (int i = 0; i < count; i++) {
         uint32_t bits = 0;
-        if (ready[i].events & (EPOLLIN | EPOLLRDHUP)) bits |= SPECD_EV_READ;
+        if (ready[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLPRI)) bits |= SPECD_EV_READ;
         if (ready[i].events & EPOLLOUT) bits |= SPECD_EV_WRITE;
         if (ready[i].events & EPOLLRDHUP) bits |= SPECD_EV_PEER_SHUTDOWN;
+        if (ready[i].events & EPOLLPRI) bits |= SPECD_EV_URGENT;
         if (ready[i].events & EPOLLHUP) bits |= SPECD_EV_HANGUP;
         if (ready[i].events & EPOLLERR) bits |= SPECD_EV_ERROR;
         fds[i] = ready[i].data.fd;

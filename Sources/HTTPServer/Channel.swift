@@ -11,8 +11,9 @@ protocol Channel: AnyObject {
     var edgeTriggered: Bool { get }
     func readable()
     /// The same, with what the loop saw: `peerShutDown` when the peer has shut its side down (`EPOLLRDHUP`), whose
-    /// end of file an edge-triggered channel must still read after the bytes before it.
-    func readable(peerShutDown: Bool)
+    /// end of file an edge-triggered channel must still read after the bytes before it; `urgent` when out-of-band
+    /// data waits (`EPOLLPRI`), at whose mark a read returns short with bytes still behind it.
+    func readable(peerShutDown: Bool, urgent: Bool)
     func writable()
     /// The descriptor reported a hang-up or an error, whatever the interest. Level-triggered, a channel that
     /// neither reads nor closes here has the loop woken for it on every wait; edge-triggered, only once.
@@ -26,7 +27,7 @@ protocol Channel: AnyObject {
 
 extension Channel {
     var edgeTriggered: Bool { false }
-    func readable(peerShutDown: Bool) { readable() }
+    func readable(peerShutDown: Bool, urgent: Bool) { readable() }
     func sendQueuedOutput() {}
     func hungUp() { readable() }
 }

@@ -205,6 +205,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         // `EPOLLHUP` and `EPOLLERR` (both directions down, or a reset) are reported whatever the interest.
         let hangUpBits = UInt32(SPECD_EV_HANGUP | SPECD_EV_ERROR)
         let peerShutDownBits = UInt32(SPECD_EV_PEER_SHUTDOWN)
+        let urgentBits = UInt32(SPECD_EV_URGENT)
         var nextScan = MonotonicInstant.now + tickInterval
         let timeoutMilliseconds = Int32(clamping: max(1, tickInterval.millisecondsForTimers))
         // Whether the last round took as many descriptors as a wait may give: others may still be ready.
@@ -240,7 +241,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                         continue
                     }
                     if flags & writeBits != 0, let channel = channel(fd) { channel.writable() }
-                    if flags & readBits != 0, let channel = channel(fd) { channel.readable(peerShutDown: flags & peerShutDownBits != 0) }
+                    if flags & readBits != 0, let channel = channel(fd) {
+                        channel.readable(peerShutDown: flags & peerShutDownBits != 0, urgent: flags & urgentBits != 0)
+                    }
                 }
                 // A hook about to commit the round (one log write; under `always`, one fsync) first takes what
                 // became ready meanwhile, without waiting: more requests share the commit. Measured pinned under

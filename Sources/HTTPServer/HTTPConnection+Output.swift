@@ -34,8 +34,9 @@ extension HTTPConnection {
                     message: "the request was not received in time"), version: head?.version ?? .http11)
             if output.count == outputOffset { finishWriting() }
         case .sendHeartbeat:
-            // Per stream and only when idle, so heartbeats are spread over the ticks instead of one burst.
-            streamWrite(Self.heartbeat)
+            // Per stream and only when idle, so heartbeats are spread over the ticks instead of one burst. Behind
+            // any event handed over and not written yet, as every event is (see `drain`).
+            sendEvent(Self.heartbeat, direct: false)
         case .dropSlowStream:
             endStream(.slowConsumer)
         }

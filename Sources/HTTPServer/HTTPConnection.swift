@@ -86,15 +86,16 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     /// Watched edge-triggered on the epoll loop: see `readable(peerShutDown:)`.
     var edgeTriggered: Bool { true }
 
-    func readable() { readable(peerShutDown: false) }
+    func readable() { readable(peerShutDown: false, urgent: false) }
 
     /// One read per readiness event, so a client that keeps its socket full cannot hold the loop. Edge-triggered,
     /// no event comes again for bytes already there, so the loop is asked to look again (`readAgain`) when some may
-    /// be left: the read filled the buffer, or the peer's shutdown came with bytes (its end of file is read next,
-    /// or its connection would wait for the idle timeout). A shorter read took everything the socket held, and
+    /// be left: the read filled the buffer, the peer's shutdown came with bytes (its end of file is read next, or
+    /// its connection would wait for the idle timeout), or urgent data waits (a read stops at its mark; the next
+    /// one skips the byte and goes on). Otherwise a read that returned less took everything the socket held, and
     /// bytes that arrive later bring an event of their own (nginx reads the same way). A paused connection is
     /// looked at again when it resumes: `setInterest`'s `epoll_ctl` polls the socket.
-    func readable(peerShutDown: Bool) {
+    func readable(peerShutDown: Bool, urgent: Bool) {
         // A readiness event from the same round as the pause: the bytes wait in the kernel until we resume.
         guard !isClosed, !readPaused else { return }
         defer { refreshDeadline() }
@@ -113,7 +114,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 machine.bytesReceived(now: loop.now)
                 processInput()
             }
-            if filled || peerShutDown, !isClosed, !readPaused { loop.readAgain(self) }
+            if filled || peerShutDown || urgent, !isClosed, !readPaused { loop.readAgain(self) }
         } else if received < 0, errno == EAGAIN {
             return
         } else if received < 0, errno == EINTR {
@@ -155,7 +156,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             close()
         } else {
             // Both directions down: an end of file waits behind whatever bytes are left.
-            readable(peerShutDown: true)
+            readable(peerShutDown: true, urgent: false)
         }
     }
 
@@ -178,14 +179,23 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     }
 
     static let heartbeat = EventFrame(SSEEncoder.encode(.heartbeat()))
+    static let shuttingDown = EventFrame(SSEEncoder.encode(.heartbeat("specd is shutting down")))
 
     /// Graceful shutdown: idle connections close now, others after their current response.
     func drain() {
         guard !isClosed else { return }
         defer { refreshDeadline() }
         if stream != nil {
-            streamWrite(EventFrame(SSEEncoder.encode(.heartbeat("specd is shutting down"))))
-            endStream(.serverClosed)
+            // Behind any event a publisher on another thread handed over and this loop has not written yet:
+            // written at once, the comment landed inside the chunk that event had begun, and the stream's end then
+            // dropped the rest of it (the client read "bad chunk size"). The end follows the hand-offs too: the
+            // batcher's task for them is already on this loop's list.
+            sendEvent(Self.shuttingDown, direct: false)
+            if gate.nothingQueued {
+                endStream(.serverClosed)
+            } else {
+                loop.execute { self.endStream(.serverClosed) }
+            }
             return
         }
         perform(machine.beginDrain(now: loop.now))

@@ -10,7 +10,8 @@ import Glibc
 /// connections owned by the loop that accepted them, graceful drain on shutdown.
 public final class HTTPServer: Sendable, ServerStatus {
     private let context: ServerContext
-    private let loops: [EventLoop]
+    /// Internal for tests, which hold a loop to line up what it runs next.
+    let loops: [EventLoop]
     /// Each loop's `execute` as a function, made once: `currentLoopRunner` is asked once per log batch, and a
     /// closure made there allocated its context every time. Each in a struct: a function stored as an array's
     /// element is kept in the generic form, and was wrapped in a thunk (an allocation) each time it was read out.

@@ -25,9 +25,9 @@ import Testing
             self.then = then
         }
 
-        func readable() { readable(peerShutDown: false) }
+        func readable() { readable(peerShutDown: false, urgent: false) }
 
-        func readable(peerShutDown: Bool) {
+        func readable(peerShutDown: Bool, urgent: Bool) {
             calls.withLock { $0.append(peerShutDown) }
             then(self)
         }
@@ -217,6 +217,27 @@ import Testing
         #expect(try client.readResponse().bodyText == #"{"ok":true}"#)
         #expect(client.isClosedByServer())
         #expect(server.responder.targets == ["/hold", "/after"])
+    }
+
+    /// A read stops short at urgent data's mark with the next request behind it: the loop is asked to look again,
+    /// and the next read skips the urgent byte (never part of the stream) and goes on. A client's urgent byte must
+    /// not leave its own later requests unread until a deadline.
+    @Test(arguments: EventLoopKind.allCases)
+    func requestsBehindUrgentData_waitingTogether_areAllAnswered(kind: EventLoopKind) throws {
+        let server = try TestServer(kind: kind)
+        defer { server.stop() }
+        let client = try server.client(timeout: 3)
+        try client.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.05)
+        try client.send("GET /before HTTP/1.1\r\nHost: t\r\n\r\n")
+        try client.sendUrgent(UInt8(ascii: "!"))
+        try client.send("GET /after HTTP/1.1\r\nHost: t\r\n\r\n")
+        waitUntil { client.unacknowledgedBytes == 0 }
+        try #require(client.unacknowledgedBytes == 0)
+        #expect(try client.readResponse().bodyText == #"{"held":true}"#)
+        #expect(try client.readResponse().status == 200)
+        #expect(try client.readResponse().status == 200)
+        #expect(server.responder.targets == ["/hold", "/before", "/after"])
     }
 
     /// After a closing answer the server shuts its side and reads until the client's end of file. The client's

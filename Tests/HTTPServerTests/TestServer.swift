@@ -7,9 +7,11 @@ import Synchronization
 
 /// A responder that records what reached it and answers by path: `/slow` after a delay on another thread,
 /// `/hold` after holding the thread that asked (the connection's loop) as long, `/echo` with the request body,
-/// anything else with `{"ok":true}`.
+/// `/events` with an event stream the test writes to (`streams`), anything else with `{"ok":true}`.
 final class RecordingResponder: Responder {
     let handled = Mutex<[String]>([])
+    /// The streams `/events` opened, in order.
+    let streams = Mutex<[EventStream]>([])
     let delay: Duration
 
     init(delay: Duration = .milliseconds(300)) {
@@ -32,6 +34,8 @@ final class RecordingResponder: Responder {
             // The loop reads nothing meanwhile: what the client sends waits in the socket.
             Thread.sleep(forTimeInterval: Double(delay.millisecondsForTimers) / 1000)
             sink.send(.json(.ok, #"{"held":true}"#))
+        case "/events":
+            if let stream = sink.stream(headers: ["Content-Type": "text/event-stream"]) { streams.withLock { $0.append(stream) } }
         case "/big":
             // Large enough to overflow the socket buffers, so the server must queue and resume on writability.
             let body = TestServer.bigBody

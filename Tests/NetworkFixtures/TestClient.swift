@@ -63,6 +63,12 @@ public final class TestClient {
         fd = -1
     }
 
+    /// One byte of urgent (out-of-band) data, as `send(MSG_OOB)`: it leaves the stream, and marks where it was.
+    public func sendUrgent(_ byte: UInt8) throws {
+        var value = byte
+        guard Glibc.send(fd, &value, 1, Int32(MSG_OOB | MSG_NOSIGNAL)) == 1 else { throw Failure(description: "send failed: \(errno)") }
+    }
+
     /// Bytes sent that the server's kernel has not acknowledged yet (`TIOCOUTQ`): 0 once everything sent waits in
     /// the server's socket; -1 when it cannot be read.
     public var unacknowledgedBytes: Int {

@@ -18,6 +18,9 @@ enum {
     SPECD_EV_EDGE = 16,
     /* Event: the peer shut its side down (EPOLLRDHUP); reported with SPECD_EV_READ. */
     SPECD_EV_PEER_SHUTDOWN = 32,
+    /* Event: urgent (out-of-band) data waits (EPOLLPRI), at whose mark a read stops short; reported with
+       SPECD_EV_READ. */
+    SPECD_EV_URGENT = 64,
 };
 
 int specd_epoll_create(void);
