@@ -61,6 +61,31 @@ import Testing
     /// Several of the loop's waits (its tick is 10 ms here), so a level-triggered report would repeat.
     private func letTheLoopWaitAFewTimes() { Thread.sleep(forTimeInterval: 0.12) }
 
+    /// A loop (ticking every 10 ms, no idle polling) watching one end of a socket pair edge-triggered, started;
+    /// `then` runs after each readable call. Close `peer` when done.
+    private func watchedPair(
+        then: @escaping (SocketChannel, EpollEventLoop) -> Void
+    ) -> (loop: EpollEventLoop, channel: SocketChannel, peer: Int32) {
+        let loop = EpollEventLoop(tickInterval: .milliseconds(10), idlePoll: IdlePoll(limit: .zero))
+        let pair = socketPair()
+        let channel = SocketChannel(fd: pair.channel, edgeTriggered: true) { then($0, loop) }
+        loop.add(channel)
+        loop.start()
+        return (loop, channel, pair.peer)
+    }
+
+    /// Sends `hold` (which holds the connection's loop), then whatever `meanwhile` sends, and waits until all of it
+    /// is in the server's socket: the held loop then finds it all waiting at once.
+    private func whileTheLoopIsHeld(
+        _ client: TestClient, hold: String = "GET /hold HTTP/1.1\r\nHost: t\r\n\r\n", _ meanwhile: () throws -> Void
+    ) throws {
+        try client.send(hold)
+        Thread.sleep(forTimeInterval: 0.05)
+        try meanwhile()
+        waitUntil { client.unacknowledgedBytes == 0 }
+        try #require(client.unacknowledgedBytes == 0)
+    }
+
     private func waitUntil(_ condition: () -> Bool) {
         for _ in 0..<300 where !condition() { Thread.sleep(forTimeInterval: 0.01) }
     }
@@ -87,16 +112,12 @@ import Testing
     }
 
     @Test func readAgain_reportsBytesLeftBehind_onceEachTimeItIsAsked() throws {
-        let loop = EpollEventLoop(tickInterval: .milliseconds(10), idlePoll: IdlePoll(limit: .zero))
-        let pair = socketPair()
-        defer { _ = Glibc.close(pair.peer) }
         // Reads nothing and asks again twice, then stops asking.
-        let channel = SocketChannel(fd: pair.channel, edgeTriggered: true) { channel in
+        let (loop, channel, peer) = watchedPair { channel, loop in
             if channel.count <= 2 { loop.readAgain(channel) }
         }
-        loop.add(channel)
-        loop.start()
-        write(pair.peer)
+        defer { _ = Glibc.close(peer) }
+        write(peer)
         waitUntil { channel.count >= 3 }
         letTheLoopWaitAFewTimes()
         loop.stop()
@@ -104,48 +125,36 @@ import Testing
     }
 
     @Test func readAgain_onADrainedSocket_reportsNothing() throws {
-        let loop = EpollEventLoop(tickInterval: .milliseconds(10), idlePoll: IdlePoll(limit: .zero))
-        let pair = socketPair()
-        defer { _ = Glibc.close(pair.peer) }
-        let channel = SocketChannel(fd: pair.channel, edgeTriggered: true) { channel in
+        let (loop, channel, peer) = watchedPair { channel, loop in
             channel.drain()
             loop.readAgain(channel)
         }
-        loop.add(channel)
-        loop.start()
-        write(pair.peer)
+        defer { _ = Glibc.close(peer) }
+        write(peer)
         waitUntil { channel.count >= 1 }
         letTheLoopWaitAFewTimes()
         #expect(channel.count == 1)
         // New bytes still bring their own report.
-        write(pair.peer)
+        write(peer)
         waitUntil { channel.count >= 2 }
         loop.stop()
         #expect(channel.count == 2)
     }
 
     @Test func thePeersShutdown_isReportedWithTheRead() throws {
-        let loop = EpollEventLoop(tickInterval: .milliseconds(10), idlePoll: IdlePoll(limit: .zero))
-        let pair = socketPair()
-        defer { _ = Glibc.close(pair.peer) }
-        let channel = SocketChannel(fd: pair.channel, edgeTriggered: true) { $0.drain() }
-        loop.add(channel)
-        loop.start()
-        write(pair.peer)
+        let (loop, channel, peer) = watchedPair { channel, _ in channel.drain() }
+        defer { _ = Glibc.close(peer) }
+        write(peer)
         waitUntil { channel.count >= 1 }
-        shutdown(pair.peer, Int32(SHUT_WR))
+        shutdown(peer, Int32(SHUT_WR))
         waitUntil { channel.count >= 2 }
         loop.stop()
         #expect(channel.shutdownsSeen == [false, true])
     }
 
     @Test func resumingReading_reportsBytesThatArrivedWhilePaused() throws {
-        let loop = EpollEventLoop(tickInterval: .milliseconds(10), idlePoll: IdlePoll(limit: .zero))
-        let pair = socketPair()
-        defer { _ = Glibc.close(pair.peer) }
-        let channel = SocketChannel(fd: pair.channel, edgeTriggered: true) { $0.drain() }
-        loop.add(channel)
-        loop.start()
+        let (loop, channel, peer) = watchedPair { channel, _ in channel.drain() }
+        defer { _ = Glibc.close(peer) }
         let paused = DispatchSemaphore(value: 0)
         loop.execute {
             loop.setInterest(channel, read: false, write: false)
@@ -153,7 +162,7 @@ import Testing
         }
         paused.wait()
         // Arrives while nobody listens: its edge is gone by the time reading resumes.
-        write(pair.peer)
+        write(peer)
         letTheLoopWaitAFewTimes()
         #expect(channel.count == 0)
         loop.execute { loop.setInterest(channel, read: true, write: false) }
@@ -190,12 +199,9 @@ import Testing
         defer { server.stop() }
         let client = try server.client(timeout: 3)
         let body = [UInt8]((0..<100_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
-        try client.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.05)
-        try client.send(Array("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
-        // The whole request is in the server's socket while its loop is held.
-        waitUntil { client.unacknowledgedBytes == 0 }
-        try #require(client.unacknowledgedBytes == 0)
+        try whileTheLoopIsHeld(client) {
+            try client.send(Array("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+        }
         #expect(try client.readResponse().bodyText == #"{"held":true}"#)
         #expect(try client.readResponse().body == body)
     }
@@ -207,12 +213,10 @@ import Testing
         let server = try TestServer(kind: kind) { $0.timeouts.keepAliveIdle = .seconds(30) }
         defer { server.stop() }
         let client = try server.client(timeout: 3)
-        try client.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.05)
-        try client.send("GET /after HTTP/1.1\r\nHost: t\r\n\r\n")
-        client.halfClose()
-        waitUntil { client.unacknowledgedBytes == 0 }
-        try #require(client.unacknowledgedBytes == 0)
+        try whileTheLoopIsHeld(client) {
+            try client.send("GET /after HTTP/1.1\r\nHost: t\r\n\r\n")
+            client.halfClose()
+        }
         #expect(try client.readResponse().bodyText == #"{"held":true}"#)
         #expect(try client.readResponse().bodyText == #"{"ok":true}"#)
         #expect(client.isClosedByServer())
@@ -227,13 +231,11 @@ import Testing
         let server = try TestServer(kind: kind)
         defer { server.stop() }
         let client = try server.client(timeout: 3)
-        try client.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.05)
-        try client.send("GET /before HTTP/1.1\r\nHost: t\r\n\r\n")
-        try client.sendUrgent(UInt8(ascii: "!"))
-        try client.send("GET /after HTTP/1.1\r\nHost: t\r\n\r\n")
-        waitUntil { client.unacknowledgedBytes == 0 }
-        try #require(client.unacknowledgedBytes == 0)
+        try whileTheLoopIsHeld(client) {
+            try client.send("GET /before HTTP/1.1\r\nHost: t\r\n\r\n")
+            try client.sendUrgent(UInt8(ascii: "!"))
+            try client.send("GET /after HTTP/1.1\r\nHost: t\r\n\r\n")
+        }
         #expect(try client.readResponse().bodyText == #"{"held":true}"#)
         #expect(try client.readResponse().status == 200)
         #expect(try client.readResponse().status == 200)
@@ -248,12 +250,10 @@ import Testing
         let server = try TestServer(kind: .epoll) { $0.timeouts.lingerClose = .seconds(30) }
         defer { server.stop() }
         let client = try server.client(timeout: 3)
-        try client.send("GET /hold HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.05)
-        try client.send("GET /ignored HTTP/1.1\r\nHost: t\r\n\r\n")
-        client.halfClose()
-        waitUntil { client.unacknowledgedBytes == 0 }
-        try #require(client.unacknowledgedBytes == 0)
+        try whileTheLoopIsHeld(client, hold: "GET /hold HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n") {
+            try client.send("GET /ignored HTTP/1.1\r\nHost: t\r\n\r\n")
+            client.halfClose()
+        }
         let answer = try client.readResponse()
         #expect(answer.bodyText == #"{"held":true}"#)
         #expect(answer.header("Connection") == "close")
