@@ -54,29 +54,44 @@ import Testing
     }
 }
 
-/// `Subscriber.updateLastSeen` answers as `Dictionary.updateValue` does, whatever the map holds (its one-key path
-/// changes the value through the key's index).
+/// `Subscriber.updateLastSeen` answers as `Dictionary.updateValue` does, whatever the map holds and whatever the
+/// stream's filter (a one-flag filter's flag is kept in a field of its own).
 @Suite struct SubscriberLastSeenTests {
-    static func subscriber(_ lastSeen: [ByteKey: JSONValue]) -> StreamHub.Subscriber {
+    static func subscriber(_ lastSeen: [ByteKey: JSONValue], flags: Set<ByteKey>?) -> StreamHub.Subscriber {
         StreamHub.Subscriber(
-            stream: EventStream(write: { _, _ in }, finish: {}), user: "u1", flags: nil, types: nil, includeContext: false,
+            stream: EventStream(write: { _, _ in }, finish: {}), user: "u1", flags: flags, types: nil, includeContext: false,
             refetchOnly: false, appVersion: nil, lastSeen: lastSeen)
     }
 
-    @Test(
-        arguments: [
-            [:], ["promo": .bool(true)], ["caf\u{E9}": .int(1)], ["promo": .int(1), "other": .null],
-            ["a": .int(1), "b": .int(2), "promo": .string("x"), "cafe\u{301}": .bool(false)]
-        ] as [[ByteKey: JSONValue]])
-    func updateLastSeen_answersAsUpdateValue(start: [ByteKey: JSONValue]) {
+    static let starts: [[ByteKey: JSONValue]] = [
+        [:], ["promo": .bool(true)], ["caf\u{E9}": .int(1)], ["promo": .int(1), "other": .null],
+        ["a": .int(1), "b": .int(2), "promo": .string("x"), "cafe\u{301}": .bool(false)]
+    ]
+    static let filters: [Set<ByteKey>?] = [nil, ["promo"], ["caf\u{E9}"], ["promo", "other"]]
+
+    @Test(arguments: starts, filters)
+    func updateLastSeen_answersAsUpdateValue(start: [ByteKey: JSONValue], filter: Set<ByteKey>?) {
         for key in ["promo", "caf\u{E9}", "cafe\u{301}", "other"] as [ByteKey] {
             for value in [JSONValue.int(7), .bool(true), .null] {
-                let subscriber = Self.subscriber(start)
+                let subscriber = Self.subscriber(start, flags: filter)
                 var expected = start
                 let expectedSeen = expected.updateValue(value, forKey: key)
                 #expect(subscriber.updateLastSeen(value, forKey: key) == expectedSeen)
                 #expect(subscriber.lastSeen == expected)
+                // Twice: the second finds the first's value.
+                #expect(subscriber.updateLastSeen(.int(8), forKey: key) == value)
             }
         }
+    }
+
+    @Test(arguments: starts, filters)
+    func lastSeen_readsBackWhatWasSet(start: [ByteKey: JSONValue], filter: Set<ByteKey>?) {
+        let subscriber = Self.subscriber([:], flags: filter)
+        subscriber.lastSeen = start
+        #expect(subscriber.lastSeen == start)
+        subscriber.lastSeen["promo"] = nil
+        var expected = start
+        expected["promo"] = nil
+        #expect(subscriber.lastSeen == expected)
     }
 }
