@@ -7,8 +7,9 @@ protocol EventLoop: AnyObject, Sendable {
     func add(_ channel: Channel)
     func setInterest(_ channel: Channel, read: Bool, write: Bool)
     /// An edge-triggered channel stopped reading with bytes, or an end of file, that may still wait in its socket
-    /// (its read filled the buffer, or came with the peer's shutdown): the loop looks at the socket again and
-    /// reports it readable if it is. A loop that reports readiness level-triggered does nothing.
+    /// (its read filled the buffer, came with the peer's shutdown, or stopped at urgent data's mark): the loop looks
+    /// at the socket again and reports it readable if it is. A loop that reports readiness level-triggered does
+    /// nothing.
     func readAgain(_ channel: Channel)
     /// Stops watching and closes the descriptor.
     func close(_ channel: Channel)
