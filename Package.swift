@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "TestRandom", path: "Tests/TestRandom"),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "TestRandom"], exclude: ["Fixtures"]),
         .target(name: "StoreFixtures", dependencies: ["Store", "TestRandom"], path: "Tests/StoreFixtures"),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "Rules", "StoreFixtures", "TestRandom"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Rules", "StoreFixtures", "TestRandom", "CLinux"]),
         .executableTarget(name: "store-crash-writer", dependencies: ["Store", "Rules"], path: "Tests/CrashWriter"),
         .target(name: "NetworkFixtures", path: "Tests/NetworkFixtures"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP", "HTTPFixtures", "NetworkFixtures", "CLinux"]),

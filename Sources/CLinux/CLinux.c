@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 
 int specd_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -96,7 +97,11 @@ int specd_name_current_thread(const char *name) {
     kept[length] = 0;
     return pthread_setname_np(pthread_self(), kept);
 }
+
+int specd_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
+
 #else
+int specd_start_writeback(int fd) { return -1; }
 int specd_name_current_thread(const char *name) { return -1; }
 int specd_epoll_create(void) { return -1; }
 int specd_epoll_ctl(int epfd, int op, int fd, uint32_t interest) { return -1; }

@@ -30,6 +30,8 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
     }
 
     var inEventLoop: Bool { DispatchQueue.getSpecific(key: key) != nil }
+    /// Dispatch keeps what waits to itself.
+    var hasWaitingWork: Bool { true }
 
     /// Dispatch hands out events one by one: each call reads the clock.
     var now: MonotonicInstant { .now }

@@ -75,6 +75,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     var inEventLoop: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
+    /// Replies queued for the round's end, or a task handed over. Descriptors that became ready since the round's
+    /// last wait are not looked at (see `EventLoop.hasWaitingWork`).
+    var hasWaitingWork: Bool { !sendQueue.isEmpty || tasks.hasPending }
+
     var now: MonotonicInstant { MonotonicInstant(nanoseconds: clock.load(ordering: .relaxed)) }
 
     /// Reads the clock for the pass that follows (see `EventLoop.now`); returns the reading.

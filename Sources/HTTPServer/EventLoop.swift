@@ -16,6 +16,12 @@ protocol EventLoop: AnyObject, Sendable {
     /// Runs `task` on the loop's thread (inline when already there is the caller's business: see `inEventLoop`).
     func execute(_ task: @escaping @Sendable () -> Void)
     var inEventLoop: Bool { get }
+    /// Whether work the loop already has would wait if the loop blocked now: replies queued for the round's end
+    /// (their clients wait for them, and for nothing else) or a task handed over. Asked on the loop's thread by
+    /// work about to block it, a log batch's fsync: blocking costs least when nothing waits. Descriptors that
+    /// became ready since the round's last wait are not counted: under a write load they are mostly the rest of
+    /// the batch's own clients, whose requests the next batch commits either way. A loop that cannot tell says true.
+    var hasWaitingWork: Bool { get }
     /// The loop's reading of the monotonic clock, for its channels' deadlines and request starts. The epoll loop
     /// reads the clock once each time its wait returns and at the end of each round, as nginx does once per
     /// wait: the channels of one pass share that reading (up to one pass behind, a millisecond or two under load,

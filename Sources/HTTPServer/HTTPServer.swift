@@ -59,6 +59,13 @@ public final class HTTPServer: Sendable, ServerStatus {
         return loopRunners[index].run
     }
 
+    /// Whether the calling thread's loop has work that would wait if it blocked now (`EventLoop.hasWaitingWork`);
+    /// true off a loop.
+    public var currentLoopHasWaitingWork: Bool {
+        guard let loop = loops.first(where: { $0.inEventLoop }) else { return true }
+        return loop.hasWaitingWork
+    }
+
     /// The bound port (useful with port 0), valid after `start()`.
     public var port: Int { boundPort.load(ordering: .acquiring) }
 

@@ -83,10 +83,18 @@ extension AppendLog {
     private func drive(_ first: GroupCommit<Waiter>.FlushStep, runners: (@Sendable () -> RoundRunner?)?) -> GroupCommit<Waiter>.Settled? {
         var step = first
         while case .perform(let request, _) = step {
-            if let runners, case .fsync(let fd, let path) = request, let runner = runners(), suspend(fd: fd, path: path, runner: runner) {
-                return nil
+            let response: GroupCommit<Waiter>.Response
+            if let runners, case .fsync(let fd, let path) = request, let runner = runners() {
+                // On the loop: the fsync is left out while other work is ready, and made here when none is.
+                if loopHasOtherWork() {
+                    if suspend(fd: fd, path: path, runner: runner) { return nil }
+                    response = perform(request)
+                } else {
+                    response = fsyncHere(fd, path: path)
+                }
+            } else {
+                response = perform(request)
             }
-            let response = perform(request)
             step = stepping { $0.advance(response) }
         }
         guard case .settled(let settled) = step else { preconditionFailure("a flush ends settled") }
@@ -211,6 +219,22 @@ extension AppendLog {
     private func fsync(_ fd: Int32, path: String) throws(IOError) {
         try fileSystem.syncData(fd, path: path)
         fsyncCount.add(1, ordering: .relaxed)
+    }
+
+    /// A batch's fsync made by a loop with nothing else ready (see `pipelineRoundFsyncs`): the batch's pages start
+    /// out to the disk, the `whileSyncing` work runs while they go, and the fsync then waits for the rest. No other
+    /// thread is woken. Runs holding the file and no lock.
+    private func fsyncHere(_ fd: Int32, path: String) -> GroupCommit<Waiter>.Response {
+        fileSystem.startWriteback(fd)
+        var work = takeEarlyWork()
+        for item in work { item.run() }
+        giveBack(&work)
+        do throws(IOError) {
+            try fsync(fd, path: path)
+            return .done
+        } catch {
+            return .failed(error)
+        }
     }
 
     /// A batch's fsync. A loop committing its round hands the fsync to the fsync thread and, on its own thread,

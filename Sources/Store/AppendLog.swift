@@ -77,6 +77,9 @@ public final class AppendLog: @unchecked Sendable {
     /// Under `always`, for a loop committing its own rounds: the runner for the calling thread's loop, `nil` off a
     /// loop. Set once, before any write (`pipelineRoundFsyncs`); read at each round's end, so no lock.
     @exclusivity(unchecked) nonisolated(unsafe) var roundRunner: (@Sendable () -> RoundRunner?)?
+    /// Whether the calling loop has anything else ready (`pipelineRoundFsyncs`): asked when a batch's fsync could be
+    /// left out. Set once with `roundRunner`.
+    @exclusivity(unchecked) nonisolated(unsafe) var loopHasOtherWork: @Sendable () -> Bool = { true }
 
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
     public init(
@@ -228,9 +231,19 @@ public final class AppendLog: @unchecked Sendable {
     /// end starts the next batch with whatever is queued, whichever loop queued it, so with several loops one of
     /// them would commit (and answer) every other's writes, batch after batch, where `flushRoundHere` bounds that
     /// to two batches.
-    public func pipelineRoundFsyncs(loops: Int, runner: @escaping @Sendable () -> RoundRunner?) {
+    ///
+    /// `otherWorkReady` says whether the calling loop has work that would wait if it blocked (replies its round
+    /// made, a task handed over). Leaving the fsync out pays only then. With none, the loop would sleep until the
+    /// fsync thread handed the batch back, and the two threads' hand-offs on a core shared with the loop cost some
+    /// four context switches a batch more than the loop's own sleep. So the loop fsyncs the batch itself, as Redis
+    /// does (`fsyncHere`): it starts the batch's writeback, does the `whileSyncing` work while the pages go out, and
+    /// waits for the rest, with no other thread woken.
+    public func pipelineRoundFsyncs(
+        loops: Int, runner: @escaping @Sendable () -> RoundRunner?, otherWorkReady: @escaping @Sendable () -> Bool = { true }
+    ) {
         guard fsyncThread != nil, loops == 1 else { return }
         roundRunner = runner
+        loopHasOtherWork = otherWorkReady
     }
 
     /// Threads for which `isRoundThread` holds promise to call `flush(handingOffAbove:)` after each round: under

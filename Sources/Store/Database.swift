@@ -89,10 +89,12 @@ public final class Database: Sendable {
     ///
     /// `roundRunner` (with `handOff: false`, under `always`, and one loop): the runner of the calling thread's
     /// loop, `nil` off a loop. The loop then leaves each round's fsync out and serves its sockets meanwhile; the
-    /// batch is acknowledged by a task on that loop once the disk returns (`AppendLog.flushRoundHere`).
+    /// batch is acknowledged by a task on that loop once the disk returns (`AppendLog.flushRoundHere`), unless
+    /// `otherWorkReady` says the loop has nothing else to do: it then fsyncs the batch itself.
     public func batchLogWritesPerRound(
         addRoundHook: (@escaping @Sendable () -> Void, (@Sendable () -> Bool)?) -> Bool, isRoundThread: @escaping @Sendable () -> Bool,
-        handOff: Bool = true, loops: Int = 1, roundRunner: (@Sendable () -> AppendLog.RoundRunner?)? = nil
+        handOff: Bool = true, loops: Int = 1, roundRunner: (@Sendable () -> AppendLog.RoundRunner?)? = nil,
+        otherWorkReady: @escaping @Sendable () -> Bool = { true }
     ) {
         let log = log
         let hook: @Sendable () -> Void
@@ -106,7 +108,7 @@ public final class Database: Sendable {
         if addRoundHook(hook, gatherWhile) {
             flushesLater = isRoundThread
             log.wakeWriterAtRoundEnds(isRoundThread: isRoundThread)
-            if !handOff, let roundRunner { log.pipelineRoundFsyncs(loops: loops, runner: roundRunner) }
+            if !handOff, let roundRunner { log.pipelineRoundFsyncs(loops: loops, runner: roundRunner, otherWorkReady: otherWorkReady) }
         }
     }
 

@@ -32,12 +32,18 @@ public protocol FileSystem: Sendable {
     /// also commits the file's new size to the journal. Returns false when the file system keeps no such space
     /// (the default): writes then grow the file as before.
     func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool
+    /// Starts writing what was written to `fd` to the device, without waiting for it: a `syncData` that follows
+    /// then waits only for what is still out, so the work a caller does between the two overlaps the disk's. Best
+    /// effort, no error (the sync reports any). Does nothing by default.
+    func startWriteback(_ fd: Int32)
 }
 
 extension FileSystem {
     public func syncData(_ fd: Int32, path: String) throws(IOError) { try fsync(fd, path: path) }
 
     public func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool { false }
+
+    public func startWriteback(_ fd: Int32) {}
 
     /// Writes everything, looping over short writes.
     public func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(IOError) {

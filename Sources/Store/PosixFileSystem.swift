@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 #if canImport(Glibc)
@@ -47,6 +48,11 @@ public struct PosixFileSystem: FileSystem {
             guard errno == EINTR else { throw IOError(call: "fdatasync", path: path, code: errno) }
         }
     }
+
+    /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`: the pages go to the device while the caller works, and the
+    /// `fdatasync` after it waits for the rest (their completion, the device's cache flush). It makes nothing
+    /// durable by itself, so a failure here changes nothing: the sync that follows reports what went wrong.
+    public func startWriteback(_ fd: Int32) { _ = specd_start_writeback(fd) }
 
     public func close(_ fd: Int32) { _ = Glibc.close(fd) }
 

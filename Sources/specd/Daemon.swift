@@ -144,7 +144,7 @@ public final class Daemon: Sendable {
         database.batchLogWritesPerRound(
             addRoundHook: { server.addIterationHook($0, gatherWhile: $1) }, isRoundThread: { server.isLoopThread },
             handOff: options.resolvedLogCommit == .writerThread, loops: options.server.loopCount,
-            roundRunner: { server.currentLoopRunner }
+            roundRunner: { server.currentLoopRunner }, otherWorkReady: { server.currentLoopHasWaitingWork }
         )
     }
 

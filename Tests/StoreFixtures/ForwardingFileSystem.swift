@@ -15,6 +15,7 @@ extension ForwardingFileSystem {
     public func reserve(_ fd: Int32, from offset: Int, count: Int, path: String) throws(IOError) -> Bool {
         try inner.reserve(fd, from: offset, count: count, path: path)
     }
+    public func startWriteback(_ fd: Int32) { inner.startWriteback(fd) }
     public func rename(_ from: String, _ to: String) throws(IOError) { try inner.rename(from, to) }
     public func remove(_ path: String) throws(IOError) { try inner.remove(path) }
     public func fsyncDirectory(_ path: String) throws(IOError) { try inner.fsyncDirectory(path) }

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Store
 import StoreFixtures
@@ -39,6 +40,26 @@ import Glibc
         #expect(throws: IOError(call: "fdatasync", path: path, code: EBADF)) {
             try fileSystem.syncData(fd, path: path)
         }
+    }
+
+    /// The writeback a loop starts before its own fsync (`AppendLog.fsyncHere`): the kernel takes it for a
+    /// regular file and refuses a pipe; the file system's call ignores the answer, and a data sync after it keeps
+    /// the bytes.
+    @Test func startWriteback_isTakenForAFile_refusedForAPipe_andASyncAfterItKeepsTheBytes() throws {
+        let path = temporaryDirectory() + "/writeback"
+        let fileSystem = PosixFileSystem()
+        let fd = try fileSystem.openForAppend(path)
+        defer { fileSystem.close(fd) }
+        try fileSystem.writeAll(fd, [1, 2, 3], path: path)
+        #expect(specd_start_writeback(fd) == 0)
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { ends.forEach { _ = Glibc.close($0) } }
+        #expect(specd_start_writeback(ends[0]) == -1 && errno == ESPIPE)
+        fileSystem.startWriteback(ends[0])
+        fileSystem.startWriteback(fd)
+        try fileSystem.syncData(fd, path: path)
+        #expect(try fileSystem.read(path) == [1, 2, 3])
     }
 
     @Test func posixDataSync_ofAnOpenFile_succeeds() throws {

@@ -15,6 +15,8 @@ import Testing
         let disk = GatedFsync()
         let loop = TaskList()
         let events = Events()
+        /// What the loop says when asked whether it has other work waiting (`pipelineRoundFsyncs`): yes, unless set.
+        let otherWork = OtherWork()
         let log: AppendLog
 
         /// `onLoop: false`: the runner gives none, as off a loop.
@@ -22,7 +24,8 @@ import Testing
             log = try AppendLog(directory: temporaryDirectory(), fileSystem: disk, policy: .always, nextSeq: 1, writersCommit: true)
             log.wakeWriterAtRoundEnds(isRoundThread: { true })
             let loop = loop
-            log.pipelineRoundFsyncs(loops: loops, runner: { onLoop ? loop.runner : nil })
+            let otherWork = otherWork
+            log.pipelineRoundFsyncs(loops: loops, runner: { onLoop ? loop.runner : nil }, otherWorkReady: { otherWork.waiting.withLock { $0 } })
         }
 
         func append(_ count: Int) throws {
@@ -163,6 +166,57 @@ import Testing
         #expect(rig.said(waitingFor: 2) == ["acknowledged 1", "acknowledged 2"])
     }
 
+    /// A loop with nothing else ready fsyncs its batch itself, as Redis does: acknowledged before the round's end
+    /// returns, no task for the loop, no other thread woken. The batch's pages are started out to the disk first,
+    /// and the work handed to `whileSyncing` runs while they go, before the fsync waits for the rest.
+    @Test func nothingElseReady_theLoopFsyncsItself_writebackStartedFirst_earlyWorkMeanwhile() throws {
+        let rig = try Rig()
+        defer { rig.log.close() }
+        rig.otherWork.waiting.withLock { $0 = false }
+        try rig.append(2)
+        let disk = rig.disk
+        rig.log.whileSyncing { disk.calls.withLock { $0.append("early work") } }
+        rig.disk.open()
+        rig.log.flushRoundHere()
+        #expect(rig.said == ["acknowledged 1", "acknowledged 2"])
+        #expect(rig.loop.next(timeout: 0.1) == nil, "a task was posted for a batch fsynced on the loop")
+        #expect(disk.calls.withLock { $0 } == ["writeback", "early work", "sync"])
+        #expect(rig.log.fsyncs == 1)
+    }
+
+    /// Each batch asks: one left out while other work was ready, the next fsynced here once none was.
+    @Test func eachBatchAsks_oneLeftOut_thenOneFsyncedHere() throws {
+        let rig = try Rig()
+        defer { rig.log.close() }
+        try rig.append(1)
+        rig.roundEndLeavingTheFsyncOut()
+        rig.disk.open()
+        let task = try #require(rig.loop.next(timeout: 10))
+        task()
+        #expect(rig.said == ["acknowledged 1"])
+        rig.otherWork.waiting.withLock { $0 = false }
+        try rig.append(1)
+        rig.disk.open()
+        rig.log.flushRoundHere()
+        #expect(rig.said == ["acknowledged 1", "acknowledged 2"])
+        #expect(rig.loop.next(timeout: 0.1) == nil)
+        #expect(rig.log.fsyncs == 2)
+    }
+
+    /// The fsync made here fails: every record of the batch fails, none is acknowledged, and the log refuses more.
+    @Test func aFailedFsyncMadeHere_failsTheBatch() throws {
+        let rig = try Rig()
+        defer { rig.log.close() }
+        rig.otherWork.waiting.withLock { $0 = false }
+        rig.disk.fails.withLock { $0 = true }
+        try rig.append(2)
+        rig.disk.open()
+        rig.log.flushRoundHere()
+        #expect(rig.said == ["failed 1", "failed 2"])
+        #expect(rig.log.failed != nil)
+        #expect(throws: StorageFailure.self) { try rig.log.append(Rig.record) }
+    }
+
     /// Not pipelined, a round's end commits as before: written, fsynced and acknowledged before it returns, with
     /// no task for the loop. Off a loop (the runner gives none); and with several loops, found by review: each
     /// batch's end started the next with every loop's queued records, so one loop committed and answered the
@@ -177,6 +231,11 @@ import Testing
         #expect(rig.said == ["acknowledged 1", "acknowledged 2"])
         #expect(rig.loop.next(timeout: 0.1) == nil)
     }
+}
+
+/// Whether the loop has other work waiting, as the test sets it.
+final class OtherWork: Sendable {
+    let waiting = Mutex(true)
 }
 
 /// What the completions said, in order.
@@ -204,10 +263,12 @@ final class TaskList: Sendable {
 }
 
 /// The real file system, except that each fsync signals `started`, then waits for one `open()` (up to ten seconds,
-/// then it gives up and goes on), and fails when `fails`; writes fail when `failsWrites`.
+/// then it gives up and goes on), and fails when `fails`; writes fail when `failsWrites`. Writebacks started and
+/// syncs are noted in `calls`.
 final class GatedFsync: ForwardingFileSystem {
     let inner: FileSystem = PosixFileSystem()
     let started = DispatchSemaphore(value: 0)
+    let calls = Mutex<[String]>([])
     private let gate = DispatchSemaphore(value: 0)
     let fails = Mutex(false)
     let failsWrites = Mutex(false)
@@ -220,7 +281,13 @@ final class GatedFsync: ForwardingFileSystem {
         return try inner.write(fd, bytes, path: path)
     }
 
+    func startWriteback(_ fd: Int32) {
+        calls.withLock { $0.append("writeback") }
+        inner.startWriteback(fd)
+    }
+
     func syncData(_ fd: Int32, path: String) throws(IOError) {
+        calls.withLock { $0.append("sync") }
         started.signal()
         if gate.wait(timeout: .now() + 10) == .timedOut { gaveUp.withLock { $0 = true } }
         if fails.withLock({ $0 }) { throw IOError(call: "fdatasync", path: path, code: EIO) }

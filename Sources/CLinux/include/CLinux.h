@@ -53,4 +53,9 @@ int specd_pin_current_thread(int cpu);
    whole. Returns 0, or the error. */
 int specd_name_current_thread(const char *name);
 
+/* Starts writing the file's dirty pages to its device and returns without waiting for them (sync_file_range with
+   SYNC_FILE_RANGE_WRITE over the whole file): a data sync made afterwards waits only for what is still out. 0, or
+   -1 with errno (-1 where there is no such call). */
+int specd_start_writeback(int fd);
+
 #endif

@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import HTTPServer
+
+/// `EpollEventLoop.hasWaitingWork`, asked on the loop's thread from a channel's read, as a log batch asks it
+/// before it fsyncs: nothing waits, a reply waits for the round's end, a task was handed over; a descriptor that
+/// became ready meanwhile is not counted.
+@Suite struct LoopWaitingWorkTests {
+    /// Starts a loop with channel `a`, whose first read runs `body` (on the loop) and records what it returns; then
+    /// writes `a`'s pipe and returns the answers once recorded (ten seconds at most).
+    private func asked(_ body: @escaping @Sendable (EpollEventLoop, PipeChannel, Int32) -> [Bool]) -> [Bool]? {
+        let loop = EpollEventLoop(tickInterval: .seconds(60), idlePoll: IdlePoll(limit: .zero))
+        let log = LoopLog()
+        let a = nonBlockingPipe()
+        let b = nonBlockingPipe()
+        defer { [a.read, a.write, b.read, b.write].forEach { _ = Glibc.close($0) } }
+        let answers = Mutex<[Bool]?>(nil)
+        let bWrite = b.write
+        loop.add(
+            PipeChannel(fd: a.read, name: "a", log: log) { channel in
+                if answers.withLock({ $0 == nil }) {
+                    let said = body(loop, channel, bWrite)
+                    answers.withLock { $0 = said }
+                }
+            })
+        loop.add(PipeChannel(fd: b.read, name: "b", log: log))
+        loop.start()
+        defer { loop.stop() }
+        var byte: UInt8 = 1
+        _ = Glibc.write(a.write, &byte, 1)
+        for _ in 0..<1000 {
+            if let said = answers.withLock({ $0 }) { return said }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return nil
+    }
+
+    /// A descriptor ready since the round's last wait is left to the next round, as under a write load the rest of
+    /// a batch's clients are: not counted.
+    @Test func nothingWaiting_norADescriptorReadySinceTheRoundsWait_isNoWaitingWork() {
+        let said = asked { loop, _, other in
+            let idle = loop.hasWaitingWork
+            var byte: UInt8 = 1
+            _ = Glibc.write(other, &byte, 1)
+            return [idle, loop.hasWaitingWork]
+        }
+        #expect(said == [false, false])
+    }
+
+    /// A reply queued for the round's end: its client answers it with its next request soon after the round.
+    @Test func aReplyWaitingForTheRoundsEnd_isWaitingWork() {
+        let said = asked { loop, channel, _ in
+            let before = loop.hasWaitingWork
+            _ = loop.sendAtRoundEnd(channel)
+            return [before, loop.hasWaitingWork]
+        }
+        #expect(said == [false, true])
+    }
+
+    @Test func aTaskHandedOver_isWaitingWork() {
+        let said = asked { loop, _, _ in
+            let before = loop.hasWaitingWork
+            loop.execute {}
+            return [before, loop.hasWaitingWork]
+        }
+        #expect(said == [false, true])
+    }
+}
+#endif
