@@ -75,9 +75,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     var inEventLoop: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
-    /// Replies queued for the round's end, or a task handed over. Descriptors that became ready since the round's
-    /// last wait are not looked at (see `EventLoop.hasWaitingWork`).
-    var hasWaitingWork: Bool { !sendQueue.isEmpty || tasks.hasPending }
+    /// Replies queued for the round's end, or a task handed over (queued, or taken with the one running). Descriptors
+    /// that became ready since the round's last wait are not looked at (see `EventLoop.hasWaitingWork`).
+    var hasWaitingWork: Bool { !sendQueue.isEmpty || tasks.hasWaiting }
 
     var now: MonotonicInstant { MonotonicInstant(nanoseconds: clock.load(ordering: .relaxed)) }
 

@@ -40,6 +40,13 @@ final class LoopTasks: @unchecked Sendable {
     /// `EpollEventLoop.mayBlock`).
     var hasPending: Bool { pending.load(ordering: .sequentiallyConsistent) }
 
+    /// How many tasks of the list `runQueued` runs come after the one running. Loop thread only.
+    @exclusivity(unchecked) private var leftToRun = 0
+
+    /// Whether a task waits, queued or taken by `runQueued` and not run yet. Loop thread only: asked from inside a
+    /// task, `hasPending` misses the tasks taken with it (found by review).
+    var hasWaiting: Bool { leftToRun > 0 || hasPending }
+
     /// Runs the queued tasks, and those they queue, until none is left. Returns whether it ran any. Loop thread only.
     @discardableResult
     func runQueued() -> Bool {
@@ -54,7 +61,11 @@ final class LoopTasks: @unchecked Sendable {
             }
             if !took { return ranAny }
             ranAny = true
-            for task in ran { task.run() }
+            for index in ran.indices {
+                leftToRun = ran.count - index - 1
+                ran[index].run()
+            }
+            leftToRun = 0
             // Emptied at once, so nothing a task captured outlives it; its room kept unless a burst made it large.
             ran.removeAll(keepingCapacity: ran.capacity <= Self.keptCapacity)
         }

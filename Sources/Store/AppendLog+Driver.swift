@@ -80,13 +80,18 @@ extension AppendLog {
 
     /// Performs the batch's requests until it is settled, and returns what to deliver; `nil` when an fsync was left
     /// out for the loop `runners` gives (the batch keeps the file).
-    private func drive(_ first: GroupCommit<Waiter>.FlushStep, runners: (@Sendable () -> RoundRunner?)?) -> GroupCommit<Waiter>.Settled? {
+    ///
+    /// On the loop, the fsync is left out while other work waits, and made here when none does (`fsyncHere`), unless
+    /// `mayWaitHere` is false (a batch started before the completions of the one before it run: those would wait
+    /// for this fsync too) or recent fsyncs were slow (`fsyncHereLimit`).
+    private func drive(
+        _ first: GroupCommit<Waiter>.FlushStep, runners: (@Sendable () -> RoundRunner?)?, mayWaitHere: Bool = true
+    ) -> GroupCommit<Waiter>.Settled? {
         var step = first
         while case .perform(let request, _) = step {
             let response: GroupCommit<Waiter>.Response
             if let runners, case .fsync(let fd, let path) = request, let runner = runners() {
-                // On the loop: the fsync is left out while other work is ready, and made here when none is.
-                if loopHasOtherWork() {
+                if !mayWaitHere || recentFsync.load(ordering: .relaxed) >= Self.fsyncHereLimit || loopHasOtherWork() {
                     if suspend(fd: fd, path: path, runner: runner) { return nil }
                     response = perform(request)
                 } else {
@@ -107,7 +112,9 @@ extension AppendLog {
         guard let helper = fsyncThread else { return false }
         let batch = SuspendedFlush()
         condition.withLock { suspended = batch }
+        let began = DispatchTime.now().uptimeNanoseconds
         let started = helper.begin(fd: fd, path: path) { [self] result in
+            noteFsync(since: began)
             batch.returned(result)
             // A thread waiting for the file may finish the batch if the loop does not.
             condition.withLock { if fileWaiters > 0 { condition.broadcast() } }
@@ -158,7 +165,9 @@ extension AppendLog {
         // The next batch, if it settles at once (a failed write, a stopped fsync thread), is told after this one.
         var next: GroupCommit<Waiter>.Settled?
         if runners != nil, acquireFile(wait: false) == .taken {
-            next = drive(stepping { $0.beginFlush() }, runners: runners)
+            // Found by review: with nothing else waiting the next batch was fsynced here, and this batch's
+            // completions, already durable, waited for that fsync too.
+            next = drive(stepping { $0.beginFlush() }, runners: runners, mayWaitHere: settled.completions.isEmpty)
         }
         deliver(settled)
         if let next { deliver(next) }
@@ -225,16 +234,32 @@ extension AppendLog {
     /// out to the disk, the `whileSyncing` work runs while they go, and the fsync then waits for the rest. No other
     /// thread is woken. Runs holding the file and no lock.
     private func fsyncHere(_ fd: Int32, path: String) -> GroupCommit<Waiter>.Response {
+        let began = DispatchTime.now().uptimeNanoseconds
         fileSystem.startWriteback(fd)
         var work = takeEarlyWork()
         for item in work { item.run() }
         giveBack(&work)
+        defer { noteFsync(since: began) }
         do throws(IOError) {
             try fsync(fd, path: path)
             return .done
         } catch {
             return .failed(error)
         }
+    }
+
+    /// A loop fsyncs here only while recent fsyncs took less than this: on a disk that stalls (a snapshot's
+    /// writeback ahead in the queue, a device busy elsewhere) the loop would hold every read and probe for as long,
+    /// where a fsync left out keeps it serving them.
+    static let fsyncHereLimit = 1_000_000
+
+    /// Folds the duration of an fsync asked at `began` (`DispatchTime` nanoseconds) into `recentFsync`, an average
+    /// weighted 1/8 to the newest: one stall of 8 ms moves it past the limit, and some fifteen fsyncs of 0.1 ms bring
+    /// it back under. One batch at a time holds the file, so one caller at a time.
+    private func noteFsync(since began: UInt64) {
+        let took = Int(clamping: DispatchTime.now().uptimeNanoseconds &- began)
+        let average = recentFsync.load(ordering: .relaxed)
+        recentFsync.store(average + (took - average) / 8, ordering: .relaxed)
     }
 
     /// A batch's fsync. A loop committing its round hands the fsync to the fsync thread and, on its own thread,

@@ -80,6 +80,9 @@ public final class AppendLog: @unchecked Sendable {
     /// Whether the calling loop has anything else ready (`pipelineRoundFsyncs`): asked when a batch's fsync could be
     /// left out. Set once with `roundRunner`.
     @exclusivity(unchecked) nonisolated(unsafe) var loopHasOtherWork: @Sendable () -> Bool = { true }
+    /// How long recent batch fsyncs took, in nanoseconds (`noteFsync`), for a loop deciding whether to fsync
+    /// itself (`fsyncHereLimit`).
+    let recentFsync = Atomic<Int>(0)
 
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
     public init(

@@ -61,6 +61,25 @@ import Testing
         #expect(said == [false, true])
     }
 
+    /// Found by review: asked from a task, the tasks taken with it and not run yet were missed.
+    @Test func aTaskTakenWithTheRunningOne_isWaitingWork() {
+        let loop = EpollEventLoop(tickInterval: .seconds(60), idlePoll: IdlePoll(limit: .zero))
+        loop.start()
+        defer { loop.stop() }
+        let said = Mutex<[Bool]>([])
+        let both = DispatchSemaphore(value: 0)
+        // Handed over together from the loop's own thread, so one pass takes both.
+        loop.execute {
+            loop.execute { said.withLock { $0.append(loop.hasWaitingWork) } }
+            loop.execute {
+                said.withLock { $0.append(loop.hasWaitingWork) }
+                both.signal()
+            }
+        }
+        #expect(both.wait(timeout: .now() + 10) == .success)
+        #expect(said.withLock { $0 } == [true, false])
+    }
+
     @Test func aTaskHandedOver_isWaitingWork() {
         let said = asked { loop, _, _ in
             let before = loop.hasWaitingWork

@@ -176,12 +176,59 @@ import Testing
         try rig.append(2)
         let disk = rig.disk
         rig.log.whileSyncing { disk.calls.withLock { $0.append("early work") } }
+        for seq: UInt64 in [1, 2] { rig.log.whenAcknowledged(seq) { _ in disk.calls.withLock { $0.append("acknowledged") } } }
         rig.disk.open()
         rig.log.flushRoundHere()
         #expect(rig.said == ["acknowledged 1", "acknowledged 2"])
         #expect(rig.loop.next(timeout: 0.1) == nil, "a task was posted for a batch fsynced on the loop")
-        #expect(disk.calls.withLock { $0 } == ["writeback", "early work", "sync"])
+        #expect(disk.calls.withLock { $0 } == ["writeback", "early work", "sync", "acknowledged", "acknowledged"])
         #expect(rig.log.fsyncs == 1)
+    }
+
+    /// Found by review: a left-out batch's task starts the next batch before it runs the first one's completions;
+    /// fsynced on the loop (nothing else waiting), that batch held the first one's answers, already durable, for a
+    /// whole fsync more. It is left out instead, and the first batch is acknowledged while its fsync is out.
+    @Test func theBatchAfterALeftOutOne_isLeftOutToo_itsPredecessorAcknowledgedMeanwhile() throws {
+        let rig = try Rig()
+        defer { rig.log.close() }
+        try rig.append(1)
+        rig.roundEndLeavingTheFsyncOut()
+        try rig.append(1)
+        rig.otherWork.waiting.withLock { $0 = false }
+        rig.disk.open()
+        let first = try #require(rig.loop.next(timeout: 10))
+        first()
+        #expect(rig.said == ["acknowledged 1"])
+        #expect(rig.disk.started.wait(timeout: .now() + 10) == .success, "the second batch's fsync never started")
+        rig.disk.open()
+        let second = try #require(rig.loop.next(timeout: 10))
+        second()
+        #expect(rig.said == ["acknowledged 1", "acknowledged 2"])
+        #expect(!rig.disk.gaveUp.withLock { $0 })
+    }
+
+    /// A disk that stalls keeps the loop from waiting on it: after an fsync made here took 30 ms (past the limit,
+    /// `AppendLog.fsyncHereLimit`, in the average), the next batch is left out though nothing else waits.
+    @Test func afterASlowFsyncMadeHere_theNextBatchIsLeftOut() throws {
+        let rig = try Rig()
+        defer { rig.log.close() }
+        rig.otherWork.waiting.withLock { $0 = false }
+        try rig.append(1)
+        let disk = rig.disk
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 0.03)
+            disk.open()
+        }
+        rig.log.flushRoundHere()
+        #expect(rig.said == ["acknowledged 1"])
+        try rig.append(1)
+        rig.roundEndLeavingTheFsyncOut()
+        #expect(rig.said == ["acknowledged 1"], "the round's end waited for the fsync")
+        rig.disk.open()
+        let task = try #require(rig.loop.next(timeout: 10))
+        task()
+        #expect(rig.said == ["acknowledged 1", "acknowledged 2"])
+        #expect(!rig.disk.gaveUp.withLock { $0 })
     }
 
     /// Each batch asks: one left out while other work was ready, the next fsynced here once none was.
