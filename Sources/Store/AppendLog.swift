@@ -83,6 +83,9 @@ public final class AppendLog: @unchecked Sendable {
     /// How long recent batch fsyncs took, in nanoseconds (`noteFsync`), for a loop deciding whether to fsync
     /// itself (`fsyncHereLimit`).
     let recentFsync = Atomic<Int>(0)
+    /// Batches still to be left out since one found work waiting (`keepsLeavingOut`). The pipelining loop's thread
+    /// only.
+    @exclusivity(unchecked) nonisolated(unsafe) var batchesLeftOut = 0
 
     /// Opens (or creates) the segment starting at `nextSeq` and starts the writer thread.
     public init(
