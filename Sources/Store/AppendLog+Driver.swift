@@ -273,8 +273,10 @@ extension AppendLog {
     static let fsyncHereLimit = 1_000_000
 
     /// Folds the duration of an fsync asked at `began` (`DispatchTime` nanoseconds) into `recentFsync`, an average
-    /// weighted 1/8 to the newest: one stall of 8 ms moves it past the limit, and some fifteen fsyncs of 0.1 ms bring
-    /// it back under. One batch at a time holds the file, so one caller at a time.
+    /// weighted 1/8 to the newest: one fsync of 8 ms or more moves it to the limit, and after one of 50 ms some
+    /// fifteen of 0.1 ms bring it back under. A left-out fsync counts until the helper returns, its wait for the CPU
+    /// included: a loop busy enough to keep the helper waiting is better off leaving fsyncs out anyway. One batch at
+    /// a time holds the file, so one caller at a time.
     private func noteFsync(since began: UInt64) {
         let took = Int(clamping: DispatchTime.now().uptimeNanoseconds &- began)
         let average = recentFsync.load(ordering: .relaxed)
