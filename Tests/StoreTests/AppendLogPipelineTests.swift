@@ -43,6 +43,13 @@ import Testing
             #expect(disk.started.wait(timeout: .now() + 10) == .success)
         }
 
+        /// The held fsync returns, and the task it posts for the loop runs (here, on the test's thread).
+        func diskReturnsAndTheLoopRunsItsTask() throws {
+            disk.open()
+            let task = try #require(loop.next(timeout: 10))
+            task()
+        }
+
         var said: [String] { events.list.withLock { $0 } }
 
         /// What the completions said once `count` of them did, or ten seconds passed (completions on another thread).
@@ -88,14 +95,10 @@ import Testing
             // Up to five seconds: the fsync thread signals once it runs; a batch not yet started never does.
             secondOut.withLock { $0 = disk.started.wait(timeout: .now() + 5) == .success }
         }
-        rig.disk.open()
-        let first = try #require(rig.loop.next(timeout: 10))
-        first()
+        try rig.diskReturnsAndTheLoopRunsItsTask()
         #expect(secondOut.withLock { $0 } == true, "the next batch's fsync was not out when the first one's completions ran")
         #expect(rig.said == ["acknowledged 1"])
-        rig.disk.open()
-        let second = try #require(rig.loop.next(timeout: 10))
-        second()
+        try rig.diskReturnsAndTheLoopRunsItsTask()
         #expect(rig.said == ["acknowledged 1", "acknowledged 2", "acknowledged 3"])
         #expect(rig.log.fsyncs == 2)
     }
@@ -107,9 +110,7 @@ import Testing
         rig.disk.fails.withLock { $0 = true }
         try rig.append(2)
         rig.roundEndLeavingTheFsyncOut()
-        rig.disk.open()
-        let task = try #require(rig.loop.next(timeout: 10))
-        task()
+        try rig.diskReturnsAndTheLoopRunsItsTask()
         #expect(rig.said == ["failed 1", "failed 2"])
         #expect(rig.log.failed != nil)
         #expect(throws: StorageFailure.self) { try rig.log.append(Rig.record) }
@@ -143,9 +144,7 @@ import Testing
         rig.roundEndLeavingTheFsyncOut()
         try rig.append(1)
         rig.disk.failsWrites.withLock { $0 = true }
-        rig.disk.open()
-        let task = try #require(rig.loop.next(timeout: 10))
-        task()
+        try rig.diskReturnsAndTheLoopRunsItsTask()
         #expect(rig.said == ["acknowledged 1", "failed 2"])
     }
 
@@ -197,14 +196,10 @@ import Testing
         rig.otherWork.waiting.withLock { $0 = false }
         // Past the batches that work found waiting keeps out: this batch's own decision is what is tested.
         rig.log.batchesLeftOut = 0
-        rig.disk.open()
-        let first = try #require(rig.loop.next(timeout: 10))
-        first()
+        try rig.diskReturnsAndTheLoopRunsItsTask()
         #expect(rig.said == ["acknowledged 1"])
         #expect(rig.disk.started.wait(timeout: .now() + 10) == .success, "the second batch's fsync never started")
-        rig.disk.open()
-        let second = try #require(rig.loop.next(timeout: 10))
-        second()
+        try rig.diskReturnsAndTheLoopRunsItsTask()
         #expect(rig.said == ["acknowledged 1", "acknowledged 2"])
         #expect(!rig.disk.gaveUp.withLock { $0 })
     }
@@ -226,9 +221,7 @@ import Testing
         try rig.append(1)
         rig.roundEndLeavingTheFsyncOut()
         #expect(rig.said == ["acknowledged 1"], "the round's end waited for the fsync")
-        rig.disk.open()
-        let task = try #require(rig.loop.next(timeout: 10))
-        task()
+        try rig.diskReturnsAndTheLoopRunsItsTask()
         #expect(rig.said == ["acknowledged 1", "acknowledged 2"])
         #expect(!rig.disk.gaveUp.withLock { $0 })
     }
@@ -240,16 +233,12 @@ import Testing
         defer { rig.log.close() }
         try rig.append(1)
         rig.roundEndLeavingTheFsyncOut()
-        rig.disk.open()
-        let first = try #require(rig.loop.next(timeout: 10))
-        first()
+        try rig.diskReturnsAndTheLoopRunsItsTask()
         rig.otherWork.waiting.withLock { $0 = false }
         for _ in 0..<AppendLog.leftOutAfterWaitingWork {
             try rig.append(1)
             rig.roundEndLeavingTheFsyncOut()
-            rig.disk.open()
-            let task = try #require(rig.loop.next(timeout: 10))
-            task()
+            try rig.diskReturnsAndTheLoopRunsItsTask()
         }
         let leftOut = 1 + AppendLog.leftOutAfterWaitingWork
         #expect(rig.said.count == leftOut)
