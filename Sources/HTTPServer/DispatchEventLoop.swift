@@ -40,6 +40,7 @@ final class DispatchEventLoop: EventLoop, @unchecked Sendable {
     func addIterationHook(_ hook: @escaping @Sendable () -> Void, gatherWhile pending: (@Sendable () -> Bool)?) -> Bool { false }
 
     func sendAtRoundEnd(_ channel: Channel) -> Bool { false }
+    func repliedAtOnce() {}
 
     /// The Dispatch loop ticks every channel on its timer; it does not need the hint.
     func setDeadline(_ channel: Channel, _ deadline: MonotonicInstant?) {}

@@ -34,6 +34,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var sendQueue: [Channel] = []
     /// By descriptor: whether the channel there is in `sendQueue` already.
     @exclusivity(unchecked) private var sendQueued: [Bool] = []
+    /// Whether this round sent a reply at once (`repliedAtOnce`); loop thread only, cleared when a wait returns.
+    @exclusivity(unchecked) private var repliedInRound = false
     /// Tasks handed over from any thread, run between rounds.
     private let tasks = LoopTasks()
     /// True while the loop is in, or about to enter, a wait that may block. A task queued meanwhile writes the
@@ -75,9 +77,12 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     var inEventLoop: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
-    /// Replies queued for the round's end, or a task handed over (queued, or taken with the one running). Descriptors
-    /// that became ready since the round's last wait are not looked at (see `EventLoop.hasWaitingWork`).
-    var hasWaitingWork: Bool { !sendQueue.isEmpty || tasks.hasWaiting }
+    /// Replies queued for the round's end or sent at once in it, or a task handed over (queued, or taken with the one
+    /// running). Descriptors that became ready since the round's last wait are not looked at (see
+    /// `EventLoop.hasWaitingWork`).
+    var hasWaitingWork: Bool { repliedInRound || !sendQueue.isEmpty || tasks.hasWaiting }
+
+    func repliedAtOnce() { repliedInRound = true }
 
     var now: MonotonicInstant { MonotonicInstant(nanoseconds: clock.load(ordering: .relaxed)) }
 
@@ -229,6 +234,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 : specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(Self.roundLimit), wait)
             roundWasFull = count >= Int32(Self.roundLimit)
             mayBlock.store(false, ordering: .relaxed)
+            repliedInRound = false
             readClock()
             var gathered = 0
             while count > 0 {

@@ -17,7 +17,8 @@ protocol EventLoop: AnyObject, Sendable {
     func execute(_ task: @escaping @Sendable () -> Void)
     var inEventLoop: Bool { get }
     /// Whether work the loop already has would wait if the loop blocked now: replies queued for the round's end
-    /// (their clients wait for them, and for nothing else) or a task handed over. Asked on the loop's thread by
+    /// (their clients wait for them, and for nothing else), replies the round sent at once (`repliedAtOnce`) or a
+    /// task handed over. Asked on the loop's thread by
     /// work about to block it, a log batch's fsync: blocking costs least when nothing waits. Descriptors that
     /// became ready since the round's last wait are not counted: under a write load they are mostly the rest of
     /// the batch's own clients, whose requests the next batch commits either way. A loop that cannot tell says true.
@@ -42,6 +43,11 @@ protocol EventLoop: AnyObject, Sendable {
     /// sleeps, however many times it was asked in the round. Returns `false` when this kind of loop has no rounds:
     /// the caller sends now.
     func sendAtRoundEnd(_ channel: Channel) -> Bool
+    /// A reply made while its request was read went out at once, where it would have waited for the round's end: the
+    /// round counts it as waiting work all the same (`hasWaitingWork`). Its client's next request is on its way,
+    /// and a reading client's requests keep coming while the round goes on: a log batch that blocked the loop on
+    /// its fsync would hold them.
+    func repliedAtOnce()
     /// Every channel on this loop, for draining.
     func forEachChannel(_ body: (Channel) -> Void)
     /// Begins serving (the epoll loop starts its thread; the Dispatch loop its tick timer).

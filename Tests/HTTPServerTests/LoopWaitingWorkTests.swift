@@ -7,8 +7,8 @@ import Testing
 @testable import HTTPServer
 
 /// `EpollEventLoop.hasWaitingWork`, asked on the loop's thread from a channel's read, as a log batch asks it
-/// before it fsyncs: nothing waits, a reply waits for the round's end, a task was handed over; a descriptor that
-/// became ready meanwhile is not counted.
+/// before it fsyncs: nothing waits, a reply waits for the round's end or was sent at once in it, a task was handed
+/// over; a descriptor that became ready meanwhile is not counted.
 @Suite struct LoopWaitingWorkTests {
     /// Starts a loop with channel `a`, whose first read runs `body` (on the loop) and records what it returns; then
     /// writes `a`'s pipe and returns the answers once recorded (ten seconds at most).
@@ -59,6 +59,32 @@ import Testing
             return [before, loop.hasWaitingWork]
         }
         #expect(said == [false, true])
+    }
+
+    /// A reply sent at once while its request was read (a cached read's): the round holds that client's next
+    /// request and other readers', as it held a queued reply's, until the loop waits again.
+    @Test func aReplySentAtOnce_isWaitingWork_untilTheLoopWaitsAgain() {
+        let loop = EpollEventLoop(tickInterval: .seconds(60), idlePoll: IdlePoll(limit: .zero))
+        let log = LoopLog()
+        let a = nonBlockingPipe()
+        defer { [a.read, a.write].forEach { _ = Glibc.close($0) } }
+        let said = Mutex<[Bool]>([])
+        loop.add(
+            PipeChannel(fd: a.read, name: "a", log: log) { _ in
+                let first = said.withLock { $0.isEmpty }
+                let before = loop.hasWaitingWork
+                if first { loop.repliedAtOnce() }
+                said.withLock { $0 += [before, loop.hasWaitingWork] }
+            })
+        loop.start()
+        defer { loop.stop() }
+        var byte: UInt8 = 1
+        _ = Glibc.write(a.write, &byte, 1)
+        for _ in 0..<1000 where said.withLock({ $0.count }) < 2 { Thread.sleep(forTimeInterval: 0.01) }
+        // The second read comes in a round of its own, after the loop waited for it.
+        _ = Glibc.write(a.write, &byte, 1)
+        for _ in 0..<1000 where said.withLock({ $0.count }) < 4 { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(said.withLock { $0 } == [false, true, false, false])
     }
 
     /// Found by review: asked from a task, the tasks taken with it and not run yet were missed.
