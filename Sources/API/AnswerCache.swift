@@ -99,10 +99,23 @@ public final class AnswerCache: Sendable {
         case answer(Answer)
     }
 
+    /// What a lookup by the store's count of changes found (`answer(for:served:changes:now:revalidating:)`).
+    enum Lookup {
+        /// The answer holds, its user's part of the store unchanged since it was kept or last checked.
+        case hit(Hit)
+        /// An answer is kept, but that part of the store changed since: whether it holds depends on the context.
+        case checkContext
+        /// No answer that could hold (none kept, another rule set's, or past its time).
+        case none
+    }
+
     private struct Entry: Sendable {
         /// The rule set's number (`Served.number`): a kept answer keeps no rule set alive.
         let served: UInt64
         let context: UserContext.Identity?
+        /// The store's count of changes for the user's part of it (`ContextStore.contextChanges`), read before the
+        /// context the answer was checked against or computed from; `nil` when the store gave none.
+        var contextChanges: UInt64?
         let computedAt: Instant
         let validUntil: Instant?
         let answer: Answer
@@ -114,9 +127,15 @@ public final class AnswerCache: Sendable {
         /// What the entry counts against the budget.
         let bytes: Int
 
-        func holds(served: RulesHost.Served, context: UserContext?, now: Instant) -> Bool {
+        /// Whether the answer holds for this rule set at `now`, whatever the context.
+        func holds(served: RulesHost.Served, now: Instant) -> Bool {
             guard self.served == served.number, now >= computedAt else { return false }
             if let validUntil, now >= validUntil { return false }
+            return true
+        }
+
+        func holds(served: RulesHost.Served, context: UserContext?, now: Instant) -> Bool {
+            guard holds(served: served, now: now) else { return false }
             switch (self.context, context) {
             case (nil, nil): return true
             case (let kept?, let current?): return kept.names(current)
@@ -150,21 +169,49 @@ public final class AnswerCache: Sendable {
     /// in that rule set. A hit is counted here; a miss by the caller (`countMiss`), which alone knows whether the
     /// flag is one the cache keeps.
     /// `revalidating`: the read carries `If-None-Match`, so it needs the answer's tag, not only its 200.
-    func answer(for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant, revalidating: Bool = false) -> Hit? {
+    /// `changes`: the store's count of changes for the user's part of it, read before `context`; an answer found to
+    /// hold is marked with it, so the next read finds it by that count alone while nothing changes there.
+    func answer(
+        for key: Key, served: RulesHost.Served, context: UserContext?, now: Instant, revalidating: Bool = false, changes: UInt64? = nil
+    ) -> Hit? {
         guard capacityBytes > 0 else { return nil }
         let found = entries.withLock { table -> Hit? in
             // Read in place, through the array's element: bound to a local, the entry was copied out of the
             // table, a retain and a release of each of its references.
             guard let position = table.answers.position(of: key) else { return nil }
             guard table.answers.entries[position].value.holds(served: served, context: context, now: now) else { return nil }
-            let flagPosition = table.answers.entries[position].value.flagPosition
-            if !revalidating, let prepared = table.answers.entries[position].value.prepared {
-                return Hit(kept: .ok(prepared), flagPosition: flagPosition)
+            if let changes, table.answers.entries[position].value.contextChanges != changes {
+                table.answers.modifyValue(at: position) { $0.contextChanges = changes }
             }
-            return Hit(kept: .answer(table.answers.entries[position].value.answer), flagPosition: flagPosition)
+            return Self.hit(at: position, in: table, revalidating: revalidating)
         }
         if found != nil { hitCount.add(1, ordering: .relaxed) }
         return found
+    }
+
+    /// The kept answer for `key`, when the user's part of the store has not changed since it was kept or last
+    /// checked (`changes` is the count the entry was marked with): the read then skips the context's lookup, a
+    /// hashed probe of the store under its lock and a touch of the context. `.checkContext` sends the read to
+    /// `answer(for:served:context:...)`; `.none` to computing the answer.
+    func answer(for key: Key, served: RulesHost.Served, changes: UInt64, now: Instant, revalidating: Bool = false) -> Lookup {
+        guard capacityBytes > 0 else { return .none }
+        let found = entries.withLock { table -> Lookup in
+            guard let position = table.answers.position(of: key) else { return .none }
+            guard table.answers.entries[position].value.holds(served: served, now: now) else { return .none }
+            guard table.answers.entries[position].value.contextChanges == changes else { return .checkContext }
+            return .hit(Self.hit(at: position, in: table, revalidating: revalidating))
+        }
+        if case .hit = found { hitCount.add(1, ordering: .relaxed) }
+        return found
+    }
+
+    /// The hit for the entry at `position` (which holds): its prepared 200 unless the read revalidates.
+    private static func hit(at position: Int, in table: Table, revalidating: Bool) -> Hit {
+        let flagPosition = table.answers.entries[position].value.flagPosition
+        if !revalidating, let prepared = table.answers.entries[position].value.prepared {
+            return Hit(kept: .ok(prepared), flagPosition: flagPosition)
+        }
+        return Hit(kept: .answer(table.answers.entries[position].value.answer), flagPosition: flagPosition)
     }
 
     /// The kept `answer` for `key`, prepared (`ETag.Tagged.prepared()`), for a read that found it unprepared: the
@@ -180,8 +227,9 @@ public final class AnswerCache: Sendable {
             let kept = table.answers.entries[position].value
             guard kept.answer === answer else { return [] }
             let entry = Entry(
-                served: kept.served, context: kept.context, computedAt: kept.computedAt, validUntil: kept.validUntil,
-                answer: prepared, prepared: fields, flagPosition: kept.flagPosition, bytes: Self.bytes(of: prepared, for: key))
+                served: kept.served, context: kept.context, contextChanges: kept.contextChanges, computedAt: kept.computedAt,
+                validUntil: kept.validUntil, answer: prepared, prepared: fields, flagPosition: kept.flagPosition,
+                bytes: Self.bytes(of: prepared, for: key))
             return table.insert(entry, for: key, budget: capacityBytes)
         }
         _ = consume evicted
@@ -199,16 +247,18 @@ public final class AnswerCache: Sendable {
         missCount.add(1, ordering: .relaxed)
     }
 
-    /// Keeps an answer computed at `computedAt` from this rule set and context, good until `validUntil`.
+    /// Keeps an answer computed at `computedAt` from this rule set and context, good until `validUntil`. `changes`:
+    /// the store's count of changes for the user's part of it, read before `context` was.
     func keep(
-        _ answer: Answer, flagPosition: Int, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant, validUntil: Instant?
+        _ answer: Answer, flagPosition: Int, for key: Key, served: RulesHost.Served, context: UserContext?, computedAt: Instant,
+        validUntil: Instant?, changes: UInt64? = nil
     ) {
         let bytes = Self.bytes(of: answer, for: key)
         // An answer larger than half the budget would push out most others for one user's read.
         guard bytes <= capacityBytes / 2 else { return }
         let entry = Entry(
-            served: served.number, context: context.map(UserContext.Identity.init), computedAt: computedAt, validUntil: validUntil,
-            answer: answer, prepared: answer.preparedFields, flagPosition: flagPosition, bytes: bytes)
+            served: served.number, context: context.map(UserContext.Identity.init), contextChanges: changes, computedAt: computedAt,
+            validUntil: validUntil, answer: answer, prepared: answer.preparedFields, flagPosition: flagPosition, bytes: bytes)
         // What leaves the table is released after the lock, out of every other loop's way.
         let evicted = entries.withLock { $0.insert(entry, for: key, budget: capacityBytes) }
         _ = consume evicted

@@ -40,6 +40,11 @@ struct AnswerTable<Value> {
     func key(at position: Int) -> AnswerCache.Key { entries[position].key }
     func value(at position: Int) -> Value { entries[position].value }
 
+    /// Changes the value at `position` in place (no copy of it in or out).
+    mutating func modifyValue(at position: Int, _ body: (inout Value) -> Void) {
+        body(&entries[position].value)
+    }
+
     /// The dense position of `key`, if kept.
     func position(of key: AnswerCache.Key) -> Int? {
         let mask = slots.count - 1

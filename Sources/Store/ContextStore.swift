@@ -6,6 +6,11 @@ import Rules
 public protocol ContextStore: AnyObject, Sendable {
     /// The user's context now; `nil` for a user never written (or erased).
     func context(of user: String) -> UserContext?
+    /// A count that changes whenever the user's context may have (it counts the writes to a part of the store
+    /// holding other users too); `nil` when the store keeps none. The same count read twice, each before a
+    /// context read, says the two reads found the same context: a reader that kept what it computed from a
+    /// context (the answer cache) knows it still holds without reading the context again.
+    func contextChanges(of user: String) -> UInt64?
     /// The per-user caps new writes are held to; inline contexts (OFREP, `/v1/evaluate`) are held to them too.
     var limits: ContextLimits { get }
     /// Applies a mutation (then `followUp`'s actions, in the same logged step) and calls `completion` once the
@@ -41,6 +46,9 @@ public protocol ContextStore: AnyObject, Sendable {
 }
 
 extension ContextStore {
+    /// A store that keeps no count: every reader reads the context.
+    public func contextChanges(of user: String) -> UInt64? { nil }
+
     /// A write with no early work.
     public func write(
         _ mutation: Mutation, followUp: (UserContext?, UserContext?) -> [Action],
@@ -89,6 +97,7 @@ public struct StoreHealth: Sendable, Equatable {
 
 extension Database: ContextStore {
     public func context(of user: String) -> UserContext? { store.context(of: user) }
+    public func contextChanges(of user: String) -> UInt64? { store.contextChanges(of: user) }
     public var limits: ContextLimits { store.limits }
     public var usersStillEncoded: Int { store.usersStillEncoded }
     public var runsWorkWhileSyncing: Bool { log.runsWorkWhileSyncing }

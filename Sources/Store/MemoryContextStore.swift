@@ -12,6 +12,8 @@ public final class MemoryContextStore: ContextStore {
 
     public func context(of user: String) -> UserContext? { store.context(of: user) }
 
+    public func contextChanges(of user: String) -> UInt64? { store.contextChanges(of: user) }
+
     public var limits: ContextLimits { store.limits }
 
     public func write(

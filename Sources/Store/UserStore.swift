@@ -11,6 +11,9 @@ import Synchronization
 public final class UserStore: Sendable {
     final class Shard: Sendable {
         let users = Mutex(UserTable())
+        /// Counts the writes applied to this shard's users (`contextChanges`): raised under the lock, after the
+        /// table changed.
+        let changes = Atomic<UInt64>(0)
     }
 
     private let shards: [Shard]
@@ -54,7 +57,10 @@ public final class UserStore: Sendable {
         for (index, table) in shardTables.enumerated() {
             count += table.count
             records += table.encoded.count
-            shards[index].users.withLock { $0 = table }
+            shards[index].users.withLock {
+                $0 = table
+                shards[index].changes.add(1, ordering: .releasing)
+            }
         }
         total.store(count, ordering: .relaxed)
         recordsLeft.store(records, ordering: .relaxed)
@@ -82,6 +88,12 @@ public final class UserStore: Sendable {
 
     public func context(of user: String) -> UserContext? {
         shard(for: user).users.withLock { context(ByteKey(user), in: &$0) }
+    }
+
+    /// A count that every write to the user's shard raises (see `ContextStore.contextChanges`): read without the
+    /// lock, one atomic load.
+    public func contextChanges(of user: String) -> UInt64 {
+        shard(for: user).changes.load(ordering: .acquiring)
     }
 
     /// The user's context in `table` (held under its shard's lock), a recovered user decoded on first touch.
@@ -215,6 +227,9 @@ public final class UserStore: Sendable {
             } else {
                 table.users[key] = state
             }
+            // After the table changed, before the lock is let go: a reader that sees the old count read it before
+            // this write, and one that sees the new count finds the new context.
+            shard.changes.add(1, ordering: .releasing)
             return Applied(seq: seq, previous: consume previous, state: consume state, effects: effects)
         }
     }

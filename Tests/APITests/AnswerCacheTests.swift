@@ -411,6 +411,45 @@ import Testing
         #expect(none.answer(for: key, served: served, context: nil, now: now) == nil)
     }
 
+    /// Kept with the store's count of changes, an answer is found by that count alone (no context read); another
+    /// count sends the read to the context, and an answer the context then confirms is marked with the new count;
+    /// a rule set, an instant or a key the answer does not hold for is no answer whatever the count.
+    @Test func aKeptAnswer_isFoundByTheStoresCountAlone_untilTheCountMoves_thenByItsContext() {
+        let cache = AnswerCache(capacityBytes: 100_000)
+        let key = AnswerCache.Key(user: "u", flag: "f", appVersion: nil)
+        var context = UserContext()
+        context.counters["c"] = 1
+        let until = Instant(milliseconds: 2_000)
+        cache.keep(answer(10), flagPosition: 0, for: key, served: served, context: context, computedAt: now, validUntil: until, changes: 5)
+        guard case .hit(let hit) = cache.answer(for: key, served: served, changes: 5, now: now) else {
+            Issue.record("the count the answer was kept with did not find it")
+            return
+        }
+        #expect(hit.body.count == 10)
+        #expect(cache.answer(for: key, served: served, changes: 6, now: now).isCheckContext)
+        // The context it was computed from confirms it under the new count; that count then finds it alone.
+        #expect(cache.answer(for: key, served: served, context: context, now: now, changes: 6) != nil)
+        #expect(cache.answer(for: key, served: served, changes: 6, now: now).isHit)
+        #expect(cache.answer(for: key, served: served, changes: 5, now: now).isCheckContext)
+        // Another context does not confirm it, and leaves its count alone.
+        var rewritten = context
+        rewritten.counters["c"] = 2
+        #expect(cache.answer(for: key, served: served, context: rewritten, now: now, changes: 7) == nil)
+        #expect(cache.answer(for: key, served: served, changes: 7, now: now).isCheckContext)
+        #expect(cache.answer(for: key, served: served, changes: 6, now: now).isHit)
+        // What the count cannot vouch for.
+        let reloaded = RulesHost.Served(served.rules, ledger: EvaluationLedger())
+        #expect(cache.answer(for: key, served: reloaded, changes: 6, now: now).isNone)
+        #expect(cache.answer(for: key, served: served, changes: 6, now: until).isNone)
+        #expect(cache.answer(for: key, served: served, changes: 6, now: Instant(milliseconds: 999)).isNone)
+        #expect(cache.answer(for: AnswerCache.Key(user: "v", flag: "f", appVersion: nil), served: served, changes: 6, now: now).isNone)
+        // Kept without a count (a store that keeps none), an answer is always checked against its context.
+        let other = AnswerCache.Key(user: "w", flag: "f", appVersion: nil)
+        cache.keep(answer(10), flagPosition: 0, for: other, served: served, context: nil, computedAt: now, validUntil: nil)
+        #expect(cache.answer(for: other, served: served, changes: 0, now: now).isCheckContext)
+        #expect(cache.hits == 4)
+    }
+
     @Test func aKeptAnswer_holdsOnlyForItsRuleSetContextAndInstants() {
         let cache = AnswerCache(capacityBytes: 100_000)
         let key = AnswerCache.Key(user: "u", flag: "f", appVersion: "1.0")
@@ -450,4 +489,10 @@ extension AnswerCache.Hit {
         case .answer(let answer): answer.body
         }
     }
+}
+
+extension AnswerCache.Lookup {
+    var isHit: Bool { if case .hit = self { true } else { false } }
+    var isCheckContext: Bool { if case .checkContext = self { true } else { false } }
+    var isNone: Bool { if case .none = self { true } else { false } }
 }
