@@ -7,9 +7,11 @@ public protocol ContextStore: AnyObject, Sendable {
     /// The user's context now; `nil` for a user never written (or erased).
     func context(of user: String) -> UserContext?
     /// A count that changes whenever the user's context may have (it counts the writes to a part of the store
-    /// holding other users too); `nil` when the store keeps none. The same count read twice, each before a
-    /// context read, says the two reads found the same context: a reader that kept what it computed from a
-    /// context (the answer cache) knows it still holds without reading the context again.
+    /// holding other users too); `nil` when the store keeps none. A context read after the count was read has
+    /// every write the count includes, and a write is counted before it is acknowledged: a reader that kept what
+    /// it computed from such a context (the answer cache), and later reads the same count, knows no write to the
+    /// user was acknowledged since, so what it kept still holds without reading the context again. (Two readers of
+    /// one count may still find two contexts: a write not yet counted can be under way.)
     func contextChanges(of user: String) -> UInt64?
     /// The per-user caps new writes are held to; inline contexts (OFREP, `/v1/evaluate`) are held to them too.
     var limits: ContextLimits { get }
