@@ -12,7 +12,7 @@ public final class UserStore: Sendable {
     final class Shard: Sendable {
         let users = Mutex(UserTable())
         /// Counts the writes applied to this shard's users (`contextChanges`): raised under the lock, after the
-        /// table changed.
+        /// table changed. Wrapping: readers only compare it for equality, and no write may trap.
         let changes = Atomic<UInt64>(0)
     }
 
@@ -59,7 +59,7 @@ public final class UserStore: Sendable {
             records += table.encoded.count
             shards[index].users.withLock {
                 $0 = table
-                shards[index].changes.add(1, ordering: .releasing)
+                shards[index].changes.wrappingAdd(1, ordering: .releasing)
             }
         }
         total.store(count, ordering: .relaxed)
@@ -229,7 +229,7 @@ public final class UserStore: Sendable {
             }
             // After the table changed, before the lock is let go: a reader that sees the old count read it before
             // this write, and one that sees the new count finds the new context.
-            shard.changes.add(1, ordering: .releasing)
+            shard.changes.wrappingAdd(1, ordering: .releasing)
             return Applied(seq: seq, previous: consume previous, state: consume state, effects: effects)
         }
     }
