@@ -49,10 +49,14 @@ extension API {
 
     /// The same with the route's parameters given (`QuickRoute`), not read from the request.
     func oneFlag(_ request: borrowing Request, user: String, key: String) throws(APIError) -> HTTPResponse {
+        // The set lent, not taken: taken, it was the host's lock and three retains and releases a read.
+        try rules.withServed { served throws(APIError) in try oneFlag(request, user: user, key: key, served: served) }
+    }
+
+    private func oneFlag(_ request: borrowing Request, user: String, key: String, served: RulesHost.Served) throws(APIError) -> HTTPResponse {
         // The user id is checked where the answer cache cannot answer: a kept answer's key holds the same bytes as
         // the read that kept it, which passed this check, and the check is a pure function of those bytes (some
         // 150 instructions a cached read). Every error still comes in the order it did: a bad id first.
-        let served = rules.served
         let version: String?
         let now: Instant
         do throws(APIError) {

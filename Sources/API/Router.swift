@@ -146,15 +146,15 @@ public struct Router: Responder {
 
     /// Takes the request by value: the route's parameters are set on it in place, where setting them on a copy
     /// cost a copy and a destroy of every field per request.
-    public func respond(to request: consuming Request, sink given: ResponseSink) {
-        if !quickRoutes.isEmpty, answerQuickly(request, sink: given) { return }
+    public func respond(to request: consuming Request, sink given: consuming ResponseSink) {
+        var sink = consume given
+        if !quickRoutes.isEmpty, answerQuickly(request, sink: &sink) { return }
         // The path's bytes read in the target in place (`HTTPRequestHead.pathRange`), no string made.
         // Decoded straight into a local the request then takes: returned along with the route, the parameters
         // were moved through two returns (copies of the whole value).
         var parameters = RouteParameters()
         // The sink comes back through `inout` and the route alone as the optional: an optional pair of route and
         // sink was destroyed through the runtime's generic witnesses, some 170 instructions a request.
-        var sink = given
         let pathRange = request.head.pathRange
         let matched = request.head.withTargetBytes { bytes in
             guard let range = pathRange else {
@@ -184,30 +184,39 @@ public struct Router: Responder {
     /// and after its authorization, as the general way would; `false` leaves it to the general way: no quick route's
     /// method and path, a parameter that does not decode (a 400 there), a query (`?at=`, `?explain=`) or a path CORS
     /// covers (its headers depend on the request's origin, set on the way out by a sink of their own).
-    private func answerQuickly(_ request: borrowing Request, sink: ResponseSink) -> Bool {
+    private func answerQuickly(_ request: borrowing Request, sink: inout ResponseSink) -> Bool {
         guard request.head.query == nil, let pathRange = request.head.pathRange else { return false }
         let method = request.method
         // A quick route is a reference, and read by index: a struct copied out of the array (in the loop, or
-        // returned) was some 350 instructions of retains and releases of its arrays and closure.
+        // returned) was some 350 instructions of retains and releases of its arrays and closure. Each is lent
+        // unretained: the router holds its quick routes and routes for as long as it answers, and a retain and a
+        // release around every use (two atomic operations each) were most of what this way still cost.
         let found = request.head.withTargetBytes { bytes -> (index: Int, parameters: (String, String))? in
             let path = UnsafeBufferPointer(rebasing: bytes[pathRange])
-            for index in quickRoutes.indices where quickRoutes[index].method == method {
-                guard let parameters = quickRoutes[index].parameters(in: path) else { continue }
+            for index in quickRoutes.indices {
+                let parameters = Unmanaged.passUnretained(quickRoutes[index])._withUnsafeGuaranteedRef { quick in
+                    quick.method == method ? quick.parameters(in: path) : nil
+                }
+                guard let parameters else { continue }
                 if let cors, cors.covers(path) { return nil }
                 return (index, parameters)
             }
             return nil
         }
         guard let found else { return false }
-        let route = routes[quickRoutes[found.index].route]
-        var target = sink
-        if let observers = route.observers { target = target.observed(by: observers.own, since: request.received) }
+        let quick = Unmanaged.passUnretained(quickRoutes[found.index])
+        let route = Unmanaged.passUnretained(routes[quick._withUnsafeGuaranteedRef { $0.route }])
+        // Observed in place: the sink is the router's own (`respond` takes it), so no copy of it is made.
+        let scope = route._withUnsafeGuaranteedRef { route in
+            if let own = route.observers?.own { sink.observe(by: own, since: request.received) }
+            return route.scope
+        }
         // Authorized without the route's parameters set on the request (setting them is the cost this way saves):
         // `authorize` reads the scope, the headers, the peer and the query, never a parameter.
-        if let refusal = authorize(request, route.scope) {
-            target.send(refusal.response)
+        if let refusal = authorize(request, scope) {
+            sink.send(refusal.response)
         } else {
-            quickRoutes[found.index].answer(request, found.parameters, target)
+            quick._withUnsafeGuaranteedRef { $0.answer(request, found.parameters, sink) }
         }
         return true
     }

@@ -38,6 +38,9 @@ public final class RulesHost: Sendable {
     }
 
     private let state: Mutex<(served: Served, status: Status)>
+    /// The served set's number, stored after every swap: a thread that holds the set of this number reads it
+    /// without the lock (`withServed`). Numbers are never given twice, so no other host's set has it.
+    private let servedNumber: Atomic<UInt64>
     /// The rule file (`nil`: the embedded example rules) and how to read it.
     public let path: String?
     public let format: RuleSetCompiler.Format
@@ -49,13 +52,27 @@ public final class RulesHost: Sendable {
         self.format = format
         let ledger = EvaluationLedger()
         evaluationLedger = ledger
-        state = Mutex(
-            (Served(rules, ledger: ledger), Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
+        let served = Served(rules, ledger: ledger)
+        servedNumber = Atomic(served.number)
+        state = Mutex((served, Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
     }
 
     public var current: RuleSet { served.rules }
     /// The set being served, by reference: read a member through it without copying the whole set.
-    public var served: Served { state.withLock { $0.served } }
+    public var served: Served { withServed { $0 } }
+
+    /// Lends `body` the set being served, without retaining it: what a request reads the rules through. The calling
+    /// thread keeps the set it last read (`ServedReader`) and asks the lock only when a reload has served another
+    /// since. A reload's answer is sent after the swap is stored, so any read that follows it finds the new set; a
+    /// read nested in another on the same thread finds the set the outer one has.
+    public func withServed<Value, Failure: Error>(_ body: (Served) throws(Failure) -> Value) throws(Failure) -> Value {
+        let current = servedNumber.load(ordering: .acquiring)
+        return try ServedReader.withCurrent { reader in
+            Result(catching: { () throws(Failure) -> Value in
+                try reader.lend(current: current, fresh: { state.withLock { $0.served } }, body)
+            })
+        }.get()
+    }
     public var status: Status { state.withLock { $0.status } }
 
     /// Loads the path (or the embedded default), validates it whole, then swaps; on failure the old set stays.
@@ -72,6 +89,7 @@ public final class RulesHost: Sendable {
             switch result {
             case .success(let rules):
                 current.served = Served(rules, ledger: evaluationLedger)
+                servedNumber.store(current.served.number, ordering: .releasing)
                 current.status = Status(phase: .loaded, version: rules.version, loadedAt: Date(), source: path ?? "embedded", error: [])
             case .failure(let error):
                 current.status.phase = .failed

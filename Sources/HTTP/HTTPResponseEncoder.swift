@@ -125,7 +125,7 @@ public enum HTTPResponseEncoder {
         // retain and a release of both its strings, twice per field.
         headers.fields.withUnsafeBufferPointer { fields in
             // An upper bound: CR and LF dropped from values only make the head shorter.
-            var bound = HeadWriter.statusLineBound(status) + dateLine.bytes.count
+            var bound = HeadWriter.statusLineBound(status) + dateLine.count
             if let contentType { bound += HeadWriter.fieldBound("Content-Type", contentType) }
             bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
             for index in fields.indices { bound += HeadWriter.fieldBound(fields[index].name, fields[index].value) }
@@ -133,7 +133,7 @@ public enum HTTPResponseEncoder {
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
                 var head = HeadWriter(scratch)
                 head.appendStatusLine(version, status)
-                dateLine.bytes.withUnsafeBufferPointer { head.append($0) }
+                dateLine.withBytes { head.append($0) }
                 if let contentType { head.appendField("Content-Type", contentType) }
                 head.appendFraming(framing)
                 head.appendConnection(keepAlive: keepAlive, version: version)
@@ -156,14 +156,14 @@ public enum HTTPResponseEncoder {
     ) {
         let extraName = extraName.flatMap { isManaged($0) ? nil : $0 }
         let extraValue = extraValue ?? UnsafeBufferPointer(start: nil, count: 0)
-        var bound = HeadWriter.statusLineBound(status) + dateLine.bytes.count + prepared.fieldsEnd
+        var bound = HeadWriter.statusLineBound(status) + dateLine.count + prepared.fieldsEnd
         bound += HeadWriter.framingBound + HeadWriter.connectionBound + 2
         if let extraName { bound += HeadWriter.fieldBound(extraName, valueCount: extraValue.count) }
         prepared.withBytes { lines in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
                 var head = HeadWriter(scratch)
                 head.appendStatusLine(version, status)
-                dateLine.bytes.withUnsafeBufferPointer { head.append($0) }
+                dateLine.withBytes { head.append($0) }
                 head.append(UnsafeBufferPointer(rebasing: lines[..<prepared.contentTypeEnd]))
                 head.appendFraming(framing)
                 head.appendConnection(keepAlive: keepAlive, version: version)

@@ -28,9 +28,16 @@ final class DateCache: Sendable {
     /// second when it was made; as the loop's reading trails the clock by up to a pass, a line can outlive its
     /// second by that much (a millisecond or two, under load), and after the wall clock is set, by up to a second.
     func line(at now: MonotonicInstant) -> DateLine {
+        lineAndEnd(at: now).line
+    }
+
+    /// The same line and the instant its second ends, until which it holds: a connection keeps both and asks
+    /// again only past that instant. Asked for every response, the cache's lock and reference were four atomic
+    /// operations each time, shared by every loop's thread.
+    func lineAndEnd(at now: MonotonicInstant) -> (line: DateLine, end: MonotonicInstant) {
         cached.withLock { cache in
             Self.refresh(&cache, at: now)
-            return cache.line
+            return (cache.line, cache.until)
         }
     }
 

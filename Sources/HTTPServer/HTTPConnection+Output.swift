@@ -91,12 +91,18 @@ extension HTTPConnection {
 
     /// Sends what the socket takes; true when the socket failed.
     func writeOutput() -> Bool {
-        let (offset, failed) = Socket.send(fd, output, from: outputOffset)
+        let (offset, failed) = Self.send(fd, &output, from: outputOffset)
         if offset > outputOffset {
             outputOffset = offset
             machine.outputProgressed(now: loop.now)
         }
         return failed
+    }
+
+    /// The output lent in place, `inout`: read as a value (passed, or lent through `withUnsafeBytes`), the buffer was
+    /// retained and released around every send.
+    private static func send(_ fd: Int32, _ output: inout [UInt8], from offset: Int) -> (offset: Int, failed: Bool) {
+        output.withUnsafeBytes { Socket.send(fd, $0, from: offset) }
     }
 
     /// Everything is written and the connection ends: half-close so the client reads our last response, then

@@ -23,6 +23,13 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     private let refusal: HTTPResponse
     let loop: EventLoop
     let context: ServerContext
+    /// The server's responder, set before any connection is made (`HTTPServer.start(serving:)`). Held here, a
+    /// constant: read from the context's variable, the existential was copied out for every request (a retain
+    /// and a release of the router's box).
+    private let responder: any Responder
+    /// The context's id generator, reached without a retain: the context holds it for as long as this connection
+    /// holds the context. Reached through the context, it was retained and released around every request's id.
+    private let requestIDs: Unmanaged<RequestIDGenerator>
     private let readBuffer: ReadBuffer
     let batcher: StreamBatcher
     // The connection's hot state, touched only on its loop's thread. The runtime's exclusivity checks (an access
@@ -43,6 +50,9 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     @exclusivity(unchecked) private var body: [UInt8] = []
     var requestStart = MonotonicInstant.now
     @exclusivity(unchecked) var requestID = RequestID("")
+    /// The `Date` line of this connection's responses, and when its second ends (`DateCache.lineAndEnd`).
+    @exclusivity(unchecked) private var dateLine = DateLine("")
+    private var dateLineEnd = MonotonicInstant(nanoseconds: .min)
     /// Counts requests so a late response for an earlier one can never be taken for the current one.
     var generation = 0
     var awaitingResponse = false
@@ -72,6 +82,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         self.peer = peer
         self.loop = loop
         self.context = context
+        responder = context.responder
+        requestIDs = Unmanaged.passUnretained(context.requestIDs)
         parser = HTTPRequestParser(limits: context.configuration.limits)
         machine = ConnectionStateMachine(timeouts: context.configuration.timeouts, now: .now)
     }
@@ -234,14 +246,18 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             // Consumed, so the head moves into `head` rather than being copied and the event destroyed after.
             switch consume event {
             case .head(let newHead):
-                head = newHead
+                // What is read of the head is read first, and the head then moved in: stored while still read
+                // after, it was copied, a retain and a release more a request.
+                let bodyFollows = newHead.framing != .none && newHead.framing != .length(0)
+                let expectsContinue = newHead.expectsContinue
+                let version = newHead.version
+                head = consume newHead
                 body = []
                 requestStart = loop.now
-                let bodyFollows = newHead.framing != .none && newHead.framing != .length(0)
                 machine.headReceived(now: requestStart, bodyFollows: bodyFollows)
-                if newHead.expectsContinue {
+                if expectsContinue {
                     // RFC 9110 §10.1.1: tell the client to send the body it is holding back.
-                    output += HTTPResponseEncoder.continueResponse(version: newHead.version)
+                    output += HTTPResponseEncoder.continueResponse(version: version)
                     machine.outputQueued(now: requestStart)
                     flush()
                 }
@@ -268,11 +284,14 @@ final class HTTPConnection: Channel, @unchecked Sendable {
     }
 
     private func dispatch() {
-        guard let head else { return }
+        // Moved out and back once the request has its copy: bound as a copy (`guard let head`), the head was
+        // retained once more and released at the end, two atomic operations a request.
+        guard let head = self.head.take() else { return }
         generation += 1
         awaitingResponse = true
         if !holdsSlot, !context.configuration.probePaths.contains(String(head.path)) {
             // Over a connection cap only probes are served.
+            self.head = head
             awaitingResponse = false
             respondAndClose(refusal, version: head.version)
             context.accessLog(head, refusal.status, requestStart, RequestID("overload"), peer)
@@ -280,14 +299,17 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             return
         }
         let clientID = head[.requestID]
-        requestID = clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? RequestID($0) : nil } ?? context.requestIDs.next()
+        requestID =
+            clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? RequestID($0) : nil }
+            ?? requestIDs._withUnsafeGuaranteedRef { $0.next() }
         let request = Request(head: head, body: body, requestID: requestID, peer: peer, received: requestStart)
+        self.head = consume head
         body = []
         let sink = ResponseSink(receiver: self, request: generation)
         dispatching = true
         // Moved, not copied: passed as is, the request was copied into the call and the original destroyed after
         // it, every field retained and released once more per request.
-        context.responder.respond(to: consume request, sink: sink)
+        responder.respond(to: consume request, sink: sink)
         dispatching = false
         if !awaitingResponse, !isClosed { processInput() }
     }
@@ -304,14 +326,15 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         // Handlers never set it, so it is appended rather than searched for and replaced; handed to the encoder,
         // not added to the response, whose field list the sender still shares (adding would copy it).
         let isHead = head.method == "HEAD"
-        let dateLine = context.dates.line(at: loop.now)
+        let now = loop.now
+        if now >= dateLineEnd { (dateLine, dateLineEnd) = context.dates.lineAndEnd(at: now) }
         requestID.withBytes { id in
             HTTPResponseEncoder.encode(
                 response, version: head.version, keepAlive: keepAlive, isHead: isHead, dateLine: dateLine,
                 extraName: "X-Request-Id", extraValue: id, into: &output)
         }
         context.accessLog(head, response.status, requestStart, requestID, peer)
-        let action = machine.responseQueued(now: loop.now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
+        let action = machine.responseQueued(now: now, keepAlive: keepAlive, nextRequestBuffered: nextRequestBuffered)
         // A reply made while its request is read (a read the answer cache serves) goes now, as nginx writes each
         // answer as it makes it: held for the round's end, it waited for the work of every other connection the
         // round read, up to 15. Pinned, 32 connections reading: the same rate, wrk's p75 145 µs where it was 170,

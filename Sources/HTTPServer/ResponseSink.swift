@@ -60,10 +60,15 @@ public struct ResponseSink: Sendable {
     /// observer it had.
     public func observed(by observer: ResponseObserver, since started: MonotonicInstant) -> ResponseSink {
         var sink = self
-        sink.observer = observer
-        sink.observing = true
-        sink.started = started
+        sink.observe(by: observer, since: started)
         return sink
+    }
+
+    /// The same in place: a sink its holder owns is not copied (a copy retains its receiver).
+    public mutating func observe(by observer: ResponseObserver, since started: MonotonicInstant) {
+        self.observer = observer
+        observing = true
+        self.started = started
     }
 
     /// A sink that hands the response to a closure; for tests and in-memory use.

@@ -96,11 +96,15 @@ enum Socket {
     /// (`EINTR` retried). Returns how far it got and whether the socket failed.
     /// Through `specd_send`: no cancellation point (CLinux.h).
     static func send(_ fd: Int32, _ bytes: [UInt8], from offset: Int) -> (offset: Int, failed: Bool) {
+        bytes.withUnsafeBytes { send(fd, $0, from: offset) }
+    }
+
+    /// The same for bytes lent in place: a connection's output buffer, which passed as an array was retained and
+    /// released around every send.
+    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, from offset: Int) -> (offset: Int, failed: Bool) {
         var offset = offset
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                specd_send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-            }
+            let written = specd_send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             if written > 0 {
                 offset += written
             } else if written < 0, errno == EINTR {

@@ -42,7 +42,7 @@ import Testing
     }
 
     struct LocalResponder: Responder {
-        func respond(to request: consuming Request, sink: ResponseSink) { sink.send(.json(.ok, #"{"local":true}"#)) }
+        func respond(to request: consuming Request, sink: consuming ResponseSink) { sink.send(.json(.ok, #"{"local":true}"#)) }
     }
 
     static let members = (0..<3).compactMap { ClusterMembership.Member(url: "http://m\($0):80") }

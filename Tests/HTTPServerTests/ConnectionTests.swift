@@ -425,7 +425,7 @@ import Glibc
     @Test func probeAnsweredInTheRoundItIsEvicted_stillGetsItsAnswer() throws {
         /// Holds the loop's thread on `/block`, so the next round finds the probe's request and the newcomer at once.
         final class BlockingResponder: Responder {
-            func respond(to request: consuming Request, sink: ResponseSink) {
+            func respond(to request: consuming Request, sink: consuming ResponseSink) {
                 if request.path == "/block" { Thread.sleep(forTimeInterval: 0.3) }
                 sink.send(.json(.ok, #"{"ok":true}"#))
             }

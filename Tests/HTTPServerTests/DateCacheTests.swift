@@ -64,6 +64,31 @@ import Testing
         #expect(line == "Date: " + text + "\r\n" || line == "Date: " + after + "\r\n")
     }
 
+    /// What a connection keeps: the line and the end of its second, which is past `now` and at most a second on.
+    @Test func aLinesEnd_isTheEndOfItsSecond() {
+        let cache = DateCache()
+        let now = MonotonicInstant.now
+        let (line, end) = cache.lineAndEnd(at: now)
+        #expect(Self.text(line) == Self.text(cache.line(at: now)))
+        #expect(end > now)
+        #expect(end.nanoseconds - now.nanoseconds <= 1_000_000_001)
+        // Asked again before that end, the same line and end; past it, a later end.
+        #expect(cache.lineAndEnd(at: now).end == end)
+        #expect(cache.lineAndEnd(at: end).end > end)
+    }
+
+    /// Held inline up to its capacity, in an array past it: the bytes are the same either way.
+    @Test func aLine_pastItsInlineCapacity_keepsEveryByte() {
+        let short = "Sun, 06 Nov 1994 08:49:37 GMT"
+        #expect(Self.text(DateLine(short)) == "Date: \(short)\r\n")
+        for length in [DateLine.capacity - 9, DateLine.capacity - 8, DateLine.capacity - 7, 200] {
+            let date = String(repeating: "x", count: length)
+            let line = DateLine(date)
+            #expect(line.count == length + 8)
+            #expect(Self.text(line) == "Date: \(date)\r\n")
+        }
+    }
+
     @Test func aDate_withLineBreaks_losesThemInItsLine() {
         #expect(Self.text(DateLine("Sun,\r\n 06 Nov\n")) == "Date: Sun, 06 Nov\r\n")
         #expect(Self.text(DateLine("")) == "Date: \r\n")

@@ -28,7 +28,7 @@ import Testing
 
         init(hold: Duration) { self.hold = hold }
 
-        func respond(to request: consuming Request, sink: ResponseSink) {
+        func respond(to request: consuming Request, sink: consuming ResponseSink) {
             switch request.path {
             case "/hold":
                 Thread.sleep(forTimeInterval: Double(hold.millisecondsForTimers) / 1000)

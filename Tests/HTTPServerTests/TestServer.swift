@@ -21,7 +21,9 @@ final class RecordingResponder: Responder {
     var count: Int { handled.withLock { $0.count } }
     var targets: [String] { handled.withLock { $0 } }
 
-    func respond(to request: consuming Request, sink: ResponseSink) {
+    func respond(to request: consuming Request, sink given: consuming ResponseSink) {
+        // A constant: the slow answer's thread captures it.
+        let sink = consume given
         handled.withLock { $0.append(request.head.target) }
         switch request.path {
         case "/slow":

@@ -54,7 +54,9 @@ public struct ClusterRouter: Responder {
     /// Seconds an unreachable owner's users are told to wait.
     static let retryAfterSeconds = 2
 
-    public func respond(to request: consuming Request, sink: ResponseSink) {
+    public func respond(to request: consuming Request, sink given: consuming ResponseSink) {
+        // A constant: the forwarding threads' closures capture it.
+        let sink = consume given
         if request.method == "GET", request.path == "/v1/stream", request.headers[Self.forwardedHeader] == nil {
             openMergedStream(request, sink: sink)
             return
