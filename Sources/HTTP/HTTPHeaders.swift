@@ -37,6 +37,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public var count: Int { fields.count }
+
+    /// Whether `other` is this very list, its fields in the same storage: storing one in place of the other would
+    /// change nothing. Two lists with equal fields in two storages are not.
+    func isSameList(as other: borrowing HTTPHeaders) -> Bool {
+        guard known == other.known else { return false }
+        return fields.withUnsafeBufferPointer { mine in
+            other.fields.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress && mine.count == theirs.count }
+        }
+    }
     public var isEmpty: Bool { fields.isEmpty }
 
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }

@@ -194,7 +194,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// This head's box, already unshared (`takeHeadersIfUnshared` returned its list), filled with the next request.
     mutating func refill(
-        method: String, target: UnsafeBufferPointer<UInt8>, version: HTTPVersion, headers: consuming HTTPHeaders, keepAlive: Bool,
+        method: String, target: UnsafeBufferPointer<UInt8>, version: HTTPVersion, headers: borrowing HTTPHeaders, keepAlive: Bool,
         expectsContinue: Bool, framing: BodyFraming
     ) {
         let box = unique
@@ -202,7 +202,9 @@ public struct HTTPRequestHead: Sendable, Equatable {
         // Into the room the last target left.
         box.setTarget(target)
         box.version = version
-        box.headers = headers
+        // A client repeating its header section gets the list its last request had (`RepeatedFieldSection`), which
+        // the box already holds: storing it again retained the new reference and released the old, the same one.
+        if !box.headers.isSameList(as: headers) { box.headers = copy headers }
         box.keepAlive = keepAlive
         box.expectsContinue = expectsContinue
         box.framing = framing
