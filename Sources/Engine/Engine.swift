@@ -85,8 +85,9 @@ public final class Engine: Sendable {
         completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void
     ) {
         // The rules a write is judged by are those live when it was made, for its fires and its flag diff alike.
-        // Held by reference: the closures below capture one pointer, not copies of the set's fields.
-        let served = rules.served
+        // Held by reference: the closures below capture one pointer, not copies of the set's fields. Taken through
+        // this thread's reader (a loop's, usually), not the host's lock.
+        let served = rules.withServed { $0 }
         let request = RequestAttributes(userID: mutation.user, appVersion: appVersion)
         let event: String? = if case .donation(let name) = kind { name } else { nil }
         let write = WriteInFlight(engine: self, served: served, now: mutation.now, request: request, kind: kind, completion: completion)

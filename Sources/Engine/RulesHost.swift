@@ -41,6 +41,9 @@ public final class RulesHost: Sendable {
     /// The served set's number, stored after every swap: a thread that holds the set of this number reads it
     /// without the lock (`withServed`). Numbers are never given twice, so no other host's set has it.
     private let servedNumber: Atomic<UInt64>
+    /// This host among every host the process made, never given twice: what a thread's reader tells hosts apart by.
+    let identity: UInt64
+    private static let hosts = Atomic<UInt64>(0)
     /// The rule file (`nil`: the embedded example rules) and how to read it.
     public let path: String?
     public let format: RuleSetCompiler.Format
@@ -54,12 +57,15 @@ public final class RulesHost: Sendable {
         evaluationLedger = ledger
         let served = Served(rules, ledger: ledger)
         servedNumber = Atomic(served.number)
+        identity = Self.hosts.add(1, ordering: .relaxed).newValue
         state = Mutex((served, Status(phase: .loaded, version: rules.version, loadedAt: date, source: path ?? "embedded", error: [])))
     }
 
     public var current: RuleSet { served.rules }
     /// The set being served, by reference: read a member through it without copying the whole set.
-    public var served: Served { withServed { $0 } }
+    /// Through the lock, held by nobody else: for the threads that read the rules now and then (a thread's own
+    /// reader, `withServed`, would keep an old set alive until that thread read again).
+    public var served: Served { state.withLock { $0.served } }
 
     /// Lends `body` the set being served, without retaining it: what a request reads the rules through. The calling
     /// thread keeps the set it last read (`ServedReader`) and asks the lock only when a reload has served another
@@ -69,7 +75,7 @@ public final class RulesHost: Sendable {
         let current = servedNumber.load(ordering: .acquiring)
         return try ServedReader.withCurrent { reader in
             Result(catching: { () throws(Failure) -> Value in
-                try reader.lend(current: current, fresh: { state.withLock { $0.served } }, body)
+                try reader.lend(host: identity, current: current, fresh: { state.withLock { $0.served } }, body)
             })
         }.get()
     }

@@ -194,20 +194,37 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     /// This head's box, already unshared (`takeHeadersIfUnshared` returned its list), filled with the next request.
     mutating func refill(
-        method: String, target: UnsafeBufferPointer<UInt8>, version: HTTPVersion, headers: borrowing HTTPHeaders, keepAlive: Bool,
+        method: String, target: UnsafeBufferPointer<UInt8>, version: HTTPVersion, headers: consuming HTTPHeaders, keepAlive: Bool,
         expectsContinue: Bool, framing: BodyFraming
     ) {
+        let box = refill(method: method, target: target, version: version, keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+        box.headers = headers
+    }
+
+    /// The same with a repeated section's list (`RepeatedFieldSection`), lent: the box already holds it when its last
+    /// request had the same section, and storing it again retained the new reference and released the old, the
+    /// same one.
+    mutating func refill(
+        method: String, target: UnsafeBufferPointer<UInt8>, version: HTTPVersion, repeatedHeaders headers: borrowing HTTPHeaders,
+        keepAlive: Bool, expectsContinue: Bool, framing: BodyFraming
+    ) {
+        let box = refill(method: method, target: target, version: version, keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+        if !box.headers.isSameList(as: headers) { box.headers = copy headers }
+    }
+
+    /// Everything but the fields; the box, for them.
+    private mutating func refill(
+        method: String, target: UnsafeBufferPointer<UInt8>, version: HTTPVersion, keepAlive: Bool, expectsContinue: Bool, framing: BodyFraming
+    ) -> Storage {
         let box = unique
         box.method = method
         // Into the room the last target left.
         box.setTarget(target)
         box.version = version
-        // A client repeating its header section gets the list its last request had (`RepeatedFieldSection`), which
-        // the box already holds: storing it again retained the new reference and released the old, the same one.
-        if !box.headers.isSameList(as: headers) { box.headers = copy headers }
         box.keepAlive = keepAlive
         box.expectsContinue = expectsContinue
         box.framing = framing
+        return box
     }
 
     public static func == (lhs: HTTPRequestHead, rhs: HTTPRequestHead) -> Bool {

@@ -163,7 +163,7 @@ extension HTTPRequestParser {
             buffer.withUnsafeBufferPointer { bytes in
                 head.refill(
                     method: method, target: UnsafeBufferPointer(rebasing: bytes[targetRange]), version: version,
-                    headers: repeated.headers, keepAlive: keepAlive, expectsContinue: repeated.expectsContinue,
+                    repeatedHeaders: repeated.headers, keepAlive: keepAlive, expectsContinue: repeated.expectsContinue,
                     framing: repeated.framing)
             }
             if keep { recycled = head }

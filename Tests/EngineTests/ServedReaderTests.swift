@@ -21,6 +21,7 @@ import Testing
         #expect(host.reload(using: { .success(newer) }) != nil)
         #expect(Self.flagKeys(host) == ["second"])
         #expect(host.served.rules.flagKeys == ["second"])
+        #expect(host.withServed { $0.number } == host.served.number)
     }
 
     @Test func aFailedReload_leavesTheSetReadsFind() throws {
@@ -74,21 +75,63 @@ import Testing
         #expect(Self.flagKeys(host) == ["first"])
     }
 
-    /// Readers on many threads racing reloads: every read finds a whole set the host served, and once the reloads
-    /// are done every thread finds the last one.
-    @Test func readsOnManyThreads_racingReloads_findServedSets() throws {
+    /// A read of one host nested in a read of another finds its own host's set, not the outer one's.
+    @Test func aReadOfAnotherHost_nestedInARead_findsItsOwnHostsSet() throws {
+        let one = RulesHost(try Self.rules("one"), path: nil)
+        let two = RulesHost(try Self.rules("two"), path: nil)
+        let (outer, nested, nestedSame) = one.withServed { served in
+            (served.rules.flagKeys, Self.flagKeys(two), Self.flagKeys(one))
+        }
+        #expect(outer == ["one"])
+        #expect(nested == ["two"])
+        #expect(nestedSame == ["one"])
+        // And the thread's next reads of each still find their own.
+        #expect(Self.flagKeys(two) == ["two"])
+        #expect(Self.flagKeys(one) == ["one"])
+    }
+
+    /// A thread holds the set it last read until it reads again or ends: once it has ended, a set the host no
+    /// longer serves is freed.
+    @Test func aThreadsSet_isLetGo_whenTheThreadEnds() throws {
+        let host = RulesHost(try Self.rules("first"), path: nil)
+        weak let first = host.served
+        #expect(first != nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = Self.flagKeys(host)
+            done.signal()
+        }
+        done.wait()
+        let newer = try Self.rules("second")
+        _ = host.reload(using: { .success(newer) })
+        // The thread's slot is released as the thread exits, just after its closure returned.
+        let deadline = Date().addingTimeInterval(2)
+        while first != nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(first == nil)
+    }
+
+    /// Readers on many threads racing reloads: every read finds a set the host served, no thread ever finds an
+    /// older set after a newer one, and once the reloads are done every thread finds the last one.
+    @Test func readsOnManyThreads_racingReloads_findServedSetsInOrder() throws {
         let host = RulesHost(try Self.rules("set0"), path: nil)
         let sets = try (1...20).map { try Self.rules("set\($0)") }
         let wrong = Atomic<Int>(0)
+        let reads = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
         let group = DispatchGroup()
         for _ in 0..<4 {
             group.enter()
             Thread.detachNewThread {
                 defer { group.leave() }
+                var last = -1
                 while !stop.load(ordering: .acquiring) {
                     let keys = Self.flagKeys(host)
-                    if keys.count != 1 || !keys[0].hasPrefix("set") { wrong.add(1, ordering: .relaxed) }
+                    reads.add(1, ordering: .relaxed)
+                    guard keys.count == 1, keys[0].hasPrefix("set"), let index = Int(keys[0].dropFirst(3)), index <= 20, index >= last else {
+                        wrong.add(1, ordering: .relaxed)
+                        continue
+                    }
+                    last = index
                 }
                 if Self.flagKeys(host) != ["set20"] { wrong.add(1, ordering: .relaxed) }
             }
@@ -100,5 +143,6 @@ import Testing
         stop.store(true, ordering: .releasing)
         group.wait()
         #expect(wrong.load(ordering: .relaxed) == 0)
+        #expect(reads.load(ordering: .relaxed) > 20)
     }
 }
