@@ -314,7 +314,7 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         if !awaitingResponse, !isClosed { processInput() }
     }
 
-    private func complete(_ response: HTTPResponse, generation expected: Int) {
+    func complete(_ response: HTTPResponse, generation expected: Int) {
         guard !isClosed, awaitingResponse, expected == generation, self.head != nil else { return }
         // Moved out rather than copied and then cleared: that was two destroys of the whole head per response.
         guard let head = self.head.take() else { return }
@@ -385,33 +385,5 @@ final class HTTPConnection: Channel, @unchecked Sendable {
             response, version: version, keepAlive: false, isHead: false,
             date: context.dates.current(), into: &output)
         flush()
-    }
-}
-
-/// A handler's answer or stream, for request number `request` (the connection's `generation` when it was
-/// dispatched); from any thread, so hopped onto the loop when not on it.
-extension HTTPConnection: ResponseReceiver {
-    func receive(_ response: HTTPResponse, request expected: Int) {
-        if loop.inEventLoop {
-            complete(response, generation: expected)
-        } else {
-            loop.execute { self.complete(response, generation: expected) }
-        }
-    }
-
-    func openStream(headers: HTTPHeaders, request expected: Int) -> EventStream {
-        let stream = EventStream(
-            write: { [self] frame, direct in
-                sendEvent(frame, direct: direct)
-            },
-            finish: { [self] in
-                loop.execute { self.endStream(.serverClosed) }
-            })
-        if loop.inEventLoop {
-            beginStream(stream, headers: headers, generation: expected)
-        } else {
-            loop.execute { self.beginStream(stream, headers: headers, generation: expected) }
-        }
-        return stream
     }
 }
