@@ -12,7 +12,8 @@ import Glibc
 /// Owned by its thread: made on the thread's first read, reached through a POSIX thread-specific key, released
 /// when the thread ends. It holds one set at a time, of whichever host the thread read last, so a thread keeps an
 /// old set alive until its next read or its end: only the threads that read on every request (the event loops,
-/// and whichever thread completes a write) read this way; the others take the set through the host's lock.
+/// for flag reads and the writes they start, and the clock's thread, for the writes it starts) read this way; the
+/// others take the set through the host's lock.
 final class ServedReader {
     /// The set this thread holds, retained by hand: lent unretained (`_withUnsafeGuaranteedRef`), it costs a read
     /// no reference counting at all.

@@ -28,8 +28,9 @@ import Store
 /// | cluster forwarding (`specd-forward`, a thread per forwarded exchange, at most 64 per owner; one per relayed stream or merged-stream member, `specd-merge-n`) | blocking exchanges with the owner of a request's user; the answer goes back through the `ResponseSink` | nothing of its own |
 /// | webhook delivery (`specd-wh-w-n`, four per webhook) | POSTs due deliveries with the blocking HTTP client, settles them, fsyncs the outbox under `interval`, compacts it | nothing of its own: the dispatcher's queue and outbox under its lock; publishing threads only append to them |
 ///
-/// Every thread that reads the rules keeps its own reference to the set it last read (`RulesHost.withServed`,
-/// a thread-specific slot only that thread touches), given up at its next read after a reload or when it ends.
+/// The event loops and the clock keep their own reference to the rule set they last read (`RulesHost.withServed`,
+/// a thread-specific slot only that thread touches), given up at their next read after a reload or when they end;
+/// other threads read the rules through the host's lock.
 ///
 /// One rule decides where a write's answer goes: the `ResponseSink` delivers it on the connection's own loop,
 /// hopping there when the acknowledging thread is another. Stream events may be written by the publishing thread
