@@ -8,11 +8,14 @@ public struct HTTPRequestHead: Sendable, Equatable {
         // overlaps another, so the runtime's exclusivity checks (some 75 instructions each, four reads of `headers`
         // per request) are left out.
         @exclusivity(unchecked) var method: String
-        /// The target's bytes, the first `targetCount` of `targetRoom`: a string made per request was an
-        /// allocation (most targets are longer than a small string's 15 bytes), where a box the parser recycles
-        /// keeps its room (`refill`). `target` makes the string for whoever asks; the router and the query read the
-        /// bytes.
-        @usableFromInline @exclusivity(unchecked) var targetRoom: [UInt8]
+        /// The target's bytes, the first `targetCount` of the `targetCapacity` at `targetBase`: a string made per
+        /// request was an allocation (most targets are longer than a small string's 15 bytes), where a box the
+        /// parser recycles keeps its room (`refill`). `target` makes the string for whoever asks; the router and the
+        /// query read the bytes. Memory the box owns (freed in `deinit`), not an array: an array property read
+        /// through a box other heads may share was retained and released around every read (`withTargetBytes`,
+        /// two atomic operations a request). Written only through `HTTPRequestHead.unique`, as every field.
+        @usableFromInline @exclusivity(unchecked) var targetBase: UnsafeMutablePointer<UInt8>
+        @exclusivity(unchecked) var targetCapacity: Int
         @usableFromInline @exclusivity(unchecked) var targetCount: Int
         /// Where the path and the query lie in the target, found once when the target is set: the request asks for
         /// its query when it is made and the router for its path, and each searched the target for `?` (and `#`)
@@ -29,9 +32,15 @@ public struct HTTPRequestHead: Sendable, Equatable {
             framing: BodyFraming
         ) {
             self.method = method
-            targetRoom = targetBytes
+            // At least one byte, so an empty target still has an allocation of its own to free.
+            let base = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, targetBytes.count))
+            targetBase = base
+            targetCapacity = max(1, targetBytes.count)
             targetCount = targetBytes.count
-            bounds = targetBytes.withUnsafeBufferPointer { TargetBounds(of: $0) }
+            bounds = targetBytes.withUnsafeBufferPointer { bytes in
+                if let source = bytes.baseAddress { base.initialize(from: source, count: bytes.count) }
+                return TargetBounds(of: bytes)
+            }
             self.version = version
             self.headers = headers
             self.keepAlive = keepAlive
@@ -39,19 +48,25 @@ public struct HTTPRequestHead: Sendable, Equatable {
             self.framing = framing
         }
 
+        deinit {
+            targetBase.deallocate()
+        }
+
         func copy() -> Storage {
             Storage(
-                method: method, targetBytes: Array(targetRoom[..<targetCount]), version: version, headers: headers,
-                keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
+                method: method, targetBytes: Array(UnsafeBufferPointer(start: targetBase, count: targetCount)), version: version,
+                headers: headers, keepAlive: keepAlive, expectsContinue: expectsContinue, framing: framing)
         }
 
         /// Copies `bytes` into the room the last target left, growing it only when they do not fit.
         func setTarget(_ bytes: UnsafeBufferPointer<UInt8>) {
-            if targetRoom.count < bytes.count {
-                targetRoom = Array(bytes)
-            } else if let source = bytes.baseAddress {
-                targetRoom.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: source, count: bytes.count) }
+            if targetCapacity < bytes.count {
+                let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+                targetBase.deallocate()
+                targetBase = grown
+                targetCapacity = bytes.count
             }
+            if let source = bytes.baseAddress { targetBase.update(from: source, count: bytes.count) }
             targetCount = bytes.count
             bounds = TargetBounds(of: bytes)
         }
@@ -130,7 +145,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
     @inlinable
     public func withTargetBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         let box = storage
-        return box.targetRoom.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[..<box.targetCount])) }
+        return body(UnsafeBufferPointer(start: box.targetBase, count: box.targetCount))
     }
     public var version: HTTPVersion {
         get { storage.version }

@@ -22,6 +22,13 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// Indexed by descriptor (descriptors are small and dense); touched only on the loop thread, so the runtime's
     /// exclusivity checks (two per access, several accesses per request) are left out.
     @exclusivity(unchecked) private var channels: [Channel?] = []
+    /// By descriptor, the HTTP connection `channels` holds there, unretained: a readiness event lends it to the
+    /// connection's handler without the retain and release a copy out of `channels` costs (two atomic operations an
+    /// event). Safe because nothing it points at is freed in the middle of a round: `close`, and `add` over a
+    /// descriptor still held, move the channel to `closedInRound`, which lets go of them when the round ends.
+    @exclusivity(unchecked) private var connections: [Unmanaged<HTTPConnection>?] = []
+    /// Channels closed (or replaced) during this round, kept alive until it ends (see `connections`); loop thread only.
+    @exclusivity(unchecked) private var closedInRound: [Channel] = []
     /// Milliseconds since `epoch` at which each descriptor's channel wants a tick; `Int64.max` for none.
     @exclusivity(unchecked) private var deadlines: [Int64] = []
     /// By descriptor: the interest last given to `epoll_ctl` (`SPECD_EV_*` bits), which `readAgain` gives again.
@@ -44,10 +51,11 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// under `--fsync always` (perf). Both sides store, then load the other's flag, sequentially consistent: at
     /// least one sees the other, so a task is never left asleep (a second wake is harmless).
     private let mayBlock = Atomic<Bool>(false)
-    /// Set before `start`, then read only by the loop thread.
-    @exclusivity(unchecked) private var iterationHooks: [@Sendable () -> Void] = []
+    /// Set before `start`, then read only by the loop thread, which lends them to each round unretained (see
+    /// `RoundHook`).
+    @exclusivity(unchecked) private var iterationHooks: [RoundHook<Void>] = []
     /// Set before `start`, then read only by the loop thread (see `addIterationHook`'s `gatherWhile`).
-    @exclusivity(unchecked) private var gatherPredicates: [@Sendable () -> Bool] = []
+    @exclusivity(unchecked) private var gatherPredicates: [RoundHook<Bool>] = []
     private let loopThread = Atomic<UInt>(0)
     private let running = Atomic<Bool>(true)
     private let stopped = DispatchSemaphore(value: 0)
@@ -99,11 +107,14 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         if index >= channels.count {
             let growth = max(index + 1 - channels.count, channels.count)
             channels += Array(repeating: nil, count: growth)
+            connections += Array(repeating: nil, count: growth)
             deadlines += Array(repeating: .max, count: growth)
             interests += Array(repeating: 0, count: growth)
             sendQueued += Array(repeating: false, count: growth)
         }
+        if let replaced = channels[index] { closedInRound.append(replaced) }
         channels[index] = channel
+        connections[index] = (channel as? HTTPConnection).map { Unmanaged.passUnretained($0) }
         // Ticked at the next scan, where it reports its real deadline.
         deadlines[index] = 0
         // A channel replaced without `close` may have left its flag: the newcomer queues itself.
@@ -135,7 +146,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     func close(_ channel: Channel) {
         let index = Int(channel.fd)
         guard index < channels.count, channels[index] === channel else { return }
+        // Kept until the round ends: its own event handler may be what closed it, and holds it unretained.
+        closedInRound.append(channel)
         channels[index] = nil
+        connections[index] = nil
         deadlines[index] = .max
         // A channel given this descriptor later in the round queues itself; the closed one's entry is skipped.
         sendQueued[index] = false
@@ -159,8 +173,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     func addIterationHook(_ hook: @escaping @Sendable () -> Void, gatherWhile pending: (@Sendable () -> Bool)?) -> Bool {
-        iterationHooks.append(hook)
-        if let pending { gatherPredicates.append(pending) }
+        iterationHooks.append(RoundHook(hook))
+        if let pending { gatherPredicates.append(RoundHook(pending)) }
         return true
     }
 
@@ -219,6 +233,11 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         let timeoutMilliseconds = Int32(clamping: max(1, tickInterval.millisecondsForTimers))
         // Whether the last round took as many descriptors as a wait may give: others may still be ready.
         var roundWasFull = false
+        // Set before `start` and never changed after, and kept alive by the properties: lent to each round, neither
+        // the arrays nor each closure's context is retained and released around a call (two atomic operations
+        // each, every round, when the properties were read and the closures called from them).
+        let hooks = iterationHooks.map { Unmanaged.passUnretained($0) }
+        let gathers = gatherPredicates.map { Unmanaged.passUnretained($0) }
         while running.load(ordering: .acquiring) {
             // What a full round left is taken at once: no idle stretch begins (idle polling counts none), and the
             // loop stays awake, so a task handed over meanwhile only joins the list (see `mayBlock`).
@@ -250,16 +269,28 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                         channel.hungUp()
                         continue
                     }
-                    if flags & writeBits != 0, let channel = channel(fd) { channel.writable() }
-                    if flags & readBits != 0, let channel = channel(fd) {
-                        channel.readable(peerShutDown: flags & peerShutDownBits != 0, urgent: flags & urgentBits != 0)
+                    if flags & writeBits != 0 {
+                        if let connection = connection(fd) {
+                            connection._withUnsafeGuaranteedRef { $0.writable() }
+                        } else if let channel = channel(fd) {
+                            channel.writable()
+                        }
+                    }
+                    if flags & readBits != 0 {
+                        let peerShutDown = flags & peerShutDownBits != 0
+                        let urgent = flags & urgentBits != 0
+                        if let connection = connection(fd) {
+                            connection._withUnsafeGuaranteedRef { $0.readable(peerShutDown: peerShutDown, urgent: urgent) }
+                        } else if let channel = channel(fd) {
+                            channel.readable(peerShutDown: peerShutDown, urgent: urgent)
+                        }
                     }
                 }
                 // A hook about to commit the round (one log write; under `always`, one fsync) first takes what
                 // became ready meanwhile, without waiting: more requests share the commit. Measured pinned under
                 // `always`: 17 records per fsync became 29, and donations 18.5–18.9k/s became 20.2–21.2k/s. All
                 // that is ready, past `roundLimit`: the round ends with the commit anyway.
-                guard gathered < Self.gatherPolls, gatherPredicates.contains(where: { $0() }) else { break }
+                guard gathered < Self.gatherPolls, gathers.contains(where: { $0._withUnsafeGuaranteedRef { $0.run() } }) else { break }
                 gathered += 1
                 count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), 0)
                 if count > 0 { readClock() }
@@ -270,11 +301,11 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             // tasks may defer more work: the hooks run again after tasks that ran, so nothing deferred waits for
             // the next event. Bounded, so a stream of tasks cannot keep the loop from its sockets; the last pass
             // wakes the loop so its leftovers are handled without waiting for the tick.
-            if !iterationHooks.isEmpty {
+            if !hooks.isEmpty {
                 var passes = 0
                 var ranTasks = false
                 repeat {
-                    for hook in iterationHooks { hook() }
+                    for hook in hooks { hook._withUnsafeGuaranteedRef { $0.run() } }
                     passes += 1
                     ranTasks = tasks.runQueued()
                 } while ranTasks && passes < Self.maximumHookPasses
@@ -289,6 +320,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             }
             // Last, so a reply made anywhere in the round, a tick included, goes out before the loop sleeps.
             sendQueuedOutput()
+            // Emptied from the end, keeping its room (see `sendQueuedOutput`); a channel freed here may close nothing
+            // more of the loop's (its descriptor is closed already).
+            while !closedInRound.isEmpty { closedInRound.removeLast() }
         }
         tasks.runQueued()
         sendQueuedOutput()
@@ -375,6 +409,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     private func channel(_ fd: Int32) -> Channel? {
         Int(fd) < channels.count ? channels[Int(fd)] : nil
+    }
+
+    private func connection(_ fd: Int32) -> Unmanaged<HTTPConnection>? {
+        Int(fd) < connections.count ? connections[Int(fd)] : nil
     }
 
     private func tickDue(now: MonotonicInstant) {

@@ -252,7 +252,8 @@ final class HTTPConnection: Channel, @unchecked Sendable {
                 let expectsContinue = newHead.expectsContinue
                 let version = newHead.version
                 head = consume newHead
-                body = []
+                // Left empty by the last request's `dispatch`: cleared only if a refused or cut request left bytes.
+                if !body.isEmpty { body = [] }
                 requestStart = loop.now
                 machine.headReceived(now: requestStart, bodyFollows: bodyFollows)
                 if expectsContinue {
@@ -302,9 +303,12 @@ final class HTTPConnection: Channel, @unchecked Sendable {
         requestID =
             clientID.flatMap { RequestIDGenerator.isAcceptable($0) ? RequestID($0) : nil }
             ?? requestIDs._withUnsafeGuaranteedRef { $0.next() }
-        let request = Request(head: head, body: body, requestID: requestID, peer: peer, received: requestStart)
+        // The body moved into the request, an empty one left in its place: handed over as `body` and then cleared,
+        // it was retained for the request and released by the clearing.
+        var requestBody: [UInt8] = []
+        swap(&requestBody, &body)
+        let request = Request(head: head, body: consume requestBody, requestID: requestID, peer: peer, received: requestStart)
         self.head = consume head
-        body = []
         let sink = ResponseSink(receiver: self, request: generation)
         dispatching = true
         // Moved, not copied: passed as is, the request was copied into the call and the original destroyed after

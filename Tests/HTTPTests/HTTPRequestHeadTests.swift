@@ -40,6 +40,22 @@ import Testing
         #expect(original.target == "/v1/users/a/events/e?x=1")
     }
 
+    /// The target's bytes are memory the box owns: a copy taken before the original's target outgrew its room
+    /// still reads its own, and a box unshared from one whose room is larger than its target copies the target only.
+    @Test func aCopyKeepsItsTarget_whenTheOriginalOutgrowsItsRoom() {
+        var head = HTTPRequestHead(method: "GET", target: "/a")
+        let before = head
+        head.target = "/" + String(repeating: "x", count: 4096)
+        #expect(before.target == "/a" && before.path == "/a")
+        #expect(head.target.utf8.count == 4097 && head.path == head.target)
+        head.target = "/b?q=1"
+        var unshared = head
+        unshared.method = "PUT"
+        #expect(unshared.target == "/b?q=1" && unshared.query == "q=1" && head.target == "/b?q=1")
+        unshared.target = "/c"
+        #expect(head.target == "/b?q=1" && unshared.target == "/c")
+    }
+
     @Test func equality_isByFields_notByWhoHoldsThem() {
         let rebuilt = HTTPRequestHead(
             method: "POST", target: "/v1/users/a/events/e?x=1", version: .http11, headers: ["X-App-Version": "1.2"],
