@@ -17,7 +17,7 @@ import Synchronization
 /// the table (a few microseconds for ten thousand entries) and ticks only the channels whose deadline passed, so
 /// ten thousand quiet streams cost nothing, and no request waits behind a sweep over all of them.
 final class EpollEventLoop: EventLoop, @unchecked Sendable {
-    private let epollFD: Int32
+    let epollFD: Int32
     private let wakeFD: Int32
     /// Indexed by descriptor (descriptors are small and dense); touched only on the loop thread, so the runtime's
     /// exclusivity checks (two per access, several accesses per request) are left out.
@@ -44,13 +44,13 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// Whether this round sent a reply at once (`repliedAtOnce`); loop thread only, cleared when a wait returns.
     @exclusivity(unchecked) private var repliedInRound = false
     /// Tasks handed over from any thread, run between rounds.
-    private let tasks = LoopTasks()
+    let tasks = LoopTasks()
     /// True while the loop is in, or about to enter, a wait that may block. A task queued meanwhile writes the
     /// `eventfd`; one queued while the loop is busy only joins the list, which the loop reads twice a round anyway:
     /// the write, and the read and `epoll` event it caused, were two system calls for every fsync handed back
     /// under `--fsync always` (perf). Both sides store, then load the other's flag, sequentially consistent: at
     /// least one sees the other, so a task is never left asleep (a second wake is harmless).
-    private let mayBlock = Atomic<Bool>(false)
+    let mayBlock = Atomic<Bool>(false)
     /// Set before `start`, then read only by the loop thread, which lends them to each round unretained (see
     /// `RoundHook`).
     @exclusivity(unchecked) private var iterationHooks: [RoundHook<Void>] = []
@@ -61,7 +61,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private let tickInterval: Duration
     /// How long an idle loop polls before it sleeps (see `IdlePoll`); loop thread only.
-    @exclusivity(unchecked) private var idlePoll: IdlePoll
+    @exclusivity(unchecked) var idlePoll: IdlePoll
     /// Idle stretches so far, those a poll ended (not a sleep), and the window the next one polls: written by the
     /// loop alone (a load and a store, no locked add), read by tests.
     let idleStretches = Atomic<Int>(0)
@@ -96,7 +96,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     /// Reads the clock for the pass that follows (see `EventLoop.now`); returns the reading.
     @discardableResult
-    private func readClock() -> MonotonicInstant {
+    func readClock() -> MonotonicInstant {
         let now = MonotonicInstant.now
         clock.store(now.nanoseconds, ordering: .relaxed)
         return now
@@ -327,66 +327,6 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         tasks.runQueued()
         sendQueuedOutput()
         stopped.signal()
-    }
-
-    /// The round ended with no task waiting: polls for the window `idlePoll` gives, then blocks for up to `timeout`
-    /// milliseconds, and tells `idlePoll` how the stretch ended. Returns what `epoll_wait` returned (at most `limit`
-    /// descriptors), or 0 when a task handed over ended the poll (the round then runs it).
-    private func waitIdle(
-        _ readyFDs: UnsafeMutablePointer<Int32>, _ readyEvents: UnsafeMutablePointer<UInt32>, _ limit: Int, timeout: Int32
-    ) -> Int32 {
-        let start = MonotonicInstant.now.nanoseconds
-        let window = idlePoll.window(at: start)
-        idleStretches.store(idleStretches.load(ordering: .relaxed) + 1, ordering: .relaxed)
-        defer { idlePollWindow.store(idlePoll.window(at: now.nanoseconds), ordering: .relaxed) }
-        if window > 0 {
-            // Awake while it polls: a task handed over only joins the list, which each pass reads, instead of
-            // writing the `eventfd` too (two system calls). `mayBlock` is set again before the sleep, then the list
-            // read once more: the protocol of `execute` (see `mayBlock`).
-            mayBlock.store(false, ordering: .sequentiallyConsistent)
-            // Read once a polling stretch, before its first yield (most stretches end at their first poll, and it
-            // is a system call); again only after a yield that took long (see below).
-            var switchedOut: Int?
-            while true {
-                let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(limit), 0)
-                if count < 0 { return count }
-                let polled = readClock().nanoseconds
-                if count > 0 || tasks.hasPending {
-                    // Found after the window ran out (the loop was kept off the CPU): a miss, not a hit.
-                    let inTime = polled - start <= window
-                    if inTime {
-                        idleStretchesEndedPolling.store(idleStretchesEndedPolling.load(ordering: .relaxed) + 1, ordering: .relaxed)
-                    }
-                    idlePoll.idleEnded(after: polled - start, foundWhilePolling: inTime, at: polled)
-                    return count
-                }
-                if polled - start >= window { break }
-                // A thread woken on this CPU (under `--fsync always` on one core, the helper back from its fsync)
-                // runs now, not when the scheduler would preempt a polling loop; a yield that took long and let
-                // another task run found one that wants the CPU, and polling stops for a while (see `IdlePoll`).
-                // Both, not the time alone: the kernel's receive work for arriving packets runs in the yield's
-                // system call, tens of microseconds with no other task anywhere.
-                if switchedOut == nil { switchedOut = specd_thread_involuntary_switches() }
-                sched_yield()
-                let resumed = MonotonicInstant.now.nanoseconds
-                let pausedUntil = idlePoll.pausedUntil
-                if resumed - polled > idlePoll.longYield, specd_thread_involuntary_switches() != switchedOut {
-                    idlePoll.yielded(resumed - polled, at: resumed)
-                }
-                if idlePoll.pausedUntil != pausedUntil {
-                    idlePollPauses.store(idlePollPauses.load(ordering: .relaxed) + 1, ordering: .relaxed)
-                }
-                if idlePoll.window(at: resumed) == 0 { break }
-            }
-            mayBlock.store(true, ordering: .sequentiallyConsistent)
-            if tasks.hasPending { return 0 }
-        }
-        let count = specd_epoll_wait(epollFD, readyFDs, readyEvents, Int32(limit), timeout)
-        if count < 0 { return count }
-        let woken = readClock().nanoseconds
-        // A sleep that timed out (the tick) was a long stretch, however short the tick.
-        idlePoll.idleEnded(after: count == 0 ? .max : woken - start, foundWhilePolling: false, at: woken)
-        return count
     }
 
     /// Read by index: a channel that queued again while sending (it should not) is still sent in this pass.
