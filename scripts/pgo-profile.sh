@@ -50,9 +50,10 @@ LOADER=$(dirname "$BIN")/specd-bench
 
 # The machine must be quiet while the loads run: the profile counts which branches ran, and on a contended CPU the
 # loop's rounds, polls and gathers take other branches than they do in the pinned benchmarks. A profile made while
-# another job (a test suite) kept the machine about half busy built a daemon whose user CPU a cached read was 8 %
-# above, and wrk's p99 3 % above, the same code's built with a profile made on the quiet machine (alternated runs
-# of scripts/bench-ab.sh, both orders). Sampled over one second; PGO_BUSY_OK=1 profiles anyway.
+# another job (a test suite) kept the machine about half busy built a daemon whose user CPU a cached read was some
+# 5 % above, and wrk's p99 some 5 % above, the same code's built with a profile made on the quiet machine (each
+# measured against the same earlier build, alternated runs of scripts/bench-ab.sh in both orders). Sampled over one
+# second; PGO_BUSY_OK=1 profiles anyway.
 busy_percent() {
   local a b
   read -r -a a < <(grep '^cpu ' /proc/stat)
