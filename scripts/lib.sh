@@ -60,6 +60,17 @@ steal_percent() {
     printf "%.1f\n", (d > 0 ? ($9 - x[1]) * 100 / d : 0) }' /proc/stat
 }
 
+# busy_percent -> the percentage of all CPUs' time, over the next second, that was not idle (nor waiting on a disk).
+busy_percent() {
+  local before
+  before=$(awk '/^cpu / {t = 0; for (i = 2; i <= 9; i++) t += $i; print $5 + $6, t}' /proc/stat)
+  sleep 1
+  awk -v b="$before" '/^cpu / {
+    t = 0; for (i = 2; i <= 9; i++) t += $i
+    split(b, x, " "); d = t - x[2]
+    printf "%d\n", (d > 0 ? (d - ($5 + $6 - x[1])) * 100 / d : 0) }' /proc/stat
+}
+
 # cpu_ticks PID... -> CPU time (user + system, every thread) the processes have used so far, in clock ticks.
 cpu_ticks() { for pid in "$@"; do awk '{print $14 + $15}' "/proc/$pid/stat"; done | awk '{t += $1} END {print t + 0}'; }
 # user_ticks PIDS...: the user-space part of cpu_ticks (utime alone).

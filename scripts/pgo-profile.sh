@@ -54,15 +54,6 @@ LOADER=$(dirname "$BIN")/specd-bench
 # 5 % above, and wrk's p99 some 5 % above, the same code's built with a profile made on the quiet machine (each
 # measured against the same earlier build, alternated runs of scripts/bench-ab.sh in both orders). Sampled over one
 # second; PGO_BUSY_OK=1 profiles anyway.
-busy_percent() {
-  local a b
-  read -r -a a < <(grep '^cpu ' /proc/stat)
-  sleep 1
-  read -r -a b < <(grep '^cpu ' /proc/stat)
-  awk -v idle=$(((b[4] + b[5]) - (a[4] + a[5]))) \
-    -v total=$(((b[1] + b[2] + b[3] + b[4] + b[5] + b[6] + b[7] + b[8]) - (a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7] + a[8]))) \
-    'BEGIN { printf "%d", (total > 0 ? 100 * (total - idle) / total : 0) }'
-}
 busy=$(busy_percent)
 if [ "$busy" -gt 20 ] && [ "${PGO_BUSY_OK:-0}" != 1 ]; then
   echo "pgo-profile: the machine is ${busy} % busy with other work; a profile made now would lay the code out for a" >&2
