@@ -247,30 +247,22 @@ public enum Reducer {
     /// Adds a donation instant to an event's history: ascending even when donations arrive backdated, then
     /// bounded by the policy (the oldest go first, by age and then by count).
     ///
-    /// The history is shared with the state the write replaces (kept for its flag diff), so changing it copies it.
-    /// A history at its cap was copied whole by the insertion, then shifted down by one for the pruning: two
-    /// passes over up to 8 KB a donation (and, from a buffer with no spare room, a copy with twice the room). What
-    /// survives is now copied once, into room of its size.
-    static func record(_ instant: Instant, into recent: inout [Instant], now: Instant, policy: HistoryPolicy) {
-        let position = recent.last.map { instant < $0 } == true ? (recent.firstIndex { $0 > instant } ?? recent.count) : recent.count
-        let count = recent.count + 1
+    /// The history is shared with the state the write replaces (kept for its flag diff); `DonationHistory` makes
+    /// an in-order donation copy its short tail, not the whole history, and the oldest leave by moving a start.
+    static func record(_ instant: Instant, into recent: inout DonationHistory, now: Instant, policy: HistoryPolicy) {
+        let count = recent.count
+        let position = recent.last.map { instant < $0 } == true ? DonationSummary.firstIndex(in: recent) { $0 > instant } : count
         let oldest = now - policy.maxAge
         // The history with the instant in it is ascending, so what is too old is a run at its front.
         var drop = 0
-        while drop < recent.count, recent[drop] < oldest { drop += 1 }
+        while drop < count, recent[drop] < oldest { drop += 1 }
         if instant < oldest { drop += 1 }
-        drop = min(count, max(drop, count - policy.maxEntries))
-        if drop == 0 {
-            recent.insert(instant, at: position)
+        drop = min(count + 1, max(drop, count + 1 - policy.maxEntries))
+        if drop == count + 1 {
+            recent = []
             return
         }
-        // Positions in the history with the instant in it: below `position` they are `recent`'s own, `position`
-        // is the instant, above it they are `recent`'s one lower.
-        var kept: [Instant] = []
-        kept.reserveCapacity(count - drop)
-        if drop < position { kept.append(contentsOf: recent[drop..<position]) }
-        if drop <= position { kept.append(instant) }
-        kept.append(contentsOf: recent[max(position, drop - 1)...])
-        recent = kept
+        recent.insert(instant, at: position)
+        if drop > 0 { recent.removeFirst(drop) }
     }
 }

@@ -1,7 +1,7 @@
-import Rules
 import TestRandom
 import Testing
 
+@testable import Rules
 @testable import Store
 
 /// `Reducer.record`, which adds a donation instant to an event's history in one pass, against the two steps it
@@ -29,9 +29,11 @@ import Testing
             let recent = (0..<length).map { _ in Instant(milliseconds: Int64(40 + random.next(upTo: 70))) }.sorted()
             // Backdated, duplicated, too old and newest instants alike.
             let instant = Instant(milliseconds: Int64(30 + random.next(upTo: 80)))
-            var recorded = recent
+            // Split between the shared run and the tail at a random place, as a history stands after any writes.
+            var recorded = DonationHistory(Array(recent.prefix(random.next(upTo: length + 1))))
+            for instant in recent.dropFirst(recorded.count) { recorded.append(instant) }
             Reducer.record(instant, into: &recorded, now: now, policy: policy)
-            #expect(recorded == Self.reference(instant, into: recent, now: now, policy: policy), "\(recent) + \(instant), \(policy)")
+            #expect(Array(recorded) == Self.reference(instant, into: recent, now: now, policy: policy), "\(recent) + \(instant), \(policy)")
         }
     }
 
@@ -40,31 +42,34 @@ import Testing
         let now = Instant(milliseconds: 5_000)
         let full: [Instant] = [4_100, 4_200, 4_300].map { Instant(milliseconds: $0) }
         for (instant, expected) in [(4_400, [4_200, 4_300, 4_400]), (4_150, [4_150, 4_200, 4_300]), (4_050, [4_100, 4_200, 4_300])] {
-            var recent = full
+            var recent = DonationHistory(full)
             Reducer.record(Instant(milliseconds: Int64(instant)), into: &recent, now: now, policy: policy)
-            #expect(recent == expected.map { Instant(milliseconds: Int64($0)) })
+            #expect(Array(recent) == expected.map { Instant(milliseconds: Int64($0)) })
         }
         // Older than the age bound: not kept, and neither is what aged out.
-        var aged = [Instant(milliseconds: 3_000), Instant(milliseconds: 4_500)]
+        var aged: DonationHistory = [Instant(milliseconds: 3_000), Instant(milliseconds: 4_500)]
         Reducer.record(Instant(milliseconds: 3_500), into: &aged, now: now, policy: policy)
         #expect(aged == [Instant(milliseconds: 4_500)])
     }
 
-    @Test func recordedHistory_atItsCap_withNoSpareRoom_sharedWithThePreviousState_isNotGivenTwiceTheRoom() {
-        // A full history with no spare room (as a snapshot restores it), still held by the write's previous state
-        // (as the store keeps it for the flag diff). Inserting into the shared buffer copied it into twice the
-        // room, kept for as long as the user.
-        var recent: [Instant] = []
-        recent.reserveCapacity(1_000)
-        while recent.count < recent.capacity { recent.append(Instant(milliseconds: 9_000_000 + Int64(recent.count))) }
-        let policy = HistoryPolicy(maxEntries: recent.count)
-        let now = Instant(milliseconds: 10_000_000)
-        let previous = recent
-        Reducer.record(now, into: &recent, now: now, policy: policy)
-        #expect(recent.count == policy.maxEntries)
-        #expect(recent.first == Instant(milliseconds: 9_000_001))
-        #expect(recent.last == now)
-        #expect(recent.capacity < policy.maxEntries * 3 / 2)
-        #expect(previous.count == policy.maxEntries && previous.first == Instant(milliseconds: 9_000_000))
+    @Test func recordedHistory_atItsCap_sharedWithThePreviousState_keepsTheSharedRun_andBoundedRoom() {
+        // A full history as a snapshot restores it (one run, no spare room), held by each write's previous state
+        // as the store keeps it for the flag diff. As one array, every donation copied all thousand instants.
+        let policy = HistoryPolicy(maxEntries: 1_000)
+        var recent = DonationHistory((0..<Int64(policy.maxEntries)).map { Instant(milliseconds: 9_000_000 + $0) })
+        var copiedWhole = 0
+        for step in 1...Int64(3 * policy.maxEntries) {
+            let previous = recent
+            let now = Instant(milliseconds: 10_000_000 + step)
+            Reducer.record(now, into: &recent, now: now, policy: policy)
+            if !recent.sharesRun(with: previous) { copiedWhole += 1 }
+            #expect(recent.count == policy.maxEntries)
+            #expect(recent.first == Instant(milliseconds: 9_000_000 + step) || step >= Int64(policy.maxEntries))
+            #expect(recent.last == now)
+            #expect(recent.storedCapacity <= policy.maxEntries + 2 * DonationHistory.tailLimit)
+            #expect(previous.count == policy.maxEntries && previous.last == now - 1 || step == 1)
+        }
+        // The run is copied once per `tailLimit` donations, when the tail joins it.
+        #expect(copiedWhole <= 3 * policy.maxEntries / DonationHistory.tailLimit + 1)
     }
 }

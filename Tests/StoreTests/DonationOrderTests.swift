@@ -38,7 +38,7 @@ import Testing
             #expect(summary?.first?.appVersion == order.first)
             #expect(summary?.last?.appVersion == order.last)
             #expect(summary?.count == order.donations.count)
-            #expect(summary?.recent == order.donations.map { t0 + $0.0 }.sorted())
+            #expect(summary.map { Array($0.recent) } == order.donations.map { t0 + $0.0 }.sorted())
         }
     }
 

@@ -166,8 +166,8 @@ public enum ContextJSON {
                 if key == "first" { summary.first = mark } else { summary.last = mark }
             case "recent":
                 guard case .array(let items) = member else { throw FieldError(field: field + ".recent", message: "\(field).recent must be an array") }
-                summary.recent = try items.enumerated().map { index, item throws(FieldError) in try instant(item, "\(field).recent[\(index)]") }
-                    .sorted()
+                let instants = try items.enumerated().map { index, item throws(FieldError) in try instant(item, "\(field).recent[\(index)]") }
+                summary.recent = DonationHistory(instants.sorted())
             default:
                 throw FieldError(field: field + "." + key, message: "\(field).\(key) is not a donation field")
             }

@@ -14,13 +14,18 @@ public struct DonationSummary: Sendable, Equatable {
     public var first: Mark?
     public var last: Mark?
     /// Ascending donation instants, oldest first, bounded by the store's history policy.
-    public var recent: [Instant]
+    public var recent: DonationHistory
 
-    public init(count: Int = 0, first: Mark? = nil, last: Mark? = nil, recent: [Instant] = []) {
+    public init(count: Int = 0, first: Mark? = nil, last: Mark? = nil, recent: DonationHistory = []) {
         self.count = count
         self.first = first
         self.last = last
         self.recent = recent
+    }
+
+    /// The same from an ascending array of instants, shared rather than copied.
+    public init(count: Int = 0, first: Mark? = nil, last: Mark? = nil, recent: [Instant]) {
+        self.init(count: count, first: first, last: last, recent: DonationHistory(recent))
     }
 
     /// Donations in `[now - window, now]` (inclusive, as every window in the rule language).
@@ -34,9 +39,9 @@ public struct DonationSummary: Sendable, Equatable {
         return max(0, end - start)
     }
 
-    /// The first index of an ascending array where `isPast` holds, `instants.count` when it holds nowhere;
+    /// The first index of an ascending history where `isPast` holds, `instants.count` when it holds nowhere;
     /// `isPast` must be false up to some index and true from there on.
-    static func firstIndex(in instants: [Instant], where isPast: (Instant) -> Bool) -> Int {
+    public static func firstIndex(in instants: DonationHistory, where isPast: (Instant) -> Bool) -> Int {
         var low = 0
         var high = instants.count
         while low < high {

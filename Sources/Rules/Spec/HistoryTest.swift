@@ -31,7 +31,7 @@ public struct HistoryTest: Sendable, Equatable {
 
     /// Donation counts of the periods in the window at `now` that have any, by period index. Donations after
     /// `now` have not happened yet.
-    func counts(_ recent: [Instant], now: Instant, zone: String?) -> [Int64: Int] {
+    func counts(_ recent: DonationHistory, now: Instant, zone: String?) -> [Int64: Int] {
         let current = period.index(of: now, in: zone)
         // Older than the window however long its periods run (a year of 366 days, a DST day of 25 hours, a day of
         // zone offsets either side): skipped without the zone lookup that dominates the cost.
@@ -86,7 +86,7 @@ public struct HistoryTest: Sendable, Equatable {
     }
 
     /// `counts(_:now:zone:)`'s values, in no particular order, without the dictionary.
-    func nonzeroCounts(_ recent: [Instant], now: Instant, zone: String?) -> [Int] {
+    func nonzeroCounts(_ recent: DonationHistory, now: Instant, zone: String?) -> [Int] {
         withNonzeroCounts(recent, now: now, zone: zone) { Array($0) }
     }
 
@@ -95,7 +95,7 @@ public struct HistoryTest: Sendable, Equatable {
     /// in time order, so an instant mostly falls in the period of the one before it; otherwise the few periods
     /// seen are searched.
     func withNonzeroCounts<Result>(
-        _ recent: [Instant], now: Instant, zone: String?, _ body: (UnsafeBufferPointer<Int>) -> Result
+        _ recent: DonationHistory, now: Instant, zone: String?, _ body: (UnsafeBufferPointer<Int>) -> Result
     ) -> Result {
         // Locals, not `self`'s fields: the scratch closures below copied the whole test (its event name
         // retained) four times per evaluation to reach them.

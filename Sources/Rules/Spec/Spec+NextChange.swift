@@ -123,7 +123,7 @@ extension Spec {
 
     /// When a windowed donation count next crosses its comparison: donations leave the window one millisecond
     /// after `at + window`, future-dated ones enter at `at`.
-    static func nextWindowChange(_ recent: [Instant], window: Milliseconds, comparison: Comparison, now: Instant) -> Instant? {
+    static func nextWindowChange(_ recent: DonationHistory, window: Milliseconds, comparison: Comparison, now: Instant) -> Instant? {
         var changes: [(at: Instant, delta: Int)] = []
         var count = 0
         for instant in recent {

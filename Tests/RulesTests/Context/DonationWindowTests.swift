@@ -55,7 +55,7 @@ import Testing
             let summary = Self.summary(milliseconds)
             let now = Instant(milliseconds: Int64(random.next(upTo: 1_200)) - 100)
             let window = Milliseconds(random.next(upTo: 1_200))
-            #expect(summary.count(within: window, now: now) == Self.walked(summary.recent, window: window, now: now))
+            #expect(summary.count(within: window, now: now) == Self.walked(Array(summary.recent), window: window, now: now))
         }
     }
 }

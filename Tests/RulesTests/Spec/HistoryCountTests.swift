@@ -26,8 +26,8 @@ import Testing
             recent.sort()
             let zone = zones[random.next(upTo: zones.count)]
             let reference = Self.reference(test, recent, now: now, zone: zone)
-            #expect(test.nonzeroCounts(recent, now: now, zone: zone).sorted() == reference)
-            #expect(test.counts(recent, now: now, zone: zone).values.sorted() == reference)
+            #expect(test.nonzeroCounts(DonationHistory(recent), now: now, zone: zone).sorted() == reference)
+            #expect(test.counts(DonationHistory(recent), now: now, zone: zone).values.sorted() == reference)
         }
     }
 

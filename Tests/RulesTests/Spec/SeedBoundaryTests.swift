@@ -40,9 +40,8 @@ func donating(_ event: String, _ marks: [(Instant, String?)]) -> UserContext {
             let mark = DonationSummary.Mark(at: at, appVersion: version)
             if summary.first.map({ at < $0.at }) ?? true { summary.first = mark }
             if summary.last.map({ at >= $0.at }) ?? true { summary.last = mark }
-            summary.recent.append(at)
         }
-        summary.recent.sort()
+        summary.recent = DonationHistory(marks.map(\.0).sorted())
         user.donations[event] = summary
     }
 }
