@@ -79,6 +79,20 @@ import Testing
         #expect(Array(history) == (5 * DonationHistory.tailLimit..<(1_000 + 5 * DonationHistory.tailLimit)).map { Self.instant($0) })
     }
 
+    @Test func firstIndex_findsWhatALinearSearchFinds_atTheEndsAndBetween() {
+        for length in 0...7 {
+            // Duplicates included: the ends are tried before the search, and a tie at either end must not fool it.
+            let instants = (0..<length).map { Self.instant($0 / 2 * 10) }
+            var split = DonationHistory(Array(instants.prefix(length / 2)))
+            for instant in instants.dropFirst(length / 2) { split.append(instant) }
+            for threshold in -1...(length * 5 + 1) {
+                let expected = instants.firstIndex { $0.milliseconds >= threshold } ?? length
+                #expect(DonationSummary.firstIndex(in: split) { $0.milliseconds >= threshold } == expected)
+                #expect(DonationSummary.firstIndex(in: DonationHistory(instants)) { $0.milliseconds >= threshold } == expected)
+            }
+        }
+    }
+
     @Test func removingEverything_leavesAnEmptyHistory_thatTakesNewInstants() {
         var history: DonationHistory = [Self.instant(1), Self.instant(2)]
         history.append(Self.instant(3))
