@@ -206,8 +206,9 @@ extension AppendLog {
             switch request {
             case .write(let fd, let path, let bytes):
                 // `withUnsafeBytes` rethrows untyped: carry the typed error out as a value.
-                let written = bytes.withUnsafeBytes { raw in Result { () throws(IOError) in try fileSystem.write(fd, raw, path: path) } }
-                return .wrote(try written.get())
+                let written = try bytes.withUnsafeBytes { raw in Result { () throws(IOError) in try fileSystem.write(fd, raw, path: path) } }.get()
+                writtenBytes.add(written, ordering: .relaxed)
+                return .wrote(written)
             case .fsync(let fd, let path):
                 try fsyncWorking(fd, path: path)
                 return .done

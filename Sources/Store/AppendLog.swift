@@ -54,6 +54,8 @@ public final class AppendLog: @unchecked Sendable {
     @exclusivity(unchecked) var suspended: SuspendedFlush?
     var failureHandler: (@Sendable (StorageFailure) -> Void)?
     let fsyncCount = Atomic<Int>(0)
+    /// `bytesWritten`: added to by whichever thread writes a batch.
+    let writtenBytes = Atomic<Int>(0)
     /// Set under `condition` whenever a record or a cut is queued, and cleared under it by a round's end that finds
     /// nothing to write (`acquireFile`). A round's end first loads it: a round with no write, most of a read load's
     /// rounds, then ends there, where it took the lock (twice) and copied the bookkeeping to look, some 800
@@ -140,6 +142,8 @@ public final class AppendLog: @unchecked Sendable {
     /// The last seq handed out.
     public var lastSeq: UInt64 { condition.withLock { state.nextSeq - 1 } }
     public var fsyncs: Int { fsyncCount.load(ordering: .relaxed) }
+    /// Bytes of records written to the segments since the log opened (whether synced or not).
+    public var bytesWritten: Int { writtenBytes.load(ordering: .relaxed) }
     public var failed: StorageFailure? { condition.withLock { state.failure } }
 
     /// Called once, when the first write or fsync fails: the log has no logger of its own, its owner reports it.

@@ -10,6 +10,13 @@ public final class Database: Sendable {
         public var fsync: FsyncPolicy
         public var fsyncInterval: Duration
         public var snapshotEvery: Int
+        /// An automatic snapshot also waits until the log written since the last snapshot is this many percent of
+        /// that snapshot's size (0: records alone decide). A snapshot writes, reads back and checks every user,
+        /// so at a fixed count of records its cost per write grows with the state (a donation history of a
+        /// thousand instants a user made it a tenth of a write's CPU); this keeps it a bounded share of the work,
+        /// as Redis rewrites its append-only file when it has grown by a percentage, and bounds what recovery
+        /// replays after the newest snapshot to that share of its size.
+        public var snapshotGrowthPercent: Int
         public var history: HistoryPolicy
         /// Per-user caps on new writes (replay applies none).
         public var limits: ContextLimits
@@ -31,7 +38,8 @@ public final class Database: Sendable {
 
         public init(
             directory: String, fsync: FsyncPolicy = .interval, fsyncInterval: Duration = .milliseconds(100),
-            snapshotEvery: Int = 100_000, history: HistoryPolicy = HistoryPolicy(), limits: ContextLimits = ContextLimits(),
+            snapshotEvery: Int = 100_000, snapshotGrowthPercent: Int = 0, history: HistoryPolicy = HistoryPolicy(),
+            limits: ContextLimits = ContextLimits(),
             shardCount: Int = 64, segmentLimit: Int = 64 << 20, maxUsers: Int = 0,
             snapshotRetryBackoff: Duration = .seconds(1), snapshotRetryBackoffLimit: Duration = .seconds(300)
         ) {
@@ -39,6 +47,7 @@ public final class Database: Sendable {
             self.fsync = fsync
             self.fsyncInterval = fsyncInterval
             self.snapshotEvery = snapshotEvery
+            self.snapshotGrowthPercent = snapshotGrowthPercent
             self.history = history
             self.limits = limits
             self.shardCount = shardCount
@@ -145,7 +154,11 @@ public final class Database: Sendable {
         // (read buffers, decoded mutations) stays in those arenas unless handed back. Returned here, once, so a
         // recovered daemon holds what its users take and not the peak of loading them.
         HeapRelease.returnFreePages()
-        snapshotState.withLock { $0.lastSeq = report.snapshotSeq }
+        let recoveredBytes = report.snapshotSeq == 0 ? 0 : fileSystem.size(SnapshotFile.path(in: options.directory, seq: report.snapshotSeq)) ?? 0
+        snapshotState.withLock {
+            $0.lastSeq = report.snapshotSeq
+            $0.lastBytes = recoveredBytes
+        }
     }
 
     /// Applies a mutation and calls `completion` once it is acknowledged under the fsync policy.
@@ -190,6 +203,8 @@ public final class Database: Sendable {
     private func maybeSnapshot(after seq: UInt64) {
         let due = snapshotState.withLock { state -> Bool in
             guard !state.running, seq >= state.lastSeq + UInt64(options.snapshotEvery) else { return false }
+            let written = log.bytesWritten - state.logBytesAtLast
+            guard Self.logHasGrown(written: written, snapshotBytes: state.lastBytes, percent: options.snapshotGrowthPercent) else { return false }
             if let retry = state.retry {
                 guard seq >= retry.afterSeq, ContinuousClock.now >= retry.at else { return false }
             }
@@ -199,6 +214,14 @@ public final class Database: Sendable {
         guard due else { return }
         // A failure is counted, kept and reported by `takeSnapshot`; nothing more to do with it here.
         snapshotQueue.async { [self] in _ = try? takeSnapshot() }
+    }
+
+    /// Whether the log written since the last snapshot is `percent` of that snapshot's size (`snapshotGrowthPercent`).
+    /// Exact for any sizes and percentages: both products are taken in double width.
+    public static func logHasGrown(written: Int, snapshotBytes: Int, percent: Int) -> Bool {
+        let have = UInt(max(0, written)).multipliedFullWidth(by: 100)
+        let needed = UInt(max(0, snapshotBytes)).multipliedFullWidth(by: UInt(max(0, percent)))
+        return (have.high, have.low) >= (needed.high, needed.low)
     }
 
     /// Blocks until a snapshot started in the background after a write has finished (tests, tools).
@@ -219,6 +242,7 @@ public final class Database: Sendable {
         defer { snapshotState.withLock { $0.running = false } }
         store.settleDeferred()
         let (seq, shards, rotation) = store.capture(rotating: true)
+        let logBytes = log.bytesWritten
         // Nothing was ever written: no state, no log to compact.
         guard seq > 0 else { return seq }
         report(StoreActivity(kind: .snapshot, phase: .started, seq: seq))
@@ -238,8 +262,11 @@ public final class Database: Sendable {
             report(StoreActivity(kind: .snapshot, phase: .failed(error.description), seq: seq))
             throw error
         }
+        let snapshotBytes = fileSystem.size(SnapshotFile.path(in: options.directory, seq: seq)) ?? 0
         snapshotState.withLock {
             $0.lastSeq = seq
+            $0.lastBytes = snapshotBytes
+            $0.logBytesAtLast = logBytes
             $0.lastAt = .now
             $0.retry = nil
             $0.lastError = nil
@@ -275,7 +302,7 @@ public final class Database: Sendable {
     /// The snapshot already on disk at `seq` is checked against the captured state; only a missing or damaged one
     /// is written again.
     private func verifyOrRewrite(_ shards: [UserTable], seq: UInt64) throws(IOError) {
-        let path = (options.directory as NSString).appendingPathComponent(SnapshotFile.name(seq: seq))
+        let path = SnapshotFile.path(in: options.directory, seq: seq)
         let users = shards.reduce(0) { $0 + $1.count }
         if (try? SnapshotFile.verify(path, seq: seq, users: users, fileSystem: fileSystem)) != nil { return }
         try writeVerified(shards, seq: seq)
@@ -357,6 +384,9 @@ extension Database {
     /// The automatic snapshots' bookkeeping, under one lock.
     struct SnapshotState {
         var lastSeq: UInt64 = 0
+        /// The size of the snapshot at `lastSeq` (0 with none), and the log's `bytesWritten` when it was captured.
+        var lastBytes = 0
+        var logBytesAtLast = 0
         var running = false
         var lastAt: ContinuousClock.Instant?
         var failures = 0

@@ -18,6 +18,10 @@ enum SnapshotFile {
         return "snapshot-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".snap"
     }
 
+    static func path(in directory: String, seq: UInt64) -> String {
+        (directory as NSString).appendingPathComponent(name(seq: seq))
+    }
+
     /// Streams the shards out in 1 MiB pieces so a large state never needs one huge buffer. Returns the path and
     /// the number of users written. Values expired at `now` are left out: they read as missing already, and
     /// this is where they leave the state for good (docs/api.md, "Expiring values"). A user still held as its

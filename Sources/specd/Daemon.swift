@@ -91,7 +91,7 @@ public final class Daemon: Sendable {
         do {
             var storeOptions = Database.Options(
                 directory: options.dataDirectory, fsync: options.fsync, snapshotEvery: options.snapshotEvery,
-                limits: options.contextLimits, maxUsers: options.maxUsers)
+                snapshotGrowthPercent: options.snapshotGrowthPercent, limits: options.contextLimits, maxUsers: options.maxUsers)
             storeOptions.writersCommit = options.resolvedLogCommit == .loop
             database = try Database(options: storeOptions, fileSystem: fileSystem)
         } catch {

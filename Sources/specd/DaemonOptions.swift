@@ -40,6 +40,8 @@ public struct DaemonOptions: Sendable, Equatable {
     }
     /// Records between automatic snapshots.
     public var snapshotEvery = 100_000
+    /// Log written since the last snapshot, in percent of its size, before the next (`Database.Options`).
+    public var snapshotGrowthPercent = 50
     /// Users the store holds before writes that would create one more are refused with 507 (0: no cap).
     public var maxUsers = 0
     /// Bytes of one-flag answers kept for the next read that would compute the same (`AnswerCache`; 0: none).
@@ -129,6 +131,12 @@ public struct DaemonOptions: Sendable, Equatable {
             help: "log records between snapshots (default 100000)"
         ) { options, value throws(UsageError) in
             options.snapshotEvery = try integer(value, "snapshotEvery", 1...1_000_000_000)
+        },
+        Setting(
+            flag: "--snapshot-growth", configKey: "snapshotGrowth", environment: "SPECD_SNAPSHOT_GROWTH",
+            help: "log written since the last snapshot, in percent of its size, before the next (default 50; 0: records alone)"
+        ) { options, value throws(UsageError) in
+            options.snapshotGrowthPercent = try integer(value, "snapshotGrowth", 0...10_000)
         },
         Setting(
             flag: "--log-level", configKey: "logLevel", environment: "SPECD_LOG_LEVEL",
@@ -260,7 +268,7 @@ public struct DaemonOptions: Sendable, Equatable {
         lhs.server == rhs.server && lhs.logLevel == rhs.logLevel && lhs.portFile == rhs.portFile && lhs.configFile == rhs.configFile
             && lhs.rulesPath == rhs.rulesPath && lhs.rulesFormat == rhs.rulesFormat && lhs.dataDirectory == rhs.dataDirectory
             && lhs.fsync == rhs.fsync && lhs.logCommit == rhs.logCommit
-            && lhs.snapshotEvery == rhs.snapshotEvery && lhs.maxUsers == rhs.maxUsers
+            && lhs.snapshotEvery == rhs.snapshotEvery && lhs.snapshotGrowthPercent == rhs.snapshotGrowthPercent && lhs.maxUsers == rhs.maxUsers
             && lhs.answerCacheBytes == rhs.answerCacheBytes && lhs.tokens == rhs.tokens
             && lhs.rateLimit == rhs.rateLimit && lhs.rateBurst == rhs.rateBurst && lhs.rateLimitClients == rhs.rateLimitClients
             && lhs.heartbeatSeconds == rhs.heartbeatSeconds

@@ -220,4 +220,22 @@ import Testing
             }
         }
     }
+
+    /// Snapshots wait for the log to grow by half the last one unless told otherwise; 0 leaves the record count
+    /// alone to decide, and a negative or out-of-range percentage is refused with the setting named.
+    @Test func snapshotGrowth_defaultsToFiftyPercent_zeroTurnsItOff_outOfRangeIsRefused() throws {
+        #expect(try DaemonOptions.resolve(arguments: [], environment: [:]).snapshotGrowthPercent == 50)
+        #expect(try DaemonOptions.resolve(arguments: ["--snapshot-growth", "0"], environment: [:]).snapshotGrowthPercent == 0)
+        #expect(try DaemonOptions.resolve(arguments: [], environment: ["SPECD_SNAPSHOT_GROWTH": "200"]).snapshotGrowthPercent == 200)
+        let config = try writeConfig(#"{"snapshotGrowth": 10000}"#)
+        #expect(try DaemonOptions.resolve(arguments: ["--config", config], environment: [:]).snapshotGrowthPercent == 10_000)
+        for bad in ["-1", "10001", "1.5", "half"] {
+            do {
+                _ = try DaemonOptions.resolve(arguments: ["--snapshot-growth", bad], environment: [:])
+                Issue.record("\(bad) was accepted")
+            } catch {
+                #expect(error.description.contains("snapshotGrowth"))
+            }
+        }
+    }
 }
