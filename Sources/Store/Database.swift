@@ -158,6 +158,9 @@ public final class Database: Sendable {
         snapshotState.withLock {
             $0.lastSeq = report.snapshotSeq
             $0.lastBytes = recoveredBytes
+            // The log replayed after the snapshot counts as written since it: else a daemon restarted (or crashing)
+            // before each snapshot fell due would start the count again every time, and never take one.
+            $0.logBytesAtLast = -report.replayedBytes
         }
     }
 

@@ -13,6 +13,8 @@ public enum Recovery {
         public var snapshot: String?
         public var snapshotSeq: UInt64 = 0
         public var replayedRecords = 0
+        /// The log bytes those records take, framing included: what the log had grown by since the snapshot.
+        public var replayedBytes = 0
         public var lastSeq: UInt64 = 0
         public var warnings: [String] = []
         /// The segment to keep appending to, when its tail was sound.
@@ -174,6 +176,7 @@ public enum Recovery {
                     }
                     apply(mutation)
                     report.replayedRecords += 1
+                    report.replayedBytes += next - offset
                     report.lastSeq = seq
                     expected = seq + 1
                     offset = next

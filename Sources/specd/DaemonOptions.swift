@@ -134,9 +134,9 @@ public struct DaemonOptions: Sendable, Equatable {
         },
         Setting(
             flag: "--snapshot-growth", configKey: "snapshotGrowth", environment: "SPECD_SNAPSHOT_GROWTH",
-            help: "log written since the last snapshot, in percent of its size, before the next (default 50; 0: records alone)"
+            help: "log written since the last snapshot, in percent of its size, before the next (default 50, at most 1000; 0: records alone)"
         ) { options, value throws(UsageError) in
-            options.snapshotGrowthPercent = try integer(value, "snapshotGrowth", 0...10_000)
+            options.snapshotGrowthPercent = try integer(value, "snapshotGrowth", 0...1_000)
         },
         Setting(
             flag: "--log-level", configKey: "logLevel", environment: "SPECD_LOG_LEVEL",

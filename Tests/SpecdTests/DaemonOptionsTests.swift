@@ -227,9 +227,9 @@ import Testing
         #expect(try DaemonOptions.resolve(arguments: [], environment: [:]).snapshotGrowthPercent == 50)
         #expect(try DaemonOptions.resolve(arguments: ["--snapshot-growth", "0"], environment: [:]).snapshotGrowthPercent == 0)
         #expect(try DaemonOptions.resolve(arguments: [], environment: ["SPECD_SNAPSHOT_GROWTH": "200"]).snapshotGrowthPercent == 200)
-        let config = try writeConfig(#"{"snapshotGrowth": 10000}"#)
-        #expect(try DaemonOptions.resolve(arguments: ["--config", config], environment: [:]).snapshotGrowthPercent == 10_000)
-        for bad in ["-1", "10001", "1.5", "half"] {
+        let config = try writeConfig(#"{"snapshotGrowth": 1000}"#)
+        #expect(try DaemonOptions.resolve(arguments: ["--config", config], environment: [:]).snapshotGrowthPercent == 1_000)
+        for bad in ["-1", "1001", "1.5", "half"] {
             do {
                 _ = try DaemonOptions.resolve(arguments: ["--snapshot-growth", bad], environment: [:])
                 Issue.record("\(bad) was accepted")

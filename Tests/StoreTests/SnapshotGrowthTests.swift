@@ -70,3 +70,37 @@ import Testing
         try database.close()
     }
 }
+
+extension SnapshotGrowthTests {
+    /// Restarts before a snapshot falls due (a crash, or an operator restarting) must not start the count again:
+    /// the log replayed at each start counts as grown since the snapshot, so snapshots go on being taken.
+    @Test func restartsBeforeTheSnapshotIsDue_stillCountTheLogReplayed() throws {
+        let directory = temporaryDirectory()
+        var seeding: Database? = try Self.open(directory, every: 1_000_000, growth: 0)
+        for index in 0..<300 {
+            _ = try seeding?.writeAndWait(mutation("user-\(index)", .setAttribute(key: "name", value: .string(String(repeating: "x", count: 40)))))
+        }
+        try seeding?.close()
+        seeding = nil
+        let snapshotPath = try #require(FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasPrefix("snapshot-") })
+        let snapshotBytes = try #require(FileManager.default.attributesOfItem(atPath: directory + "/" + snapshotPath)[.size] as? Int)
+        let reading = try Self.open(directory, every: 10, growth: 0)
+        let seeded = reading.lastSnapshotSeq
+        reading.closeWithoutSnapshot()
+        var lastSnapshot = seeded
+        // Three runs, each writing 40 % of the snapshot's size and stopping without a snapshot, as a crash does.
+        for _ in 0..<3 {
+            let database = try Self.open(directory, every: 10, growth: 100)
+            lastSnapshot = max(lastSnapshot, database.lastSnapshotSeq)
+            let start = database.log.bytesWritten
+            while database.log.bytesWritten - start < snapshotBytes * 2 / 5 {
+                _ = try database.writeAndWait(mutation("u", .increment(counter: "c", by: 1)))
+                database.waitForSnapshot()
+            }
+            lastSnapshot = max(lastSnapshot, database.lastSnapshotSeq)
+            database.closeWithoutSnapshot()
+        }
+        // 120 % of the snapshot written across the runs: the third took one.
+        #expect(lastSnapshot > seeded)
+    }
+}

@@ -71,6 +71,13 @@ public struct DonationHistory: Sendable {
         let inSettled = settledCount
         if k < inSettled {
             settledStart += k
+            // Many dropped at once (by age): the run is cut to what is left, so a history holds memory for the
+            // instants it has, not for the most it ever had. One donation at a time at the cap drops one, and the
+            // tail's join compacts the run long before this.
+            if settledStart > Self.tailLimit, settledStart > settledCount {
+                settled = Array(settled[settledStart...])
+                settledStart = 0
+            }
         } else {
             settled = []
             settledStart = 0
@@ -122,6 +129,8 @@ extension DonationHistory: RandomAccessCollection {
     public var isEmpty: Bool { settledCount == 0 && tail.isEmpty }
 
     public subscript(position: Int) -> Instant {
+        // Below 0 would read an instant the policy dropped; above the end the arrays trap on their own.
+        precondition(position >= 0, "DonationHistory: index out of range")
         let inSettled = settledCount
         return position < inSettled ? settled[settledStart + position] : tail[position - inSettled]
     }

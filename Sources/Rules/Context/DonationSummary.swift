@@ -42,8 +42,8 @@ public struct DonationSummary: Sendable, Equatable {
     /// The first index of an ascending history where `isPast` holds, `instants.count` when it holds nowhere;
     /// `isPast` must be false up to some index and true from there on.
     ///
-    /// The ends are tried first: no donation is dated ahead, and a window mostly holds the whole history, so most
-    /// searches end there. With ten thousand users' histories most are out of the cache when a write comes, and a
+    /// The ends are tried first: donations are seldom dated ahead, and a window mostly holds the whole history, so
+    /// most searches end there. With ten thousand users' histories most are out of the cache when a write comes, and a
     /// binary search over a thousand instants reached some ten cache lines of one, every evaluation of a window;
     /// the newest instant is in the tail the donation just wrote, the oldest one line.
     public static func firstIndex(in instants: DonationHistory, where isPast: (Instant) -> Bool) -> Int {

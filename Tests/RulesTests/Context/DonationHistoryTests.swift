@@ -93,6 +93,13 @@ import Testing
         }
     }
 
+    @Test func manyDroppedAtOnce_leaveRoomForWhatIsLeft_only() {
+        var history = DonationHistory((0..<1_000).map { Self.instant($0) })
+        history.removeFirst(990)
+        #expect(Array(history) == (990..<1_000).map { Self.instant($0) })
+        #expect(history.storedCapacity < 100)
+    }
+
     @Test func removingEverything_leavesAnEmptyHistory_thatTakesNewInstants() {
         var history: DonationHistory = [Self.instant(1), Self.instant(2)]
         history.append(Self.instant(3))
