@@ -27,18 +27,22 @@ import Testing
         try Database(options: .init(directory: directory, fsync: .always, snapshotEvery: every, snapshotGrowthPercent: growth))
     }
 
+    /// Writes 300 users and closes, which leaves one snapshot of them; returns its size in bytes.
+    static func seedSnapshot(in directory: String) throws -> Int {
+        let seeding = try open(directory, every: 1_000_000, growth: 0)
+        for index in 0..<300 {
+            _ = try seeding.writeAndWait(mutation("user-\(index)", .setAttribute(key: "name", value: .string(String(repeating: "x", count: 40)))))
+        }
+        try seeding.close()
+        let snapshotPath = try #require(FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasPrefix("snapshot-") })
+        return try #require(FileManager.default.attributesOfItem(atPath: directory + "/" + snapshotPath)[.size] as? Int)
+    }
+
     /// A snapshot of 300 users, then one user written to: with growth 100 the next automatic snapshot waits until
     /// the log since the last has reached the snapshot's size, though `snapshotEvery` records passed long before.
     @Test func automaticSnapshot_waitsForTheLogToGrowByTheSnapshotsSize() throws {
         let directory = temporaryDirectory()
-        var seeding: Database? = try Self.open(directory, every: 1_000_000, growth: 0)
-        for index in 0..<300 {
-            _ = try seeding?.writeAndWait(mutation("user-\(index)", .setAttribute(key: "name", value: .string(String(repeating: "x", count: 40)))))
-        }
-        try seeding?.close()
-        seeding = nil
-        let snapshotPath = try #require(FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasPrefix("snapshot-") })
-        let snapshotBytes = try #require(FileManager.default.attributesOfItem(atPath: directory + "/" + snapshotPath)[.size] as? Int)
+        let snapshotBytes = try Self.seedSnapshot(in: directory)
         #expect(snapshotBytes > 10_000)
 
         let database = try Self.open(directory, every: 10, growth: 100)
@@ -76,14 +80,7 @@ extension SnapshotGrowthTests {
     /// the log replayed at each start counts as grown since the snapshot, so snapshots go on being taken.
     @Test func restartsBeforeTheSnapshotIsDue_stillCountTheLogReplayed() throws {
         let directory = temporaryDirectory()
-        var seeding: Database? = try Self.open(directory, every: 1_000_000, growth: 0)
-        for index in 0..<300 {
-            _ = try seeding?.writeAndWait(mutation("user-\(index)", .setAttribute(key: "name", value: .string(String(repeating: "x", count: 40)))))
-        }
-        try seeding?.close()
-        seeding = nil
-        let snapshotPath = try #require(FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasPrefix("snapshot-") })
-        let snapshotBytes = try #require(FileManager.default.attributesOfItem(atPath: directory + "/" + snapshotPath)[.size] as? Int)
+        let snapshotBytes = try Self.seedSnapshot(in: directory)
         let reading = try Self.open(directory, every: 10, growth: 0)
         let seeded = reading.lastSnapshotSeq
         reading.closeWithoutSnapshot()
