@@ -3,7 +3,7 @@ import Rules
 import Synchronization
 
 /// The durable store as the daemon uses it: recovery at open, the in-memory shards, the append log, snapshots
-/// every N records and at close.
+/// every N records (once the log has also grown by a share of the last snapshot) and at close.
 public final class Database: Sendable {
     public struct Options: Sendable {
         public var directory: String
