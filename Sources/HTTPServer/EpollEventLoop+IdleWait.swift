@@ -39,16 +39,22 @@ extension EpollEventLoop {
                 }
                 if polled - start >= window { break }
                 // A thread woken on this CPU (under `--fsync always` on one core, the helper back from its fsync)
-                // runs now, not when the scheduler would preempt a polling loop; a yield that took long and let
-                // another task run found one that wants the CPU, and polling stops for a while (see `IdlePoll`).
-                // Both, not the time alone: the kernel's receive work for arriving packets runs in the yield's
-                // system call, tens of microseconds with no other task anywhere.
+                // runs now, not when the scheduler would preempt a polling loop. A yield that took long and let
+                // another task run is reported; enough of them in a second find a task that wants the CPU, and
+                // polling stops for a while (see `IdlePoll`). Both, not the time alone: the kernel's receive work
+                // for arriving packets runs in the yield's system call, tens of microseconds with no other task
+                // anywhere.
                 if switchedOut == nil { switchedOut = specd_thread_involuntary_switches() }
                 sched_yield()
                 let resumed = MonotonicInstant.now.nanoseconds
                 let pausedUntil = idlePoll.pausedUntil
-                if resumed - polled > idlePoll.longYield, specd_thread_involuntary_switches() != switchedOut {
-                    idlePoll.yielded(resumed - polled, at: resumed)
+                if resumed - polled > idlePoll.longYield {
+                    // Each long yield judged on its own: the count is taken again after one that switched.
+                    let switches = specd_thread_involuntary_switches()
+                    if switches != switchedOut {
+                        switchedOut = switches
+                        idlePoll.yielded(resumed - polled, at: resumed)
+                    }
                 }
                 if idlePoll.pausedUntil != pausedUntil {
                     idlePollPauses.store(idlePollPauses.load(ordering: .relaxed) + 1, ordering: .relaxed)

@@ -12,8 +12,14 @@
 ///
 /// Why stop for a while: a poll is runnable, not asleep, so when another task wants the same CPU (a busy thread, a
 /// neighbour process) the scheduler gives it whole slices and an arriving request waits them out, milliseconds
-/// where a sleeping loop would have been woken at once. The loop yields between polls; a yield that took long and
-/// let another task run (`yielded`) means such a task exists, and polling stops for `pause`.
+/// where a sleeping loop would have been woken at once. The loop yields between polls and reports each yield that
+/// took long and let another task run (`yielded`). Their time adds up over an accounting period (a second); past
+/// `busyBudget` of it another task wants this CPU, and polling stops for `pause`. A budget, not one long yield:
+/// the kernel's own threads take the CPU for short turns many times a second (softirq and RCU work, some 10 µs
+/// each; memory monitoring, a few milliseconds a few times a second), and each of those stopped polling for a whole
+/// second when one yield past 20 µs did, so on a quiet virtual machine the loop polled almost never. A busy
+/// neighbour takes a scheduler slice (a millisecond or more) at every yield and spends the budget within a few
+/// dozen of them.
 ///
 /// A value type with no clock of its own: the loop measures (nanoseconds on one monotonic clock), this decides.
 /// Loop thread only.
@@ -24,6 +30,9 @@ public struct IdlePoll: Sendable, Equatable {
     public private(set) var grown: Int64 = 0
     /// Until when polling is stopped because another task wanted the CPU (`yielded`).
     public private(set) var pausedUntil = Int64.min
+    /// When the current accounting period began, and the time other tasks took in this period's yields.
+    public private(set) var periodStart = Int64.min
+    public private(set) var othersInPeriod: Int64 = 0
 
     /// The smallest window that polls: a shorter one is not worth its system calls, so the window grows from here
     /// and falls to 0 below it; a `limit` under it turns polling off.
@@ -36,17 +45,25 @@ public struct IdlePoll: Sendable, Equatable {
     /// The largest `limit` a configuration may set (10 ms): past it a loop would burn whole ticks.
     public static let largestLimit = Duration.milliseconds(10)
 
-    /// A yield that kept the loop off the CPU longer than this (20 µs by default) gave it to a task that wanted it.
+    /// A yield that kept the loop off the CPU longer than this (20 µs by default) gave it to a task that wanted it;
+    /// the loop reports only those (telling whether another task ran is a system call).
     public let longYield: Int64
-    /// How long polling stays off after a long yield (1 s by default): the task that took the CPU is likely still
-    /// there.
+    /// How much of an accounting period other tasks may take in the loop's yields before polling stops (20 ms by
+    /// default, 2 % of the CPU: the kernel's housekeeping on an idle virtual machine took under 2 ms a second, and
+    /// a CPU-bound neighbour passes it within its first 20 or so slices).
+    public let busyBudget: Int64
+    /// The accounting period `busyBudget` is spent over (1 s).
+    public static let period: Int64 = 1_000_000_000
+    /// How long polling stays off once the budget is spent (1 s by default): the task that took the CPU is likely
+    /// still there.
     public let pause: Int64
 
     /// `limit` is clamped to `largestLimit`; under `smallestWindow` (negative included) it is 0.
-    public init(limit: Duration, longYield: Int64 = 20_000, pause: Int64 = 1_000_000_000) {
+    public init(limit: Duration, longYield: Int64 = 20_000, busyBudget: Int64 = 20_000_000, pause: Int64 = 1_000_000_000) {
         let nanoseconds = min(limit.saturatingNanoseconds, Self.largestLimit.saturatingNanoseconds)
         self.limit = nanoseconds < Self.smallestWindow ? 0 : nanoseconds
         self.longYield = longYield
+        self.busyBudget = busyBudget
         self.pause = pause
     }
 
@@ -71,11 +88,22 @@ public struct IdlePoll: Sendable, Equatable {
         }
     }
 
-    /// A yield at `now` that let another task run kept the loop off the CPU for `yielded` nanoseconds; past
-    /// `longYield` that task wants the CPU, and polling stops for `pause`, its window back to nothing.
+    /// A yield ending at `now` that let another task run kept the loop off the CPU for `yielded` nanoseconds. Past
+    /// `longYield` it counts against this period's `busyBudget`; once the period's count passes the budget, polling
+    /// stops for `pause`, its window back to nothing, and the count starts over.
     public mutating func yielded(_ yielded: Int64, at now: Int64) {
         guard yielded > longYield else { return }
+        // A new period when none is running, when this one is over, or on a clock that went back (as tests' may).
+        let elapsed = now.subtractingReportingOverflow(periodStart)
+        if periodStart == .min || elapsed.overflow || elapsed.partialValue < 0 || elapsed.partialValue >= Self.period {
+            periodStart = now
+            othersInPeriod = 0
+        }
+        othersInPeriod = othersInPeriod.addingReportingOverflow(yielded).overflow ? .max : othersInPeriod + yielded
+        guard othersInPeriod > busyBudget else { return }
         grown = 0
+        othersInPeriod = 0
+        periodStart = .min
         pausedUntil = now.addingReportingOverflow(pause).overflow ? .max : now + pause
     }
 }
