@@ -49,7 +49,8 @@ extension EpollEventLoop {
                 let resumed = MonotonicInstant.now.nanoseconds
                 let pausedUntil = idlePoll.pausedUntil
                 if resumed - polled > idlePoll.longYield {
-                    // Each long yield judged on its own: the count is taken again after one that switched.
+                    // A switch since the stretch's first yield or the last counted one is charged to this long
+                    // yield: reading the count before every yield would be exact, at a system call a yield.
                     let switches = specd_thread_involuntary_switches()
                     if switches != switchedOut {
                         switchedOut = switches

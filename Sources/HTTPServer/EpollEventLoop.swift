@@ -67,7 +67,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     let idleStretches = Atomic<Int>(0)
     let idleStretchesEndedPolling = Atomic<Int>(0)
     let idlePollWindow = Atomic<Int64>(0)
-    /// Times polling stopped because a yield found another task wanting the CPU (see `IdlePoll.yielded`).
+    /// Times polling stopped because long yields spent the busy budget: another task wants the CPU (see
+    /// `IdlePoll.yielded`).
     let idlePollPauses = Atomic<Int>(0)
 
     init(tickInterval: Duration = .milliseconds(50), idlePoll: IdlePoll = IdlePoll(limit: IdlePoll.defaultLimit)) {

@@ -11,15 +11,19 @@
 /// is the poll and the sleep together: it grows a little sooner and shrinks a little sooner.
 ///
 /// Why stop for a while: a poll is runnable, not asleep, so when another task wants the same CPU (a busy thread, a
-/// neighbour process) the scheduler gives it whole slices and an arriving request waits them out, milliseconds
-/// where a sleeping loop would have been woken at once. The loop yields between polls and reports each yield that
-/// took long and let another task run (`yielded`). Their time adds up over an accounting period (a second); past
-/// `busyBudget` of it another task wants this CPU, and polling stops for `pause`. A budget, not one long yield:
-/// the kernel's own threads take the CPU for short turns many times a second (softirq and RCU work, some 10 µs
-/// each; memory monitoring, a few milliseconds a few times a second), and each of those stopped polling for a whole
-/// second when one yield past 20 µs did, so on a quiet virtual machine the loop polled almost never. A busy
-/// neighbour takes a scheduler slice (a millisecond or more) at every yield and spends the budget within a few
-/// dozen of them.
+/// neighbour process, the daemon's own snapshot writer) the scheduler gives it whole slices and an arriving request
+/// waits them out, milliseconds where a sleeping loop would have been woken at once. The loop yields between polls
+/// and reports each yield past `longYield` that let another task run (`yielded`). Their time adds up over a short
+/// accounting period (50 ms from the first one counted); past `busyBudget` (5 ms) another task wants this CPU, and
+/// polling stops for `pause`. A budget, not one long yield: under full load the kernel's own threads take the CPU
+/// now and then (softirq and RCU work, about 10 µs at a time, some of whose yields run past 20 µs; memory
+/// monitoring, 1–4 ms about three times a second on the test host). When one yield past 20 µs stopped polling for a
+/// second, the loop slept some 5 000 times a second where it now sleeps about a hundred. A small budget over a short
+/// period: every millisecond the loop waits behind a neighbour holds up the requests that arrive meanwhile, and a
+/// budget of 20 ms a second would hold up 2 % of them, past the p99. A busy neighbour takes a scheduler
+/// slice (0.75 ms or more) at every yield and spends the budget within a handful of them. If it is still there when
+/// polling resumes (the budget spent again within `pause` of the pause's end), the next pause is twice as long, up
+/// to `longestPause`, so a neighbour that stays costs the loop's requests some 5 ms of waits every 16 s.
 ///
 /// A value type with no clock of its own: the loop measures (nanoseconds on one monotonic clock), this decides.
 /// Loop thread only.
@@ -30,9 +34,13 @@ public struct IdlePoll: Sendable, Equatable {
     public private(set) var grown: Int64 = 0
     /// Until when polling is stopped because another task wanted the CPU (`yielded`).
     public private(set) var pausedUntil = Int64.min
-    /// When the current accounting period began, and the time other tasks took in this period's yields.
+    /// When the current accounting period began (`Int64.min`: none is running).
     public private(set) var periodStart = Int64.min
+    /// The time other tasks took in this period's counted yields.
     public private(set) var othersInPeriod: Int64 = 0
+    /// The pause the budget's next spending takes if the neighbour stayed: twice the last one, up to
+    /// `longestPause` (see `yielded`).
+    public private(set) var nextPause: Int64
 
     /// The smallest window that polls: a shorter one is not worth its system calls, so the window grows from here
     /// and falls to 0 below it; a `limit` under it turns polling off.
@@ -48,23 +56,28 @@ public struct IdlePoll: Sendable, Equatable {
     /// A yield that kept the loop off the CPU longer than this (20 µs by default) gave it to a task that wanted it;
     /// the loop reports only those (telling whether another task ran is a system call).
     public let longYield: Int64
-    /// How much of an accounting period other tasks may take in the loop's yields before polling stops (20 ms by
-    /// default, 2 % of the CPU: the kernel's housekeeping on an idle virtual machine took under 2 ms a second, and
-    /// a CPU-bound neighbour passes it within its first 20 or so slices).
+    /// How much of an accounting period other tasks may take in the loop's counted yields before polling stops
+    /// (5 ms by default, a tenth of the period: more than the kernel's longest housekeeping turn seen under full
+    /// load, 4 ms, and a CPU-bound neighbour spends it within a handful of slices).
     public let busyBudget: Int64
-    /// The accounting period `busyBudget` is spent over (1 s).
-    public static let period: Int64 = 1_000_000_000
-    /// How long polling stays off once the budget is spent (1 s by default): the task that took the CPU is likely
-    /// still there.
+    /// The accounting period `busyBudget` is spent over (50 ms). Fixed periods, each starting at its first counted
+    /// yield, not a sliding window: just under the budget at the end of one and the start of the next pass.
+    public static let period: Int64 = 50_000_000
+    /// How long polling stays off the first time the budget is spent (1 s by default): the task that took the CPU
+    /// is likely still there.
     public let pause: Int64
+    /// The longest pause a neighbour that stays doubles it to (16 s, or `pause` if that is longer).
+    public static let longestPause: Int64 = 16_000_000_000
 
-    /// `limit` is clamped to `largestLimit`; under `smallestWindow` (negative included) it is 0.
-    public init(limit: Duration, longYield: Int64 = 20_000, busyBudget: Int64 = 20_000_000, pause: Int64 = 1_000_000_000) {
+    /// `limit` is clamped to `largestLimit`; under `smallestWindow` (negative included) it is 0. Negative durations
+    /// are taken as 0.
+    public init(limit: Duration, longYield: Int64 = 20_000, busyBudget: Int64 = 5_000_000, pause: Int64 = 1_000_000_000) {
         let nanoseconds = min(limit.saturatingNanoseconds, Self.largestLimit.saturatingNanoseconds)
         self.limit = nanoseconds < Self.smallestWindow ? 0 : nanoseconds
-        self.longYield = longYield
-        self.busyBudget = busyBudget
-        self.pause = pause
+        self.longYield = max(0, longYield)
+        self.busyBudget = max(0, busyBudget)
+        self.pause = max(0, pause)
+        self.nextPause = max(0, pause)
     }
 
     /// How long a stretch starting at `now` polls before it blocks (0: it blocks at once).
@@ -88,9 +101,11 @@ public struct IdlePoll: Sendable, Equatable {
         }
     }
 
-    /// A yield ending at `now` that let another task run kept the loop off the CPU for `yielded` nanoseconds. Past
-    /// `longYield` it counts against this period's `busyBudget`; once the period's count passes the budget, polling
-    /// stops for `pause`, its window back to nothing, and the count starts over.
+    /// A yield ending at `now` that let another task run kept the loop off the CPU for `yielded` nanoseconds (the
+    /// whole yield, the loop's own system call included). Past `longYield` it counts against this period's
+    /// `busyBudget`; once the period's count passes the budget, polling stops, its window back to nothing, and the
+    /// count starts over. The pause is `pause`, or twice the last one (up to `longestPause`) when the budget was
+    /// spent within `pause` of the last pause's end: the neighbour stayed.
     public mutating func yielded(_ yielded: Int64, at now: Int64) {
         guard yielded > longYield else { return }
         // A new period when none is running, when this one is over, or on a clock that went back (as tests' may).
@@ -101,9 +116,16 @@ public struct IdlePoll: Sendable, Equatable {
         }
         othersInPeriod = othersInPeriod.addingReportingOverflow(yielded).overflow ? .max : othersInPeriod + yielded
         guard othersInPeriod > busyBudget else { return }
+        let sinceLastPause = now.subtractingReportingOverflow(pausedUntil)
+        let neighbourStayed =
+            pausedUntil != .min && !sinceLastPause.overflow && sinceLastPause.partialValue >= 0
+            && sinceLastPause.partialValue < pause
+        let longest = max(pause, Self.longestPause)
+        let length = neighbourStayed ? nextPause : pause
+        nextPause = min(longest, length.multipliedReportingOverflow(by: 2).overflow ? longest : length * 2)
         grown = 0
         othersInPeriod = 0
         periodStart = .min
-        pausedUntil = now.addingReportingOverflow(pause).overflow ? .max : now + pause
+        pausedUntil = now.addingReportingOverflow(length).overflow ? .max : now + length
     }
 }
