@@ -40,7 +40,7 @@ extension EpollEventLoop {
                 if polled - start >= window { break }
                 // A thread woken on this CPU (under `--fsync always` on one core, the helper back from its fsync)
                 // runs now, not when the scheduler would preempt a polling loop. A yield that took long and let
-                // another task run is reported; enough of them in a second find a task that wants the CPU, and
+                // another task run is reported; enough of them within 50 ms find a task that wants the CPU, and
                 // polling stops for a while (see `IdlePoll`). Both, not the time alone: the kernel's receive work
                 // for arriving packets runs in the yield's system call, tens of microseconds with no other task
                 // anywhere.

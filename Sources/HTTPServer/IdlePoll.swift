@@ -12,18 +12,18 @@
 ///
 /// Why stop for a while: a poll is runnable, not asleep, so when another task wants the same CPU (a busy thread, a
 /// neighbour process, the daemon's own snapshot writer) the scheduler gives it whole slices and an arriving request
-/// waits them out, milliseconds where a sleeping loop would have been woken at once. The loop yields between polls
-/// and reports each yield past `longYield` that let another task run (`yielded`). Their time adds up over a short
+/// waits them out, milliseconds where a sleeping loop would have been woken at once. The loop yields between polls and
+/// reports each yield past `longYield` that let another task run (`yielded`). Their time adds up over a short
 /// accounting period (50 ms from the first one counted); past `busyBudget` (5 ms) another task wants this CPU, and
-/// polling stops for `pause`. A budget, not one long yield: under full load the kernel's own threads take the CPU
-/// now and then (softirq and RCU work, about 10 µs at a time, some of whose yields run past 20 µs; memory
-/// monitoring, 1–4 ms about three times a second on the test host). When one yield past 20 µs stopped polling for a
-/// second, the loop slept some 5 000 times a second where it now sleeps about a hundred. A small budget over a short
+/// polling stops for `pause`. A budget, not one long yield: under full load the kernel's own threads take the CPU now
+/// and then (softirq and RCU work, about 10 µs at a time, some of whose yields run past 20 µs; memory monitoring, 1–4
+/// ms about three times a second on the test host). When one yield past 20 µs stopped polling for a second, the loop
+/// under full load slept some 5 000 times a second; it now sleeps a few times a second. A small budget over a short
 /// period: every millisecond the loop waits behind a neighbour holds up the requests that arrive meanwhile, and a
-/// budget of 20 ms a second would hold up 2 % of them, past the p99. A busy neighbour takes a scheduler
-/// slice (0.75 ms or more) at every yield and spends the budget within a handful of them. If it is still there when
-/// polling resumes (the budget spent again within `pause` of the pause's end), the next pause is twice as long, up
-/// to `longestPause`, so a neighbour that stays costs the loop's requests some 5 ms of waits every 16 s.
+/// budget of 20 ms a second would hold up 2 % of them, past the p99. A busy neighbour takes a scheduler slice (0.75 ms
+/// or more) at every yield and spends the budget within a handful of them. If it is still there when polling resumes
+/// (the budget spent again within `pause` of the pause's end), the next pause is twice as long, up to `longestPause`,
+/// so a neighbour that stays costs the loop's requests some 5 ms of waits every 16 s.
 ///
 /// A value type with no clock of its own: the loop measures (nanoseconds on one monotonic clock), this decides.
 /// Loop thread only.
